@@ -1,0 +1,122 @@
+import { access, constants, mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { sql } from "kysely";
+import type { DestinationStream } from "pino";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
+import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
+import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
+import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
+import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
+import { registerErrorHandling } from "./http/error-handler.ts";
+import "./http/fastify-types.ts";
+import { createLogger } from "./http/logging.ts";
+import { registerOpenApi } from "./http/openapi.ts";
+import { problemsRoutes } from "./http/problems.routes.ts";
+import { requestIdFor } from "./http/request-id.ts";
+
+export interface AppOptions {
+  config: Config;
+  /** Time source for tokens and rate limits; tests pass a ManualClock. */
+  clock?: Clock;
+  /** Where logs go (stdout by default); tests capture them to check that no secret is logged. */
+  logDestination?: DestinationStream;
+}
+
+export interface AppServices {
+  database: DatabaseHandle;
+  clients: ClientsService;
+  tokens: TokenService;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    services: AppServices;
+  }
+}
+
+/** JSON bodies are small (plans, triggers); binaries have their own streaming endpoint. */
+const jsonBodyLimit = 1024 * 1024;
+
+/**
+ * Builds the whole server: opens and migrates the database, loads the signing key and registers every
+ * feature. It never listens; `main.ts` does, and tests listen on port 0.
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const clock = options.clock ?? systemClock;
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    return await assemble(options, clock, database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+async function assemble(
+  options: AppOptions,
+  clock: Clock,
+  database: DatabaseHandle,
+): Promise<FastifyInstance> {
+  const { config } = options;
+  const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
+  const clients = new ClientsService(new ClientsRepo(database.db), clock);
+  const tokens = new TokenService(signingKey, config.audience, clock);
+  const limiter = new MemoryRateLimiter(clock);
+  const policies = policiesFrom(config);
+  const storageDir = await prepareFileStorage(config.storageUrl);
+
+  const app = Fastify({
+    loggerInstance: createLogger(config.logLevel, options.logDestination),
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    bodyLimit: jsonBodyLimit,
+    // Closing with requests in flight waits for them; idle keep-alive sockets are closed at once.
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate("services", { database, clients, tokens });
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    reply.header("x-content-type-options", "nosniff");
+  });
+  registerErrorHandling(app, config.supportEmail);
+  // Order matters: who is calling must be known before their requests are counted.
+  registerAuthentication(app, tokens, clients);
+  registerRateLimiting(app, limiter, policies);
+  await registerOpenApi(app);
+
+  const readiness: ReadinessCheck[] = [
+    { name: "database", check: async () => void (await sql`select 1`.execute(database.db)) },
+    { name: "storage", check: () => access(storageDir, constants.W_OK) },
+  ];
+  await app.register(healthRoutes, { checks: readiness });
+  await app.register(problemsRoutes);
+  await app.register(authRoutes, { tokens, clients, limiter, policies, clock });
+  await app.register(clientsRoutes, { clients });
+
+  app.addHook("onClose", async () => {
+    await limiter.close();
+    await database.close();
+  });
+  return app;
+}
+
+/** The blob directory of a `file:` storage URL, created if missing. */
+async function prepareFileStorage(storageUrl: string): Promise<string> {
+  if (!storageUrl.startsWith("file:")) {
+    throw new Error(
+      `TESTBAY_STORAGE_URL ${storageUrl.split("?")[0]}: only file: storage is available in this version of the server.`,
+    );
+  }
+  const dir = storageUrl.startsWith("file://") ? fileURLToPath(storageUrl) : storageUrl.slice("file:".length);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}

@@ -1,0 +1,180 @@
+import { createPrivateKey } from "node:crypto";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * Everything the server can be told, read once from `TESTBAY_*` environment variables.
+ * This module is the only reader of `process.env` in the server.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `sqlite:<file>` or `postgres://…` */
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  /** `file:<dir>` or `s3://bucket?…` */
+  storageUrl: string;
+  /** The base URL clients use (`…/v1`); derived from host and port unless TESTBAY_PUBLIC_URL is set. */
+  publicUrl: string | undefined;
+  audience: string;
+  maxUploadBytes: number;
+  rateLimit: RateLimitSettings;
+  agentRateLimit: RateLimitSettings;
+  supportEmail: string | undefined;
+  /** PEM of an Ed25519 private key; undefined means "generate once and keep it in the database". */
+  signingKey: string | undefined;
+  localAgent: boolean;
+  localAgentShell: boolean;
+  leaseTtlSeconds: number;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+export interface RateLimitSettings {
+  burst: number;
+  perSecond: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const positiveInt = (what: string, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce
+    .number({ error: `must be ${what}` })
+    .int({ error: `must be ${what}` })
+    .min(1, { error: `must be ${what}` })
+    .max(max, { error: `must be ${what}` });
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const databaseUrl = z.string().refine((v) => /^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(v), {
+  error: "must be sqlite:<file> or postgres://user@host:port/database",
+});
+
+const storageUrl = z.string().refine((v) => /^(file:|s3:\/\/)/.test(v), {
+  error: "must be file:<directory> or s3://bucket?endpoint=…",
+});
+
+const signingKey = z.string().refine(
+  (pem) => {
+    try {
+      return createPrivateKey(pem).asymmetricKeyType === "ed25519";
+    } catch {
+      return false;
+    }
+  },
+  { error: "must be an Ed25519 private key in PEM form (openssl genpkey -algorithm ed25519)" },
+);
+
+/** Variable name → schema and default. Order is the order problems are reported in. */
+const variables = {
+  TESTBAY_PORT: z.coerce
+    .number({ error: "must be a port number 0–65535" })
+    .int({ error: "must be a port number 0–65535" })
+    .min(0, { error: "must be a port number 0–65535" })
+    .max(65535, { error: "must be a port number 0–65535" })
+    .default(8080),
+  TESTBAY_HOST: z.string().min(1, { error: "must be a host name or IP address" }).default("127.0.0.1"),
+  TESTBAY_DATA_DIR: z.string().min(1, { error: "must be a directory path" }).default("./.testbay"),
+  TESTBAY_DATABASE_URL: databaseUrl.optional(),
+  TESTBAY_REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), { error: "must be redis://host:port or rediss://…" })
+    .optional(),
+  TESTBAY_STORAGE_URL: storageUrl.optional(),
+  TESTBAY_PUBLIC_URL: z
+    .url({
+      protocol: /^https?$/,
+      error: "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1",
+    })
+    .optional(),
+  TESTBAY_AUDIENCE: z.string().min(1, { error: "must be a non-empty string" }).default("testbay"),
+  TESTBAY_MAX_UPLOAD_BYTES: positiveInt("a whole number of bytes ≥ 1").default(524_288_000),
+  TESTBAY_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(20),
+  TESTBAY_RATE_LIMIT_PER_SECOND: z.coerce
+    .number({ error: "must be a number > 0" })
+    .positive({ error: "must be a number > 0" })
+    .default(4),
+  TESTBAY_AGENT_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(200),
+  TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: z.coerce
+    .number({ error: "must be a number > 0" })
+    .positive({ error: "must be a number > 0" })
+    .default(50),
+  TESTBAY_SUPPORT_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
+  TESTBAY_SIGNING_KEY: signingKey.optional(),
+  TESTBAY_LOCAL_AGENT: bool.default(true),
+  TESTBAY_LOCAL_AGENT_SHELL: bool.default(false),
+  TESTBAY_LEASE_TTL_SECONDS: positiveInt("a whole number of seconds from 5 to 3600", 3600)
+    .min(5, { error: "must be a whole number of seconds from 5 to 3600" })
+    .default(60),
+  TESTBAY_LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      error: "must be one of fatal, error, warn, info, debug, trace, silent",
+    })
+    .default("info"),
+};
+
+const knownNames = new Set(Object.keys(variables));
+
+/**
+ * Reads and validates the configuration. Throws a ConfigError that names every wrong variable, what it
+ * accepts and what it got, so a misconfigured server stops at once with a message that says how to fix it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(variables)) {
+    const raw = env[name];
+    // An empty variable (`TESTBAY_X=`) means "not set", as in most shells' and CI systems' conventions.
+    const result = (schema as z.ZodType).safeParse(raw === "" ? undefined : raw);
+    if (result.success) values[name] = result.data;
+    else {
+      const message = result.error.issues[0]?.message ?? "is invalid";
+      const shown = name === "TESTBAY_SIGNING_KEY" ? "(not shown: it is a secret)" : JSON.stringify(raw);
+      problems.push(`${name} ${message}; got ${shown}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const v = values as { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
+  const dataDir = path.resolve(v.TESTBAY_DATA_DIR);
+  return {
+    port: v.TESTBAY_PORT,
+    host: v.TESTBAY_HOST,
+    dataDir,
+    databaseUrl: v.TESTBAY_DATABASE_URL ?? `sqlite:${path.join(dataDir, "testbay.db")}`,
+    redisUrl: v.TESTBAY_REDIS_URL,
+    storageUrl: v.TESTBAY_STORAGE_URL ?? `file:${path.join(dataDir, "blobs")}`,
+    publicUrl: v.TESTBAY_PUBLIC_URL?.replace(/\/+$/, ""),
+    audience: v.TESTBAY_AUDIENCE,
+    maxUploadBytes: v.TESTBAY_MAX_UPLOAD_BYTES,
+    rateLimit: { burst: v.TESTBAY_RATE_LIMIT_BURST, perSecond: v.TESTBAY_RATE_LIMIT_PER_SECOND },
+    agentRateLimit: {
+      burst: v.TESTBAY_AGENT_RATE_LIMIT_BURST,
+      perSecond: v.TESTBAY_AGENT_RATE_LIMIT_PER_SECOND,
+    },
+    supportEmail: v.TESTBAY_SUPPORT_EMAIL,
+    signingKey: v.TESTBAY_SIGNING_KEY,
+    localAgent: v.TESTBAY_LOCAL_AGENT,
+    localAgentShell: v.TESTBAY_LOCAL_AGENT_SHELL,
+    leaseTtlSeconds: v.TESTBAY_LEASE_TTL_SECONDS,
+    logLevel: v.TESTBAY_LOG_LEVEL,
+  };
+}
+
+/** `TESTBAY_*` variables that are set but mean nothing to the server: most often a typo worth a warning. */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  // The client and agent read these; they may well be set in the same shell.
+  const clientSide = new Set(["TESTBAY_URL", "TESTBAY_CLIENT_ID", "TESTBAY_CLIENT_SECRET", "TESTBAY_TOKEN"]);
+  const testSide = /^TESTBAY_TEST_/;
+  return Object.keys(env).filter(
+    (name) =>
+      name.startsWith("TESTBAY_") && !knownNames.has(name) && !clientSide.has(name) && !testSide.test(name),
+  );
+}

@@ -1,0 +1,47 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { migrations } from "./migrations/index.ts";
+import type { Database } from "./schema.ts";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+/** Opens `sqlite:<file>` (creating its directory) or `postgres://…`. */
+export function openDatabase(url: string): DatabaseHandle {
+  if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length));
+  return openPostgres(url);
+}
+
+function openSqlite(file: string): DatabaseHandle {
+  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers run while a writer commits; busy_timeout makes a second writer wait instead of failing.
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: "postgres", close: () => db.destroy() };
+}
+
+/** Applies every pending migration. Safe to run from several instances at once: Kysely takes a lock. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import * as identity from "./2026-11-22-0001-identity.ts";
+
+/** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
+export const migrations: Record<string, Migration> = {
+  "2026-11-22-0001-identity": identity,
+};

@@ -1,0 +1,215 @@
+/**
+ * The one catalog of errors a caller can meet. Every error response is built from an entry here, so a code
+ * always has the same status, title and retry advice, and always says what to do about it (`fix`).
+ */
+
+interface CatalogEntry {
+  status: number;
+  title: string;
+  /** The default remedy; a thrower may pass a more specific one. */
+  fix: string;
+  retryable: boolean;
+}
+
+export const errorCatalog = {
+  invalid_request: {
+    status: 400,
+    title: "Invalid request",
+    fix: "Correct the fields listed in `errors` and send the request again; it fails the same way until then.",
+    retryable: false,
+  },
+  binary_package_mismatch: {
+    status: 400,
+    title: "Binary declares another package",
+    fix: "Upload the binary built for this app, or register the package name the binary declares.",
+    retryable: false,
+  },
+  unsupported_binary: {
+    status: 400,
+    title: "Unsupported binary",
+    fix: "Upload an APK, AAB, IPA or a zipped .app bundle.",
+    retryable: false,
+  },
+  checksum_mismatch: {
+    status: 400,
+    title: "Checksum mismatch",
+    fix: "The body was changed in transit or the Content-Digest was computed over another file; upload again.",
+    retryable: false,
+  },
+  invalid_access_token: {
+    status: 401,
+    title: "Invalid access token",
+    fix: "Request a token with POST /v1/oauth/token and send it as the x-api-key header.",
+    retryable: false,
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    fix: "Use credentials of a client whose role may make this call.",
+    retryable: false,
+  },
+  app_not_found: {
+    status: 404,
+    title: "App not found",
+    fix: "Register the app with POST /v1/apps, or use the exact package name (package names are case-sensitive).",
+    retryable: false,
+  },
+  app_version_not_found: {
+    status: 404,
+    title: "App version not found",
+    fix: "Register the version first by uploading its binary with PUT /v1/apps/{package_name}/versions/{version}.",
+    retryable: false,
+  },
+  test_plan_not_found: {
+    status: 404,
+    title: "Test plan not found",
+    fix: "Confirm the test plan ID; plan IDs do not work across organizations.",
+    retryable: false,
+  },
+  execution_not_found: {
+    status: 404,
+    title: "Execution not found",
+    fix: "Confirm the execution ID; execution IDs do not work across organizations.",
+    retryable: false,
+  },
+  client_not_found: {
+    status: 404,
+    title: "Client not found",
+    fix: "Confirm the client ID; clients of another organization are not visible.",
+    retryable: false,
+  },
+  route_not_found: {
+    status: 404,
+    title: "No such endpoint",
+    fix: "Check the method and path against the API reference at GET /v1/openapi.json.",
+    retryable: false,
+  },
+  app_exists: {
+    status: 409,
+    title: "App already registered",
+    fix: "The app is registered already: use it as it is.",
+    retryable: false,
+  },
+  app_version_exists: {
+    status: 409,
+    title: "App version already registered",
+    fix: "Upload only when the version changes: bump the version, or skip the upload (HEAD the version first).",
+    retryable: false,
+  },
+  file_size_exceeded: {
+    status: 413,
+    title: "File size exceeded",
+    fix: "Make the binary smaller: strip debug symbols, drop unused resources, or split it by ABI.",
+    retryable: false,
+  },
+  request_too_large: {
+    status: 413,
+    title: "Request body too large",
+    fix: "Send a smaller JSON body; binaries go to the upload endpoint instead.",
+    retryable: false,
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: "Unsupported media type",
+    fix: "Send the body as application/json (the token endpoint also takes application/x-www-form-urlencoded).",
+    retryable: false,
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: "Idempotency key reused",
+    fix: "Use a new Idempotency-Key for a different request; repeat a key only to retry the very same request.",
+    retryable: false,
+  },
+  rate_limited: {
+    status: 429,
+    title: "Too many requests",
+    fix: "Wait for the Retry-After seconds, then retry with exponential backoff and jitter; request one token per pipeline run, not per call.",
+    retryable: true,
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal server error",
+    fix: "Contact support with the request_id.",
+    retryable: false,
+  },
+  service_unavailable: {
+    status: 503,
+    title: "Service unavailable",
+    fix: "The server is not ready (database or storage unreachable); retry with backoff.",
+    retryable: true,
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export interface ApiErrorOptions {
+  reason?: string;
+  detail?: string;
+  fix?: string;
+  /** Extra problem members (`errors`, `limit_bytes`, `did_you_mean`, …). */
+  extra?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** An error meant for the caller. Anything else that is thrown becomes a 500 that reveals nothing. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly reason: string | undefined;
+  readonly detail: string;
+  readonly fix: string;
+  readonly retryable: boolean;
+  readonly extra: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    const entry: CatalogEntry = errorCatalog[code];
+    super(options.detail ?? entry.title);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = entry.status;
+    this.reason = options.reason;
+    this.detail = options.detail ?? `${entry.title}.`;
+    this.fix = options.fix ?? entry.fix;
+    this.retryable = entry.retryable;
+    this.extra = options.extra ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** RFC 9457 problem document, plus Testbay's members. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  reason?: string;
+  detail: string;
+  fix: string;
+  retryable: boolean;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * A path-absolute URI reference: it resolves against the server that answered (RFC 9457 §3.1.1), which
+ * serves a description of every problem type at GET /problems/{code}.
+ */
+export function problemType(code: ErrorCode): string {
+  return `/problems/${code}`;
+}
+
+export function toProblem(error: ApiError, requestId: string): Problem {
+  return {
+    ...error.extra,
+    type: problemType(error.code),
+    title: errorCatalog[error.code].title,
+    status: error.status,
+    code: error.code,
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    detail: error.detail,
+    fix: error.fix,
+    retryable: error.retryable,
+    request_id: requestId,
+  };
+}

@@ -1,0 +1,38 @@
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ClientsService } from "./clients.service.ts";
+
+export interface BootstrapOptions {
+  dataDir: string;
+  audience: string;
+  /** The `…/v1` URL the server answers on, written into the file so clients can be pointed at it. */
+  baseUrl: string;
+}
+
+/**
+ * On the first start of an empty embedded store: creates organization `default` with one `ci` and one
+ * `agent` client and writes their credentials to `<data dir>/credentials.json`, readable by its owner only.
+ * Returns the file's path, or undefined when the store was not empty.
+ */
+export async function bootstrapDefaultOrganization(
+  clients: ClientsService,
+  options: BootstrapOptions,
+): Promise<string | undefined> {
+  if (!(await clients.isEmpty())) return undefined;
+  await clients.createOrganization("default");
+  const ci = await clients.createClient("default", "ci");
+  const agent = await clients.createClient("default", "agent");
+  const credentials = {
+    audience: options.audience,
+    base_url: options.baseUrl,
+    ci: { client_id: ci.client_id, client_secret: ci.client_secret },
+    agent: { client_id: agent.client_id, client_secret: agent.client_secret },
+  };
+  await mkdir(options.dataDir, { recursive: true });
+  const file = path.join(options.dataDir, "credentials.json");
+  // Written under another name with mode 0600 from the start, then renamed: never world-readable, never half-written.
+  const partial = `${file}.${process.pid}.tmp`;
+  await writeFile(partial, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  await rename(partial, file);
+  return file;
+}

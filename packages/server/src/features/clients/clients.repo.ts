@@ -1,0 +1,120 @@
+import type { Kysely } from "kysely";
+import type { ClientRole, Database } from "../../db/schema.ts";
+
+export interface ClientRecord {
+  id: string;
+  organizationId: string;
+  organizationName: string;
+  role: ClientRole;
+  secretHash: string;
+  createdAt: string;
+  disabledAt: string | null;
+}
+
+export interface OrganizationRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+/** Organizations and clients as stored. Nothing here checks who may see what: the service does. */
+export class ClientsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insertOrganization(org: OrganizationRecord): Promise<void> {
+    await this.db
+      .insertInto("organizations")
+      .values({ id: org.id, name: org.name, created_at: org.createdAt })
+      .execute();
+  }
+
+  async findOrganizationByName(name: string): Promise<OrganizationRecord | undefined> {
+    const row = await this.db
+      .selectFrom("organizations")
+      .selectAll()
+      .where("name", "=", name)
+      .executeTakeFirst();
+    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+  }
+
+  async countOrganizations(): Promise<number> {
+    const row = await this.db
+      .selectFrom("organizations")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insertClient(client: Omit<ClientRecord, "organizationName" | "disabledAt">): Promise<void> {
+    await this.db
+      .insertInto("clients")
+      .values({
+        id: client.id,
+        organization_id: client.organizationId,
+        role: client.role,
+        secret_hash: client.secretHash,
+        created_at: client.createdAt,
+        disabled_at: null,
+      })
+      .execute();
+  }
+
+  async findClient(id: string): Promise<ClientRecord | undefined> {
+    const row = await this.selectClients().where("clients.id", "=", id).executeTakeFirst();
+    return row && toClientRecord(row);
+  }
+
+  /** The organization's clients, oldest first. */
+  async listClients(organizationId: string): Promise<ClientRecord[]> {
+    const rows = await this.selectClients()
+      .where("clients.organization_id", "=", organizationId)
+      .orderBy("clients.id")
+      .execute();
+    return rows.map(toClientRecord);
+  }
+
+  private selectClients() {
+    return this.db
+      .selectFrom("clients")
+      .innerJoin("organizations", "organizations.id", "clients.organization_id")
+      .select([
+        "clients.id",
+        "clients.organization_id",
+        "organizations.name as organization_name",
+        "clients.role",
+        "clients.secret_hash",
+        "clients.created_at",
+        "clients.disabled_at",
+      ]);
+  }
+
+  async disableClient(id: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("clients")
+      .set({ disabled_at: at })
+      .where("id", "=", id)
+      .where("disabled_at", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
+
+function toClientRecord(row: {
+  id: string;
+  organization_id: string;
+  organization_name: string;
+  role: ClientRole;
+  secret_hash: string;
+  created_at: string;
+  disabled_at: string | null;
+}): ClientRecord {
+  return {
+    id: row.id,
+    organizationId: row.organization_id,
+    organizationName: row.organization_name,
+    role: row.role,
+    secretHash: row.secret_hash,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+  };
+}

@@ -1,0 +1,74 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { ProblemResponses } from "../../http/problem.schema.ts";
+import { principalOf } from "../auth/index.ts";
+import type { ClientRecord } from "./clients.repo.ts";
+import { ClientIdParams, ClientView, WhoAmI } from "./clients.schemas.ts";
+import type { ClientsService } from "./clients.service.ts";
+
+function view(client: ClientRecord) {
+  return {
+    client_id: client.id,
+    role: client.role,
+    org: client.organizationName,
+    created_at: client.createdAt,
+    disabled_at: client.disabledAt,
+  };
+}
+
+export const clientsRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsService }> = async (
+  app,
+  { clients },
+) => {
+  app.get(
+    "/v1/me",
+    {
+      schema: {
+        summary: "Who am I",
+        description: "The calling client, its organization and role: a cheap way to check a token.",
+        tags: ["auth"],
+        response: { 200: WhoAmI, ...ProblemResponses },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const client = await clients.getClient(principal.organizationId, principal.clientId);
+      return {
+        client_id: client.id,
+        role: client.role,
+        organization: { id: client.organizationId, name: client.organizationName },
+        token_expires_at: new Date(principal.tokenExpiresAt).toISOString(),
+      };
+    },
+  );
+
+  app.get(
+    "/v1/clients",
+    {
+      config: { auth: ["admin"] },
+      schema: {
+        summary: "List the organization's clients",
+        tags: ["clients"],
+        response: { 200: Type.Object({ items: Type.Array(ClientView) }), ...ProblemResponses },
+      },
+    },
+    async (request) => ({
+      items: (await clients.listClients(principalOf(request).organizationId)).map(view),
+    }),
+  );
+
+  app.get(
+    "/v1/clients/:client_id",
+    {
+      config: { auth: ["admin"] },
+      schema: {
+        summary: "Get one of the organization's clients",
+        tags: ["clients"],
+        params: ClientIdParams,
+        response: { 200: ClientView, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      view(await clients.getClient(principalOf(request).organizationId, request.params.client_id)),
+  );
+};

@@ -1,0 +1,109 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../../clock.ts";
+import { isoTime } from "../../clock.ts";
+import type { ClientRole } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { ClientRecord, ClientsRepo, OrganizationRecord } from "./clients.repo.ts";
+import { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";
+
+export const clientRoles: readonly ClientRole[] = ["ci", "agent", "admin"];
+
+/** The one time a secret exists in clear: printed to whoever created the client, then only its hash is kept. */
+export interface IssuedCredentials {
+  client_id: string;
+  client_secret: string;
+  org: string;
+  role: ClientRole;
+}
+
+/** A mistake of whoever runs the admin CLI: said plainly, without a stack trace. */
+export class AdminError extends Error {
+  override name = "AdminError";
+}
+
+const organizationName = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+
+export class ClientsService {
+  constructor(
+    private readonly repo: ClientsRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async createOrganization(name: string): Promise<OrganizationRecord> {
+    if (!organizationName.test(name)) {
+      throw new AdminError(
+        `Organization name ${JSON.stringify(name)} is not valid: use 1–63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+      );
+    }
+    if (await this.repo.findOrganizationByName(name)) {
+      throw new AdminError(`Organization ${JSON.stringify(name)} exists already.`);
+    }
+    const now = this.clock.now();
+    const org = { id: newId("org", now), name, createdAt: isoTime(now) };
+    await this.repo.insertOrganization(org);
+    return org;
+  }
+
+  async createClient(orgName: string, role: ClientRole): Promise<IssuedCredentials> {
+    if (!clientRoles.includes(role)) {
+      throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);
+    }
+    const org = await this.repo.findOrganizationByName(orgName);
+    if (!org) {
+      throw new AdminError(
+        `Organization ${JSON.stringify(orgName)} does not exist; create it with: testbay-server org create ${orgName}`,
+      );
+    }
+    const now = this.clock.now();
+    const secret = `tbs_${randomBytes(32).toString("base64url")}`;
+    const id = newId("cl", now);
+    await this.repo.insertClient({
+      id,
+      organizationId: org.id,
+      role,
+      secretHash: await hashSecret(secret),
+      createdAt: isoTime(now),
+    });
+    return { client_id: id, client_secret: secret, org: org.name, role };
+  }
+
+  async disableClient(id: string): Promise<void> {
+    const client = await this.repo.findClient(id);
+    if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
+    if (client.disabledAt) return;
+    await this.repo.disableClient(id, isoTime(this.clock.now()));
+  }
+
+  /**
+   * Checks a client ID and secret. Unknown IDs cost as much time as wrong secrets, and the secret is
+   * checked before the client's state is revealed.
+   */
+  async authenticate(id: string, secret: string): Promise<ClientRecord | undefined> {
+    const client = await this.repo.findClient(id);
+    if (!client) return verifyAgainstDecoy(secret).then(() => undefined);
+    return (await verifySecret(secret, client.secretHash)) ? client : undefined;
+  }
+
+  /** Looks a client up by ID without any organization check: for authentication only. */
+  findForAuthentication(id: string): Promise<ClientRecord | undefined> {
+    return this.repo.findClient(id);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.repo.countOrganizations()) === 0;
+  }
+
+  /** A client of the caller's organization; another organization's client looks exactly like an unknown one. */
+  async getClient(organizationId: string, id: string): Promise<ClientRecord> {
+    const client = await this.repo.findClient(id);
+    if (!client || client.organizationId !== organizationId) {
+      throw new ApiError("client_not_found", { reason: "unknown", detail: `Client ${id} was not found.` });
+    }
+    return client;
+  }
+
+  listClients(organizationId: string): Promise<ClientRecord[]> {
+    return this.repo.listClients(organizationId);
+  }
+}

@@ -1,0 +1,30 @@
+import type { ClientRole } from "../db/schema.ts";
+
+/** Who is calling: set by the authentication hook on every authenticated request. */
+export interface Principal {
+  clientId: string;
+  organizationId: string;
+  role: ClientRole;
+  tokenExpiresAt: number;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * Who may call the route: `"public"` for anyone, or the roles allowed. Unset means any authenticated
+     * client, so a route has to opt out of authentication, never into it.
+     */
+    auth?: "public" | readonly ClientRole[];
+    /**
+     * `"skip"`: not rate limited (health probes); `"route"`: the route limits itself (the token endpoint,
+     * keyed by the client_id in its body). Unset: limited per authenticated client, or per IP for public routes.
+     */
+    rateLimit?: "skip" | "route";
+    /** The token endpoint: its error bodies also carry OAuth's `error` and `error_description`. */
+    oauthErrors?: boolean;
+  }
+
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { bootstrapDefaultOrganization } from "./features/clients/index.ts";
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** The `…/v1` base URL clients use. */
+  baseUrl: string;
+  credentialsFile: string | undefined;
+}
+
+/** The base URL to hand out: the configured public one, or this host and port (a wildcard host as loopback). */
+function baseUrlFor(config: Config, port: number): string {
+  if (config.publicUrl) return config.publicUrl;
+  const host = ["0.0.0.0", "::", "[::]"].includes(config.host) ? "127.0.0.1" : config.host;
+  const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `http://${shown}:${port}/v1`;
+}
+
+/** Builds the app, listens, and on an empty embedded store creates the default organization and its clients. */
+export async function startServer(config: Config): Promise<RunningServer> {
+  if (config.redisUrl) {
+    throw new Error(
+      "TESTBAY_REDIS_URL: shared rate limits in Redis are not available in this version; unset it.",
+    );
+  }
+  const app = await buildApp({ config });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const baseUrl = baseUrlFor(config, port);
+  const credentialsFile =
+    app.services.database.dialect === "sqlite"
+      ? await bootstrapDefaultOrganization(app.services.clients, {
+          dataDir: config.dataDir,
+          audience: config.audience,
+          baseUrl,
+        })
+      : undefined;
+  return { app, baseUrl, credentialsFile };
+}
+
+/** Stops taking requests on SIGTERM/SIGINT, lets those in flight finish, then exits. */
+export function closeOnSignals(app: FastifyInstance): void {
+  let closing = false;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      if (closing) return;
+      closing = true;
+      app.log.info({ signal }, "shutting down");
+      const force = setTimeout(() => process.exit(1), 10_000);
+      force.unref();
+      app.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}

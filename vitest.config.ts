@@ -1,0 +1,23 @@
+import { defineConfig } from "vitest/config";
+
+// Integration tests (`*.int.test.ts`) run against real HTTP servers, once per database: the same files are
+// collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
+const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
+          exclude: integration,
+        },
+      },
+      { test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },
+      { test: { name: "postgres", include: integration, env: { TESTBAY_TEST_DB: "postgres" } } },
+    ],
+  },
+});
