@@ -1,0 +1,175 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { ManualClock } from "../src/clock.ts";
+import { type Config, loadConfig } from "../src/config.ts";
+import type { ClientRole } from "../src/db/schema.ts";
+import type { IssuedCredentials } from "../src/features/clients/index.ts";
+
+/** Which database the integration suite runs against: set per Vitest project (see vitest.config.ts). */
+export const testDatabase = process.env.TESTBAY_TEST_DB === "postgres" ? "postgres" : "sqlite";
+
+const postgresAdminUrl = process.env.TESTBAY_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database for one test file: a SQLite file in a temp dir, or a new PostgreSQL database. */
+export async function createTestDatabase(dir: string): Promise<TestDatabase> {
+  if (testDatabase === "sqlite") {
+    return { url: `sqlite:${path.join(dir, "testbay.db")}`, drop: async () => {} };
+  }
+  const name = `testbay_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: postgresAdminUrl });
+  try {
+    await admin.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL does not answer at ${postgresAdminUrl} (set TESTBAY_TEST_POSTGRES_URL, or start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start): ${String(error)}`,
+    );
+  }
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresAdminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface TestServer {
+  app: FastifyInstance;
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  /** `http://127.0.0.1:PORT/v1` */
+  baseUrl: string;
+  config: Config;
+  clock: ManualClock;
+  /** Every log line the server wrote, as text. */
+  logs: string[];
+  /** Creates a client in `org` (created if missing) straight in the database, as the admin CLI would. */
+  createClient(org: string, role: ClientRole): Promise<IssuedCredentials>;
+  /** Gets a token for the client over HTTP. */
+  token(credentials: IssuedCredentials): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** TESTBAY_* variables on top of the test defaults. */
+  env?: Record<string, string>;
+  /** Runs before the server listens: tests add routes here (for example one that throws). */
+  beforeListen?: (app: FastifyInstance) => void | Promise<void>;
+  /** Another server's database and data dir, to run two instances on one store. */
+  shareWith?: TestServer;
+}
+
+/** A real server on a real port, with its own data dir, database and a clock that moves only when told. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const shared = options.shareWith;
+  const dir = shared ? shared.config.dataDir : await mkdtemp(path.join(tmpdir(), "testbay-test-"));
+  const database = shared ? undefined : await createTestDatabase(dir);
+  const config = loadConfig({
+    TESTBAY_DATA_DIR: dir,
+    TESTBAY_DATABASE_URL: shared ? shared.config.databaseUrl : database?.url,
+    TESTBAY_PORT: "0",
+    TESTBAY_LOG_LEVEL: "info",
+    ...options.env,
+  });
+  const clock = new ManualClock();
+  const logs: string[] = [];
+  const logDestination = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({ config, clock, logDestination });
+  await options.beforeListen?.(app);
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (typeof address !== "object" || !address) throw new Error("server has no address");
+  const origin = `http://127.0.0.1:${address.port}`;
+  const baseUrl = `${origin}/v1`;
+
+  return {
+    app,
+    origin,
+    baseUrl,
+    config,
+    clock,
+    logs,
+    async createClient(org, role) {
+      const clients = app.services.clients;
+      try {
+        await clients.createOrganization(org);
+      } catch {
+        // exists already
+      }
+      return clients.createClient(org, role);
+    },
+    async token(credentials) {
+      const response = await fetch(`${baseUrl}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          client_id: credentials.client_id,
+          client_secret: credentials.client_secret,
+          audience: config.audience,
+        }),
+      });
+      const body = (await response.json()) as { access_token?: string };
+      if (response.status !== 200 || !body.access_token) {
+        throw new Error(`token request failed: ${response.status} ${JSON.stringify(body)}`);
+      }
+      return body.access_token;
+    },
+    async close() {
+      await app.close();
+      if (!shared) {
+        await database?.drop();
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** GET/POST helper: returns status, headers and the parsed JSON body (or text). */
+export async function call(
+  url: string,
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | URLSearchParams;
+    json?: unknown;
+  } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests assert on response bodies field by field
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers = { ...init.headers };
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(url, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, headers: response.headers, body: parsed };
+}
