@@ -6,12 +6,14 @@ import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
+import { ApiError } from "./errors.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
-import { registerErrorHandling } from "./http/error-handler.ts";
+import { answerClientError } from "./http/client-errors.ts";
+import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
 import "./http/fastify-types.ts";
 import { createLogger } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
@@ -79,9 +81,22 @@ async function assemble(
     // Closing with requests in flight waits for them; idle keep-alive sockets are closed at once.
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
+    // Malformed percent-encoding in a path: answered like every other bad request.
+    frameworkErrors: (_error, request, reply) =>
+      sendProblem(
+        request,
+        reply,
+        new ApiError("invalid_request", {
+          detail: "The URL is not valid: it has malformed percent-encoding.",
+          fix: "Percent-encode the path correctly (for example %2F for '/', %25 for '%').",
+        }),
+      ),
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
+  app.removeContentTypeParser("text/plain");
   app.decorate("services", { database, clients, tokens });
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);

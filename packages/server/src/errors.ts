@@ -108,6 +108,12 @@ export const errorCatalog = {
     fix: "Send a smaller JSON body; binaries go to the upload endpoint instead.",
     retryable: false,
   },
+  headers_too_large: {
+    status: 431,
+    title: "Request headers too large",
+    fix: "Send smaller headers (16 KiB in all at most): the token in x-api-key and little else.",
+    retryable: false,
+  },
   unsupported_media_type: {
     status: 415,
     title: "Unsupported media type",

@@ -7,9 +7,20 @@ const sensitiveName = /secret|token|key|password|signature/i;
 export function redactUrl(url: string): string {
   const question = url.indexOf("?");
   if (question < 0) return url;
-  const params = new URLSearchParams(url.slice(question + 1));
-  for (const name of [...params.keys()]) if (sensitiveName.test(name)) params.set(name, "[REDACTED]");
-  return `${url.slice(0, question)}?${params.toString()}`;
+  const query = url
+    .slice(question + 1)
+    .split("&")
+    .map((pair) => {
+      const name = pair.split("=", 1)[0] ?? "";
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // a malformed name is judged as written
+      }
+      return sensitiveName.test(decoded) ? `${name}=[REDACTED]` : pair;
+    });
+  return `${url.slice(0, question)}?${query.join("&")}`;
 }
 
 /**

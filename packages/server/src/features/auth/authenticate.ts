@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../errors.ts";
 import type { ClientsService } from "../clients/index.ts";
 import { invalidToken, type TokenService } from "./tokens.ts";
@@ -8,7 +8,7 @@ import { invalidToken, type TokenService } from "./tokens.ts";
  * roles. A valid token is not enough: its client must still exist and be enabled.
  */
 export function registerAuthentication(app: FastifyInstance, tokens: TokenService, clients: ClientsService) {
-  app.addHook("onRequest", async (request: FastifyRequest) => {
+  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     const allowed = request.routeOptions.config?.auth;
     if (allowed === "public" || request.is404) return;
 
@@ -40,7 +40,9 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
       role: client.role,
       tokenExpiresAt: verified.expiresAt,
     };
+    // Every later log line of the request, "request completed" included, says which client made it.
     request.log = request.log.child({ client_id: client.id });
+    reply.log = request.log;
 
     if (Array.isArray(allowed) && !allowed.includes(client.role)) {
       throw new ApiError("forbidden", {
