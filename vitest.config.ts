@@ -6,18 +6,22 @@ const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.in
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
       {
+        extends: true,
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
           exclude: integration,
         },
       },
-      { test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },
-      { test: { name: "postgres", include: integration, env: { TESTBAY_TEST_DB: "postgres" } } },
+      { extends: true, test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },
+      {
+        extends: true,
+        test: { name: "postgres", include: integration, env: { TESTBAY_TEST_DB: "postgres" } },
+      },
     ],
   },
 });

@@ -42,18 +42,32 @@ export class ConfigError extends Error {
   }
 }
 
-const positiveInt = (what: string, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce
-    .number({ error: `must be ${what}` })
-    .int({ error: `must be ${what}` })
-    .min(1, { error: `must be ${what}` })
-    .max(max, { error: `must be ${what}` });
+/** Whole numbers written plainly: "0x10", "1e3" or "12abc" are mistakes, not 16, 1000 or 12. */
+const wholeNumber = (what: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: `must be ${what}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be ${what}` })
+        .max(max, { error: `must be ${what}` }),
+    );
+
+const positiveInt = (what: string, max = Number.MAX_SAFE_INTEGER) => wholeNumber(what, 1, max);
+
+const positiveDecimal = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { error: "must be a number > 0" })
+  .transform(Number)
+  .pipe(z.number().positive({ error: "must be a number > 0" }));
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
-const databaseUrl = z.string().refine((v) => /^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(v), {
+const databaseUrl = z.string().refine((v) => /^(sqlite:.|postgres:\/\/|postgresql:\/\/)/.test(v), {
   error: "must be sqlite:<file> or postgres://user@host:port/database",
 });
 
@@ -72,14 +86,11 @@ const signingKey = z.string().refine(
   { error: "must be an Ed25519 private key in PEM form (openssl genpkey -algorithm ed25519)" },
 );
 
+const publicUrlRule = "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1";
+
 /** Variable name → schema and default. Order is the order problems are reported in. */
 const variables = {
-  TESTBAY_PORT: z.coerce
-    .number({ error: "must be a port number 0–65535" })
-    .int({ error: "must be a port number 0–65535" })
-    .min(0, { error: "must be a port number 0–65535" })
-    .max(65535, { error: "must be a port number 0–65535" })
-    .default(8080),
+  TESTBAY_PORT: wholeNumber("a port number 0–65535", 0, 65535).default(8080),
   TESTBAY_HOST: z.string().min(1, { error: "must be a host name or IP address" }).default("127.0.0.1"),
   TESTBAY_DATA_DIR: z.string().min(1, { error: "must be a directory path" }).default("./.testbay"),
   TESTBAY_DATABASE_URL: databaseUrl.optional(),
@@ -89,30 +100,20 @@ const variables = {
     .optional(),
   TESTBAY_STORAGE_URL: storageUrl.optional(),
   TESTBAY_PUBLIC_URL: z
-    .url({
-      protocol: /^https?$/,
-      error: "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1",
-    })
+    .url({ protocol: /^https?$/, error: publicUrlRule })
+    .refine((v) => /\/v1\/?$/.test(v), { error: publicUrlRule })
     .optional(),
   TESTBAY_AUDIENCE: z.string().min(1, { error: "must be a non-empty string" }).default("testbay"),
   TESTBAY_MAX_UPLOAD_BYTES: positiveInt("a whole number of bytes ≥ 1").default(524_288_000),
   TESTBAY_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(20),
-  TESTBAY_RATE_LIMIT_PER_SECOND: z.coerce
-    .number({ error: "must be a number > 0" })
-    .positive({ error: "must be a number > 0" })
-    .default(4),
+  TESTBAY_RATE_LIMIT_PER_SECOND: positiveDecimal.default(4),
   TESTBAY_AGENT_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(200),
-  TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: z.coerce
-    .number({ error: "must be a number > 0" })
-    .positive({ error: "must be a number > 0" })
-    .default(50),
+  TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: positiveDecimal.default(50),
   TESTBAY_SUPPORT_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
   TESTBAY_SIGNING_KEY: signingKey.optional(),
   TESTBAY_LOCAL_AGENT: bool.default(true),
   TESTBAY_LOCAL_AGENT_SHELL: bool.default(false),
-  TESTBAY_LEASE_TTL_SECONDS: positiveInt("a whole number of seconds from 5 to 3600", 3600)
-    .min(5, { error: "must be a whole number of seconds from 5 to 3600" })
-    .default(60),
+  TESTBAY_LEASE_TTL_SECONDS: wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600).default(60),
   TESTBAY_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       error: "must be one of fatal, error, warn, info, debug, trace, silent",
@@ -131,8 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(variables)) {
     const raw = env[name];
-    // An empty variable (`TESTBAY_X=`) means "not set", as in most shells' and CI systems' conventions.
-    const result = (schema as z.ZodType).safeParse(raw === "" ? undefined : raw);
+    // An empty or blank variable (`TESTBAY_X=`) means "not set", as in most shells' and CI systems' conventions.
+    const value = raw?.trim() === "" ? undefined : raw;
+    const result = (schema as z.ZodType).safeParse(value);
     if (result.success) values[name] = result.data;
     else {
       const message = result.error.issues[0]?.message ?? "is invalid";

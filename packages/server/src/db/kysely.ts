@@ -1,7 +1,18 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from "kysely";
 import pg from "pg";
 import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
@@ -28,8 +39,42 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+/**
+ * SQLite with two changes to Kysely's defaults, both about several processes sharing one database file (a
+ * server and an admin command, or two servers):
+ * - transactions start with BEGIN IMMEDIATE, taking the write lock up front, so a second writer waits
+ *   (busy_timeout) instead of failing when a read transaction tries to become a write transaction;
+ * - migrations run in one such transaction (SQLite's DDL is transactional), which makes them the
+ *   cross-process migration lock that Kysely's SQLite adapter does not provide.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter() {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
 }
 
 function openPostgres(url: string): DatabaseHandle {
@@ -38,7 +83,10 @@ function openPostgres(url: string): DatabaseHandle {
   return { db, dialect: "postgres", close: () => db.destroy() };
 }
 
-/** Applies every pending migration. Safe to run from several instances at once: Kysely takes a lock. */
+/**
+ * Applies every pending migration. Safe to run from several processes at once: PostgreSQL takes Kysely's
+ * advisory lock, SQLite the write lock of the migration transaction.
+ */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();

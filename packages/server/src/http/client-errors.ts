@@ -16,7 +16,9 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
   }
   const apiError =
     code === "HPE_HEADER_OVERFLOW"
-      ? new ApiError("headers_too_large", { detail: "The request's headers are larger than this server accepts." })
+      ? new ApiError("headers_too_large", {
+          detail: "The request's headers are larger than this server accepts.",
+        })
       : new ApiError("invalid_request", {
           detail: "The request is not well-formed HTTP/1.1 (a header line or the request line is broken).",
           fix: "Send a well-formed HTTP request; check for stray line breaks or spaces in header names and values.",

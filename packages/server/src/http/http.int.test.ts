@@ -142,7 +142,12 @@ describe("problem documents", () => {
   });
 
   it("treats path tricks as unknown routes, never as files", async () => {
-    for (const path of ["/../../etc/passwd", "/v1/%2e%2e/%2e%2e/etc/passwd", "/v1/me/..%2f..%2f", "//v1//me"]) {
+    for (const path of [
+      "/../../etc/passwd",
+      "/v1/%2e%2e/%2e%2e/etc/passwd",
+      "/v1/me/..%2f..%2f",
+      "//v1//me",
+    ]) {
       const response = await raw(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       const { statusLine, problem } = problemOf(response);
       expect(statusLine, path).toMatch(/^HTTP\/1\.1 (400|401|404) /);
@@ -152,7 +157,17 @@ describe("problem documents", () => {
   });
 
   it("answers odd x-api-key values as malformed tokens, never as server errors", async () => {
-    for (const value of [" ", "\t", "null", "undefined", "é".repeat(10), "a.b.c", "....", "%00", "x".repeat(15_000)]) {
+    for (const value of [
+      " ",
+      "\t",
+      "null",
+      "undefined",
+      "é".repeat(10),
+      "a.b.c",
+      "....",
+      "%00",
+      "x".repeat(15_000),
+    ]) {
       const response = await call(`${server.baseUrl}/me`, { headers: { "x-api-key": value } });
       expect([400, 401], JSON.stringify(value.slice(0, 10))).toContain(response.status);
       expect(response.body.code).toMatch(/^(invalid_access_token|invalid_request)$/);
@@ -185,14 +200,20 @@ describe("logs", () => {
   it("never contain client secrets or tokens", async () => {
     server.clock.advance(60_000);
     const token = await server.token(ci);
-    const form = new URLSearchParams({ client_id: ci.client_id, client_secret: ci.client_secret, audience: "testbay" });
+    const form = new URLSearchParams({
+      client_id: ci.client_id,
+      client_secret: ci.client_secret,
+      audience: "testbay",
+    });
     await call(`${server.baseUrl}/oauth/token`, { method: "POST", body: form });
     await call(`${server.baseUrl}/me`, { headers: { "x-api-key": token } });
     await call(`${server.baseUrl}/me`, { headers: { authorization: `Bearer ${token}` } });
     await call(`${server.baseUrl}/me?client_secret=${ci.client_secret}&token=${token}`, {
       headers: { "x-api-key": token },
     });
-    await call(`${server.baseUrl}/oauth/token`, { json: { client_id: ci.client_id, client_secret: ci.client_secret } });
+    await call(`${server.baseUrl}/oauth/token`, {
+      json: { client_id: ci.client_id, client_secret: ci.client_secret },
+    });
 
     const logs = server.logs.join("");
     expect(logs).toContain(ci.client_id);
@@ -221,13 +242,15 @@ describe("operations endpoints", () => {
     const { status, body } = await call(`${server.baseUrl}/openapi.json`);
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
-    expect(body.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "x-api-key" });
+    expect(body.components.securitySchemes.apiKey).toEqual({
+      type: "apiKey",
+      in: "header",
+      name: "x-api-key",
+    });
     expect(body.paths["/v1/oauth/token"].post.security).toEqual([]);
-    expect(body.paths["/v1/oauth/token"].post.requestBody.content["application/json"].schema.required).toEqual([
-      "client_id",
-      "client_secret",
-      "audience",
-    ]);
+    expect(
+      body.paths["/v1/oauth/token"].post.requestBody.content["application/json"].schema.required,
+    ).toEqual(["client_id", "client_secret", "audience"]);
     expect(body.components.schemas.Problem.required).toContain("fix");
     expect(body.paths["/v1/test/boom"]).toBeDefined();
   });

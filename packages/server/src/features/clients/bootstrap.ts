@@ -1,6 +1,6 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ClientsService } from "./clients.service.ts";
+import { AdminError, type ClientsService } from "./clients.service.ts";
 
 export interface BootstrapOptions {
   dataDir: string;
@@ -19,7 +19,13 @@ export async function bootstrapDefaultOrganization(
   options: BootstrapOptions,
 ): Promise<string | undefined> {
   if (!(await clients.isEmpty())) return undefined;
-  await clients.createOrganization("default");
+  try {
+    await clients.createOrganization("default");
+  } catch (error) {
+    // Another process starting on the same store at the same moment got there first: it writes the file.
+    if (error instanceof AdminError) return undefined;
+    throw error;
+  }
   const ci = await clients.createClient("default", "ci");
   const agent = await clients.createClient("default", "agent");
   const credentials = {

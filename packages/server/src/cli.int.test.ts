@@ -1,0 +1,535 @@
+// Black-box tests of the `testbay-server` binary: spawned as a new user would run it, configured only by
+// TESTBAY_* variables, observed only through its exit code, its output, its files, the database and HTTP.
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { createPublicKey, generateKeyPairSync } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { compactVerify } from "jose";
+import { sql } from "kysely";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call, createTestDatabase, type TestDatabase, testDatabase } from "../test/harness.ts";
+import { openDatabase } from "./db/kysely.ts";
+import { migrations } from "./db/migrations/index.ts";
+
+const bin = fileURLToPath(new URL("../bin/testbay-server.js", import.meta.url));
+/** How long a server may take to say it listens, and a CLI command to finish (tsx start-up is about 1 s). */
+const patienceMs = 20_000;
+
+type Env = Record<string, string>;
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+interface ClientCredentials {
+  client_id: string;
+  client_secret: string;
+}
+
+let root: string;
+/** Every child not yet ended, with the promise of its exit code. */
+const running = new Map<Child, Promise<number | null>>();
+const databases: TestDatabase[] = [];
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "testbay-cli-"));
+});
+
+afterEach(async () => {
+  await Promise.all(
+    [...running].map(([child, exit]) => {
+      child.kill("SIGKILL");
+      return exit;
+    }),
+  );
+});
+
+afterAll(async () => {
+  await Promise.all(databases.map((database) => database.drop()));
+  await rm(root, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+interface Workspace {
+  dataDir: string;
+  database: TestDatabase;
+  /** TESTBAY_DATA_DIR, TESTBAY_DATABASE_URL and TESTBAY_PORT=0: what every command of the test gets. */
+  env: Env;
+}
+
+/** A fresh data dir and a fresh, empty database (SQLite in the data dir, or a new PostgreSQL database). */
+async function createWorkspace(): Promise<Workspace> {
+  const dataDir = await mkdtemp(path.join(root, "data-"));
+  const database = await createTestDatabase(dataDir);
+  databases.push(database);
+  return {
+    dataDir,
+    database,
+    env: { TESTBAY_DATA_DIR: dataDir, TESTBAY_DATABASE_URL: database.url, TESTBAY_PORT: "0" },
+  };
+}
+
+/** The runner's environment without its TESTBAY_* variables: the child sees only what the test sets. */
+function childEnv(env: Env): NodeJS.ProcessEnv {
+  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith("TESTBAY_"));
+  return { ...Object.fromEntries(inherited), ...env };
+}
+
+/**
+ * Starts `testbay-server ARGS…`. `exit` resolves with its exit code (null when a signal ended it) once the
+ * process has ended and all its output has been read.
+ */
+function spawnBinary(args: string[], env: Env): { child: Child; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env: childEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exit = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  running.set(child, exit);
+  return { child, exit };
+}
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${patienceMs} ms`)), patienceMs);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `testbay-server ARGS…` to completion. */
+async function runCli(args: string[], env: Env): Promise<CliResult> {
+  const { child, exit } = spawnBinary(args, env);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  const code = await withTimeout(exit, `testbay-server ${args.join(" ")}`);
+  return { code, stdout, stderr };
+}
+
+interface ServerProcess {
+  /** The `…/v1` base URL from the "Testbay is listening on" line. */
+  url: string;
+  /** Everything it wrote to stderr so far, line by line. */
+  stderr: string[];
+  child: Child;
+  /** The first stderr line matching `pattern`, seen already or yet to come. */
+  waitFor(pattern: RegExp): Promise<string>;
+  /** Sends SIGTERM and resolves with the exit code once the process has ended. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs `testbay-server start` and resolves once it says where it listens. */
+async function spawnServer(env: Env): Promise<ServerProcess> {
+  const { child, exit } = spawnBinary(["start"], env);
+  const stderr: string[] = [];
+  const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
+  child.stdout.resume(); // its JSON log: drained so that the server never blocks on a full pipe
+  createInterface({ input: child.stderr }).on("line", (line) => {
+    stderr.push(line);
+    for (const waiter of waiters) {
+      if (waiter.pattern.test(line)) {
+        waiters.delete(waiter);
+        waiter.resolve(line);
+      }
+    }
+  });
+  const waitFor = (pattern: RegExp): Promise<string> => {
+    const seen = stderr.find((line) => pattern.test(line));
+    if (seen !== undefined) return Promise.resolve(seen);
+    const line = new Promise<string>((resolve) => waiters.add({ pattern, resolve }));
+    const ended = exit.then((code) => {
+      throw new Error(
+        `testbay-server start exited (code ${code}) before printing ${pattern}:\n${stderr.join("\n")}`,
+      );
+    });
+    return withTimeout(Promise.race([line, ended]), `waiting for ${pattern} from testbay-server start`);
+  };
+
+  const listening = await waitFor(/^Testbay is listening on /);
+  return {
+    url: listening.replace("Testbay is listening on ", ""),
+    stderr,
+    child,
+    waitFor,
+    stop() {
+      child.kill("SIGTERM");
+      return withTimeout(exit, "testbay-server start after SIGTERM");
+    },
+  };
+}
+
+function requestToken(baseUrl: string, client: ClientCredentials, audience = "testbay") {
+  return call(`${baseUrl}/oauth/token`, {
+    json: {
+      grant_type: "client_credentials",
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+      audience,
+    },
+  });
+}
+
+async function accessToken(baseUrl: string, client: ClientCredentials, audience?: string): Promise<string> {
+  const { status, body } = await requestToken(baseUrl, client, audience);
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body.access_token;
+}
+
+function me(baseUrl: string, token: string) {
+  return call(`${baseUrl}/me`, { headers: { "x-api-key": token } });
+}
+
+/** `org create ORG` then `client create --org ORG --role ROLE`, as an operator would; returns the JSON. */
+async function createClientWithCli(env: Env, org: string, role: string): Promise<ClientCredentials> {
+  const orgResult = await runCli(["org", "create", org], env);
+  expect(orgResult.code, orgResult.stderr).toBe(0);
+  const clientResult = await runCli(["client", "create", "--org", org, "--role", role], env);
+  expect(clientResult.code, clientResult.stderr).toBe(0);
+  return JSON.parse(clientResult.stdout);
+}
+
+function stderrLines(result: CliResult): string[] {
+  return result.stderr.trimEnd().split("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+describe("testbay-server start", () => {
+  if (testDatabase === "sqlite") {
+    it("on an empty embedded store, creates organization default with a ci and an agent client", async () => {
+      const ws = await createWorkspace();
+      const server = await spawnServer(ws.env);
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const file = path.join(ws.dataDir, "credentials.json");
+      expect(await server.waitFor(/^Their credentials are in /)).toContain(file);
+      expect(server.stderr).toContain(`Created organization "default" with a ci and an agent client.`);
+      expect(server.stderr.filter((line) => line.startsWith("warning:"))).toEqual([]);
+
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const credentials = JSON.parse(await readFile(file, "utf8"));
+      const client = { client_id: expect.stringMatching(/^cl_/), client_secret: expect.any(String) };
+      expect(credentials).toEqual({ audience: "testbay", base_url: server.url, ci: client, agent: client });
+      expect(credentials.ci.client_id).not.toBe(credentials.agent.client_id);
+
+      // Used exactly as a new user would: the file's base_url and audience, nothing else.
+      for (const role of ["ci", "agent"] as const) {
+        const token = await accessToken(credentials.base_url, credentials[role], credentials.audience);
+        const { status, body } = await me(credentials.base_url, token);
+        expect(status).toBe(200);
+        expect(body).toMatchObject({
+          client_id: credentials[role].client_id,
+          role,
+          organization: { id: expect.stringMatching(/^org_/), name: "default" },
+        });
+      }
+
+      expect(await server.stop()).toBe(0);
+    });
+
+    it("on a second start of the same store, keeps the credentials and creates none", async () => {
+      const ws = await createWorkspace();
+      const file = path.join(ws.dataDir, "credentials.json");
+      const first = await spawnServer(ws.env);
+      await first.waitFor(/^Their credentials are in /);
+      expect(await first.stop()).toBe(0);
+      const written = await readFile(file, "utf8");
+
+      const second = await spawnServer(ws.env);
+      const credentials = JSON.parse(written);
+      const token = await accessToken(second.url, credentials.ci);
+      expect((await me(second.url, token)).body.organization.name).toBe("default");
+      expect(await second.stop()).toBe(0);
+
+      // Stopped, so every line it wrote has been read.
+      expect(second.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
+      expect(await readFile(file, "utf8")).toBe(written);
+    });
+  } else {
+    it("on PostgreSQL, creates no credentials file: clients come from the admin CLI", async () => {
+      const ws = await createWorkspace();
+      const ci = await createClientWithCli(ws.env, "acme", "ci");
+      const server = await spawnServer(ws.env);
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+      const { status, body } = await me(server.url, await accessToken(server.url, ci));
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ client_id: ci.client_id, role: "ci", organization: { name: "acme" } });
+
+      expect(await server.stop()).toBe(0);
+      expect(server.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
+      expect(existsSync(path.join(ws.dataDir, "credentials.json"))).toBe(false);
+    });
+  }
+
+  it("warns about a TESTBAY_ variable it does not know (a typo), and starts anyway", async () => {
+    const ws = await createWorkspace();
+    const server = await spawnServer({ ...ws.env, TESTBAY_PROT: "9" });
+    // Warnings come before the listening line, so they have all been read by now.
+    expect(server.stderr.filter((line) => line.startsWith("warning:"))).toEqual([
+      "warning: TESTBAY_PROT is not a Testbay setting (a typo?)",
+    ]);
+    expect((await call(`${new URL(server.url).origin}/healthz`)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+describe("testbay-server org create", () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await createWorkspace();
+  });
+
+  it("prints the new organization as JSON", async () => {
+    const result = await runCli(["org", "create", "acme"], ws.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ id: expect.stringMatching(/^org_/), name: "acme" });
+  });
+
+  it("refuses a name that exists already, with exit code 1", async () => {
+    expect((await runCli(["org", "create", "twice"], ws.env)).code).toBe(0);
+    const again = await runCli(["org", "create", "twice"], ws.env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe("");
+    expect(stderrLines(again)).toEqual(['testbay-server: Organization "twice" exists already.']);
+  });
+
+  it("refuses a name that breaks the naming rule, and states the rule", async () => {
+    const result = await runCli(["org", "create", "Bad Name!"], ws.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('"Bad Name!" is not valid');
+    expect(result.stderr).toMatch(/lowercase letters, digits, '\.', '_' or '-'/);
+  });
+});
+
+describe("testbay-server client create", () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await createWorkspace();
+  });
+
+  it("prints the credentials as JSON and keeps only a scrypt hash of the secret", async () => {
+    expect((await runCli(["org", "create", "widgets"], ws.env)).code).toBe(0);
+    const result = await runCli(["client", "create", "--org", "widgets", "--role", "admin"], ws.env);
+    expect(result.code, result.stderr).toBe(0);
+    const issued = JSON.parse(result.stdout);
+    expect(issued).toEqual({
+      client_id: expect.stringMatching(/^cl_/),
+      client_secret: expect.any(String),
+      org: "widgets",
+      role: "admin",
+    });
+    expect(issued.client_secret.length).toBeGreaterThanOrEqual(32);
+
+    const handle = openDatabase(ws.database.url);
+    try {
+      const row = await handle.db
+        .selectFrom("clients")
+        .select("secret_hash")
+        .where("id", "=", issued.client_id)
+        .executeTakeFirstOrThrow();
+      expect(row.secret_hash).toMatch(/^scrypt\$/);
+      expect(row.secret_hash).not.toContain(issued.client_secret);
+      // Every row of every table, as text.
+      const dump: unknown[] = [];
+      for (const table of await handle.db.introspection.getTables()) {
+        dump.push((await sql`select * from ${sql.table(table.name)}`.execute(handle.db)).rows);
+      }
+      const text = JSON.stringify(dump);
+      expect(text).toContain(issued.client_id);
+      expect(text).not.toContain(issued.client_secret);
+    } finally {
+      await handle.close();
+    }
+
+    if (testDatabase === "sqlite") {
+      // The bytes on disk, write-ahead log included: the client is there, its secret is not.
+      const files = (await readdir(ws.dataDir)).filter((name) => name.startsWith("testbay.db"));
+      const bytes = Buffer.concat(
+        await Promise.all(files.map((name) => readFile(path.join(ws.dataDir, name)))),
+      );
+      expect(bytes.includes(issued.client_id)).toBe(true);
+      expect(bytes.includes(issued.client_secret)).toBe(false);
+    }
+  });
+
+  it("refuses an unknown organization and says how to create it", async () => {
+    const result = await runCli(["client", "create", "--org", "nowhere", "--role", "ci"], ws.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('Organization "nowhere" does not exist');
+    expect(result.stderr).toContain("testbay-server org create nowhere");
+  });
+
+  it("refuses an unknown role and lists the allowed ones", async () => {
+    const result = await runCli(["client", "create", "--org", "widgets", "--role", "root"], ws.env);
+    expect(result.code).toBeGreaterThan(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("root");
+    expect(result.stderr).toContain("ci, agent, admin");
+  });
+});
+
+describe("testbay-server client disable", () => {
+  it("stops the client's existing tokens at once and refuses it new ones", async () => {
+    const ws = await createWorkspace();
+    const ci = await createClientWithCli(ws.env, "ops", "ci");
+    const server = await spawnServer(ws.env);
+    const token = await accessToken(server.url, ci);
+    expect((await me(server.url, token)).status).toBe(200);
+
+    const result = await runCli(["client", "disable", ci.client_id], ws.env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(`Client ${ci.client_id} is disabled.`);
+
+    const fresh = await requestToken(server.url, ci);
+    expect(fresh.status).toBe(401);
+    expect(fresh.body).toMatchObject({ code: "invalid_access_token", reason: "client_disabled" });
+    const reused = await me(server.url, token);
+    expect(reused.status).toBe(401);
+    expect(reused.body).toMatchObject({ code: "invalid_access_token", reason: "client_disabled" });
+  });
+
+  it("refuses an unknown client ID with exit code 1", async () => {
+    const ws = await createWorkspace();
+    const result = await runCli(["client", "disable", "cl_nobody"], ws.env);
+    expect(result.code).toBe(1);
+    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+  });
+});
+
+describe("testbay-server migrate", () => {
+  it("applies the pending migrations to a fresh database, then says it is up to date", async () => {
+    const ws = await createWorkspace();
+    const first = await runCli(["migrate"], ws.env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(stderrLines(first)).toEqual([`Applied: ${Object.keys(migrations).join(", ")}`]);
+
+    const second = await runCli(["migrate"], ws.env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(stderrLines(second)).toEqual(["The database is up to date."]);
+  });
+
+  it("lets several processes migrate one fresh database at once: one applies, the others wait and find it done", async () => {
+    const ws = await createWorkspace();
+    const results = await Promise.all([1, 2, 3].map(() => runCli(["migrate"], ws.env)));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const said = results.map((result) => stderrLines(result)[0]).sort();
+    expect(said).toEqual([
+      `Applied: ${Object.keys(migrations).join(", ")}`,
+      "The database is up to date.",
+      "The database is up to date.",
+    ]);
+  });
+});
+
+describe("bad configuration", () => {
+  /** A data dir that a misconfigured command must never get as far as creating. */
+  const untouched = () => path.join(root, "never-created");
+  const run = (env: Env) => runCli(["start"], { TESTBAY_DATA_DIR: untouched(), TESTBAY_PORT: "0", ...env });
+
+  it.each([
+    ["TESTBAY_PORT", "abc", /port number 0–65535/, { echoed: true }],
+    ["TESTBAY_DATABASE_URL", "mysql://x", /sqlite:<file> or postgres:\/\//, { echoed: true }],
+    ["TESTBAY_SIGNING_KEY", "garbage", /Ed25519 private key in PEM form/, { echoed: false }],
+    ["TESTBAY_RATE_LIMIT_BURST", "0", /whole number ≥ 1/, { echoed: true }],
+  ])(
+    "%s=%s stops start at once with exit code 2 and one line naming it",
+    async (name, value, accepts, { echoed }) => {
+      const result = await run({ [name]: value });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      const lines = stderrLines(result);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`testbay-server: ${name} `);
+      expect(lines[0]).toMatch(accepts);
+      // What it got is shown, so the mistake is plain to see; but never a secret.
+      if (echoed) expect(lines[0]).toContain(`; got ${JSON.stringify(value)}`);
+      else expect(result.stderr).not.toContain(value);
+      expect(existsSync(untouched())).toBe(false);
+    },
+  );
+
+  it("never echoes the signing key it rejects", async () => {
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 })
+      .privateKey.export({ type: "pkcs8", format: "pem" })
+      .toString();
+    const result = await run({ TESTBAY_SIGNING_KEY: rsa });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("TESTBAY_SIGNING_KEY");
+    expect(result.stderr).not.toContain("PRIVATE KEY");
+    expect(result.stderr).not.toContain(rsa.split("\n")[1]);
+  });
+
+  it("names every wrong variable at once", async () => {
+    const result = await run({
+      TESTBAY_PORT: "abc",
+      TESTBAY_DATABASE_URL: "mysql://x",
+      TESTBAY_RATE_LIMIT_BURST: "0",
+    });
+    expect(result.code).toBe(2);
+    const lines = stderrLines(result);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^testbay-server: TESTBAY_PORT .*; got "abc"$/);
+    expect(lines[1]).toMatch(/^testbay-server: TESTBAY_DATABASE_URL .*; got "mysql:\/\/x"$/);
+    expect(lines[2]).toMatch(/^testbay-server: TESTBAY_RATE_LIMIT_BURST .*; got "0"$/);
+  });
+});
+
+describe("signing keys across instances on one database", () => {
+  it("with TESTBAY_SIGNING_KEY, both instances sign with that key and accept each other's tokens", async () => {
+    const ws = await createWorkspace();
+    const pem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const ci = await createClientWithCli(ws.env, "acme", "ci");
+    // The database is migrated and not empty by now, so the two may start together.
+    const env = { ...ws.env, TESTBAY_SIGNING_KEY: pem };
+    const [a, b] = await Promise.all([spawnServer(env), spawnServer(env)]);
+    expect(a.url).not.toBe(b.url);
+
+    const fromA = await accessToken(a.url, ci);
+    const fromB = await accessToken(b.url, ci);
+    expect((await me(b.url, fromA)).status).toBe(200);
+    expect((await me(a.url, fromB)).status).toBe(200);
+    // Signed by the configured key, not by one the server made up.
+    await expect(compactVerify(fromA, createPublicKey(pem))).resolves.toBeDefined();
+    await expect(compactVerify(fromB, createPublicKey(pem))).resolves.toBeDefined();
+  });
+
+  it("without TESTBAY_SIGNING_KEY, instances share the key generated once in the database", async () => {
+    const ws = await createWorkspace();
+    const ci = await createClientWithCli(ws.env, "acme", "ci");
+    // Both start at once on a database that has no key yet: both try to create it, one wins.
+    const [a, b] = await Promise.all([spawnServer(ws.env), spawnServer(ws.env)]);
+
+    const fromA = await accessToken(a.url, ci);
+    const fromB = await accessToken(b.url, ci);
+    expect((await me(b.url, fromA)).status).toBe(200);
+    expect((await me(a.url, fromB)).status).toBe(200);
+
+    // A third instance, started later, accepts them too.
+    const c = await spawnServer(ws.env);
+    expect((await me(c.url, fromA)).status).toBe(200);
+  });
+});

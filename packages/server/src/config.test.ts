@@ -1,0 +1,272 @@
+import { generateKeyPairSync } from "node:crypto";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
+
+/** The problems of the ConfigError that loadConfig throws for `env`; fails when it throws none. */
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error(`loadConfig accepted ${Object.keys(env).join(", ")}`);
+}
+
+const ed25519Pem = () =>
+  generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+
+/** Every variable the server reads. */
+const settings = [
+  "TESTBAY_PORT",
+  "TESTBAY_HOST",
+  "TESTBAY_DATA_DIR",
+  "TESTBAY_DATABASE_URL",
+  "TESTBAY_REDIS_URL",
+  "TESTBAY_STORAGE_URL",
+  "TESTBAY_PUBLIC_URL",
+  "TESTBAY_AUDIENCE",
+  "TESTBAY_MAX_UPLOAD_BYTES",
+  "TESTBAY_RATE_LIMIT_BURST",
+  "TESTBAY_RATE_LIMIT_PER_SECOND",
+  "TESTBAY_AGENT_RATE_LIMIT_BURST",
+  "TESTBAY_AGENT_RATE_LIMIT_PER_SECOND",
+  "TESTBAY_SUPPORT_EMAIL",
+  "TESTBAY_SIGNING_KEY",
+  "TESTBAY_LOCAL_AGENT",
+  "TESTBAY_LOCAL_AGENT_SHELL",
+  "TESTBAY_LEASE_TTL_SECONDS",
+  "TESTBAY_LOG_LEVEL",
+];
+
+describe("loadConfig defaults", () => {
+  it("serves on 127.0.0.1:8080 from ./.testbay with SQLite and file storage in it", () => {
+    const dataDir = path.resolve(".testbay");
+    expect(loadConfig({})).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      dataDir,
+      databaseUrl: `sqlite:${path.join(dataDir, "testbay.db")}`,
+      redisUrl: undefined,
+      storageUrl: `file:${path.join(dataDir, "blobs")}`,
+      publicUrl: undefined,
+      audience: "testbay",
+      maxUploadBytes: 524_288_000,
+      rateLimit: { burst: 20, perSecond: 4 },
+      agentRateLimit: { burst: 200, perSecond: 50 },
+      supportEmail: undefined,
+      signingKey: undefined,
+      localAgent: true,
+      localAgentShell: false,
+      leaseTtlSeconds: 60,
+      logLevel: "info",
+    });
+  });
+
+  it("puts the default database and blob store in the configured data dir, resolved to an absolute path", () => {
+    const absolute = loadConfig({ TESTBAY_DATA_DIR: "/srv/testbay" });
+    expect(absolute).toMatchObject({
+      dataDir: "/srv/testbay",
+      databaseUrl: "sqlite:/srv/testbay/testbay.db",
+      storageUrl: "file:/srv/testbay/blobs",
+    });
+    expect(loadConfig({ TESTBAY_DATA_DIR: "var/tb" }).dataDir).toBe(path.resolve("var/tb"));
+  });
+
+  it("treats an empty variable as unset", () => {
+    const empty = Object.fromEntries(settings.map((name) => [name, ""]));
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+
+  it("treats a blank variable as unset, so TESTBAY_PORT=' ' does not become port 0", () => {
+    const blank = Object.fromEntries(settings.map((name) => [name, "  "]));
+    expect(loadConfig(blank)).toEqual(loadConfig({}));
+    expect(loadConfig({ TESTBAY_PORT: " " }).port).toBe(8080);
+  });
+});
+
+describe("loadConfig values", () => {
+  it("reads every setting", () => {
+    const pem = ed25519Pem();
+    const config = loadConfig({
+      TESTBAY_PORT: "9090",
+      TESTBAY_HOST: "0.0.0.0",
+      TESTBAY_DATA_DIR: "/data",
+      TESTBAY_DATABASE_URL: "postgres://testbay@db:5432/testbay",
+      TESTBAY_REDIS_URL: "redis://cache:6379",
+      TESTBAY_STORAGE_URL: "s3://blobs?endpoint=http://minio:9000",
+      TESTBAY_PUBLIC_URL: "https://testbay.example.com/v1/",
+      TESTBAY_AUDIENCE: "https://api.testbay.example.com",
+      TESTBAY_MAX_UPLOAD_BYTES: "1000",
+      TESTBAY_RATE_LIMIT_BURST: "5",
+      TESTBAY_RATE_LIMIT_PER_SECOND: "0.5",
+      TESTBAY_AGENT_RATE_LIMIT_BURST: "100",
+      TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: "10",
+      TESTBAY_SUPPORT_EMAIL: "help@example.com",
+      TESTBAY_SIGNING_KEY: pem,
+      TESTBAY_LOCAL_AGENT: "no",
+      TESTBAY_LOCAL_AGENT_SHELL: "1",
+      TESTBAY_LEASE_TTL_SECONDS: "30",
+      TESTBAY_LOG_LEVEL: "warn",
+    });
+    expect(config).toEqual({
+      port: 9090,
+      host: "0.0.0.0",
+      dataDir: "/data",
+      databaseUrl: "postgres://testbay@db:5432/testbay",
+      redisUrl: "redis://cache:6379",
+      storageUrl: "s3://blobs?endpoint=http://minio:9000",
+      publicUrl: "https://testbay.example.com/v1",
+      audience: "https://api.testbay.example.com",
+      maxUploadBytes: 1000,
+      rateLimit: { burst: 5, perSecond: 0.5 },
+      agentRateLimit: { burst: 100, perSecond: 10 },
+      supportEmail: "help@example.com",
+      signingKey: pem,
+      localAgent: false,
+      localAgentShell: true,
+      leaseTtlSeconds: 30,
+      logLevel: "warn",
+    });
+  });
+
+  it.each([
+    ["true", true],
+    ["1", true],
+    ["yes", true],
+    ["false", false],
+    ["0", false],
+    ["no", false],
+  ])("reads %s as %s", (value, expected) => {
+    expect(loadConfig({ TESTBAY_LOCAL_AGENT: value }).localAgent).toBe(expected);
+  });
+
+  it("accepts port 0 (any free port) and the bounds of the lease TTL", () => {
+    expect(loadConfig({ TESTBAY_PORT: "0" }).port).toBe(0);
+    expect(loadConfig({ TESTBAY_LEASE_TTL_SECONDS: "5" }).leaseTtlSeconds).toBe(5);
+    expect(loadConfig({ TESTBAY_LEASE_TTL_SECONDS: "3600" }).leaseTtlSeconds).toBe(3600);
+  });
+});
+
+describe("loadConfig rejects invalid values", () => {
+  it.each([
+    ["TESTBAY_PORT", "abc", /port number 0–65535/],
+    ["TESTBAY_PORT", "65536", /port number 0–65535/],
+    ["TESTBAY_PORT", "-1", /port number 0–65535/],
+    ["TESTBAY_PORT", "80.5", /port number 0–65535/],
+    ["TESTBAY_PORT", "0x10", /port number 0–65535/],
+    ["TESTBAY_PORT", "1e3", /port number 0–65535/],
+    ["TESTBAY_PORT", "8080abc", /port number 0–65535/],
+    ["TESTBAY_DATABASE_URL", "sqlite:", /sqlite:<file> or postgres:\/\//],
+    ["TESTBAY_PUBLIC_URL", "https://testbay.example.com", /http\(s\) URL ending in \/v1/],
+    ["TESTBAY_DATABASE_URL", "mysql://x", /sqlite:<file> or postgres:\/\//],
+    ["TESTBAY_DATABASE_URL", "testbay.db", /sqlite:<file> or postgres:\/\//],
+    ["TESTBAY_REDIS_URL", "localhost:6379", /redis:\/\/host:port/],
+    ["TESTBAY_STORAGE_URL", "/var/blobs", /file:<directory> or s3:\/\/bucket/],
+    ["TESTBAY_STORAGE_URL", "gs://bucket", /file:<directory> or s3:\/\/bucket/],
+    ["TESTBAY_PUBLIC_URL", "testbay.example.com/v1", /http\(s\) URL ending in \/v1/],
+    ["TESTBAY_PUBLIC_URL", "ftp://testbay.example.com/v1", /http\(s\) URL ending in \/v1/],
+    ["TESTBAY_MAX_UPLOAD_BYTES", "0", /whole number of bytes ≥ 1/],
+    ["TESTBAY_MAX_UPLOAD_BYTES", "1.5", /whole number of bytes ≥ 1/],
+    ["TESTBAY_MAX_UPLOAD_BYTES", "500MB", /whole number of bytes ≥ 1/],
+    ["TESTBAY_RATE_LIMIT_BURST", "0", /whole number ≥ 1/],
+    ["TESTBAY_RATE_LIMIT_BURST", "ten", /whole number ≥ 1/],
+    ["TESTBAY_RATE_LIMIT_PER_SECOND", "0", /number > 0/],
+    ["TESTBAY_RATE_LIMIT_PER_SECOND", "-1", /number > 0/],
+    ["TESTBAY_RATE_LIMIT_PER_SECOND", "fast", /number > 0/],
+    ["TESTBAY_AGENT_RATE_LIMIT_BURST", "0", /whole number ≥ 1/],
+    ["TESTBAY_AGENT_RATE_LIMIT_PER_SECOND", "0", /number > 0/],
+    ["TESTBAY_SUPPORT_EMAIL", "support", /e-mail address/],
+    ["TESTBAY_LOCAL_AGENT", "maybe", /true or false/],
+    ["TESTBAY_LOCAL_AGENT_SHELL", "on", /true or false/],
+    ["TESTBAY_LEASE_TTL_SECONDS", "4", /seconds from 5 to 3600/],
+    ["TESTBAY_LEASE_TTL_SECONDS", "3601", /seconds from 5 to 3600/],
+    ["TESTBAY_LEASE_TTL_SECONDS", "1m", /seconds from 5 to 3600/],
+    ["TESTBAY_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
+  ])("%s=%s: names the variable, what it accepts and what it got", (name, value, accepts) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name} must be `));
+    expect(problems[0]).toMatch(accepts);
+    expect(problems[0]).toContain(`; got ${JSON.stringify(value)}`);
+  });
+
+  it("reports every invalid variable at once, in a stable order, in the error message too", () => {
+    let error: unknown;
+    try {
+      loadConfig({ TESTBAY_RATE_LIMIT_BURST: "0", TESTBAY_PORT: "abc", TESTBAY_DATABASE_URL: "mysql://x" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems.map((problem) => problem.split(" ")[0])).toEqual([
+      "TESTBAY_PORT",
+      "TESTBAY_DATABASE_URL",
+      "TESTBAY_RATE_LIMIT_BURST",
+    ]);
+    for (const problem of problems) expect(message).toContain(problem);
+  });
+});
+
+describe("loadConfig and TESTBAY_SIGNING_KEY", () => {
+  it("accepts an Ed25519 private key in PEM form", () => {
+    const pem = ed25519Pem();
+    expect(loadConfig({ TESTBAY_SIGNING_KEY: pem }).signingKey).toBe(pem);
+  });
+
+  const rsaPem = () =>
+    generateKeyPairSync("rsa", { modulusLength: 1024 })
+      .privateKey.export({ type: "pkcs8", format: "pem" })
+      .toString();
+  const ed25519PublicPem = () =>
+    generateKeyPairSync("ed25519").publicKey.export({ type: "spki", format: "pem" }).toString();
+
+  it.each([
+    ["garbage", () => "garbage-not-a-key"],
+    ["an RSA private key", rsaPem],
+    ["an Ed25519 public key", ed25519PublicPem],
+  ])("rejects %s without ever echoing it", (_what, make) => {
+    const value = make();
+    let error: unknown;
+    try {
+      loadConfig({ TESTBAY_SIGNING_KEY: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^TESTBAY_SIGNING_KEY must be an Ed25519 private key in PEM form/);
+    expect(problems[0]).toContain("not shown");
+    // Neither the value nor any line of it (the base64 body of a PEM) appears anywhere.
+    const shown = `${message}\n${problems.join("\n")}`;
+    for (const line of value.split("\n").filter((l) => l.length > 0)) expect(shown).not.toContain(line);
+  });
+});
+
+describe("unknownVariables", () => {
+  it("flags a TESTBAY_ variable the server does not read, such as a typo", () => {
+    expect(unknownVariables({ TESTBAY_PROT: "9", TESTBAY_PORT: "9" })).toEqual(["TESTBAY_PROT"]);
+    expect(unknownVariables({ TESTBAY_DATABASE: "x", TESTBAY_SIGNING_KEY_FILE: "x" })).toEqual([
+      "TESTBAY_DATABASE",
+      "TESTBAY_SIGNING_KEY_FILE",
+    ]);
+  });
+
+  it("leaves alone the server's settings, the client's and agent's variables, the tests' and other programs'", () => {
+    const env = {
+      ...Object.fromEntries(settings.map((name) => [name, "x"])),
+      TESTBAY_URL: "http://127.0.0.1:8080/v1",
+      TESTBAY_CLIENT_ID: "cl_x",
+      TESTBAY_CLIENT_SECRET: "tbs_x",
+      TESTBAY_TOKEN: "eyJ…",
+      TESTBAY_TEST_DB: "postgres",
+      TESTBAY_TEST_POSTGRES_URL: "postgres://postgres@127.0.0.1/test",
+      PATH: "/usr/bin",
+      MY_TESTBAY_THING: "x",
+    };
+    expect(unknownVariables(env)).toEqual([]);
+  });
+});
