@@ -1,0 +1,6 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const benchDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const repoRoot = path.dirname(benchDir);
+export const resultsDir = path.join(benchDir, "results");
