@@ -39,8 +39,39 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: "sqlite", close: () => db.destroy() };
+}
+
+const statementCacheSize = 500;
+
+/**
+ * Kysely prepares every query anew; preparing costs more than running a typical indexed lookup. Statements
+ * are kept by SQL text (queries take their values as parameters, so the set of texts is small) and reused.
+ * Safe because better-sqlite3 runs one statement at a time and Kysely never streams from two at once here.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig["database"] {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (statement) {
+        // Refresh its place: the Map's order is the eviction order.
+        statements.delete(text);
+      } else {
+        statement = sqlite.prepare(text);
+        if (statements.size >= statementCacheSize) {
+          const oldest = statements.keys().next();
+          if (!oldest.done) statements.delete(oldest.value);
+        }
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ClientRole } from "../db/schema.ts";
 export interface Principal {
   clientId: string;
   organizationId: string;
+  organizationName: string;
   role: ClientRole;
   tokenExpiresAt: number;
 }
@@ -20,6 +21,11 @@ declare module "fastify" {
      * keyed by the client_id in its body). Unset: limited per authenticated client, or per IP for public routes.
      */
     rateLimit?: "skip" | "route";
+    /**
+     * The route answers `Expect: 100-continue` itself, once it has decided from the headers that it wants the
+     * body (uploads). Every other route sends 100 Continue as soon as the request is authenticated.
+     */
+    deferContinue?: boolean;
     /** The token endpoint: its error bodies also carry OAuth's `error` and `error_description`. */
     oauthErrors?: boolean;
   }

@@ -37,6 +37,7 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
     request.principal = {
       clientId: client.id,
       organizationId: client.organizationId,
+      organizationName: client.organizationName,
       role: client.role,
       tokenExpiresAt: verified.expiresAt,
     };

@@ -51,8 +51,18 @@ export function invalidToken(reason: InvalidTokenReason, detail: string, audienc
   return new ApiError("invalid_access_token", { reason, detail, fix: remedies[reason](audience) });
 }
 
+/** How many verified tokens to remember; a pipeline run uses one, so this covers many concurrent runs. */
+const verifiedCacheSize = 10_000;
+
 /** Issues and verifies access tokens: EdDSA JWTs, algorithm pinned, bound to one client and organization. */
 export class TokenService {
+  /**
+   * Tokens whose signature and claims were verified, until they expire. Checking an Ed25519 signature costs
+   * about 100 µs, more than the rest of a typical request; a token is the same bytes on every call of a
+   * pipeline run, so it is checked once. Only successes are kept, and only the exact token string hits.
+   */
+  private readonly verified = new Map<string, VerifiedToken>();
+
   constructor(
     private readonly key: SigningKey,
     readonly audience: string,
@@ -76,6 +86,20 @@ export class TokenService {
 
   /** Verifies signature, algorithm, issuer, audience and expiry; throws `invalid_access_token` with a reason. */
   async verify(token: string): Promise<VerifiedToken> {
+    const known = this.verified.get(token);
+    if (known && this.clock.now() < known.expiresAt) return known;
+    this.verified.delete(token);
+    const verified = await this.verifyAfresh(token);
+    if (this.verified.size >= verifiedCacheSize) {
+      // Maps iterate in insertion order: drop the oldest entry.
+      const oldest = this.verified.keys().next();
+      if (!oldest.done) this.verified.delete(oldest.value);
+    }
+    this.verified.set(token, verified);
+    return verified;
+  }
+
+  private async verifyAfresh(token: string): Promise<VerifiedToken> {
     const fail = (reason: InvalidTokenReason, detail: string) => invalidToken(reason, detail, this.audience);
     if (token.length > 4096 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*$/.test(token)) {
       throw fail(

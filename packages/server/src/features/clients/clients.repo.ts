@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import type { ClientRole, Database } from "../../db/schema.ts";
 
 export interface ClientRecord {
@@ -19,7 +19,16 @@ export interface OrganizationRecord {
 
 /** Organizations and clients as stored. Nothing here checks who may see what: the service does. */
 export class ClientsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * Compiled once: this lookup runs on every authenticated request, and building and compiling the query
+   * each time cost more than running it.
+   */
+  private readonly findClientQuery: CompiledQuery<ClientRow>;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.findClientQuery = this.selectClients().where("clients.id", "=", "").compile();
+    // The one parameter is the client ID: replaced on each call below.
+  }
 
   async insertOrganization(org: OrganizationRecord): Promise<void> {
     await this.db
@@ -60,7 +69,9 @@ export class ClientsRepo {
   }
 
   async findClient(id: string): Promise<ClientRecord | undefined> {
-    const row = await this.selectClients().where("clients.id", "=", id).executeTakeFirst();
+    const query: CompiledQuery<ClientRow> = { ...this.findClientQuery, parameters: [id] };
+    const { rows } = await this.db.executeQuery(query);
+    const row = rows[0];
     return row && toClientRecord(row);
   }
 
@@ -99,7 +110,7 @@ export class ClientsRepo {
   }
 }
 
-function toClientRecord(row: {
+interface ClientRow {
   id: string;
   organization_id: string;
   organization_name: string;
@@ -107,7 +118,9 @@ function toClientRecord(row: {
   secret_hash: string;
   created_at: string;
   disabled_at: string | null;
-}): ClientRecord {
+}
+
+function toClientRecord(row: ClientRow): ClientRecord {
   return {
     id: row.id,
     organizationId: row.organization_id,

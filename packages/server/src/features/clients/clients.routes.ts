@@ -31,12 +31,12 @@ export const clientsRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsService 
       },
     },
     async (request) => {
+      // The authentication hook has just loaded the client: no second lookup.
       const principal = principalOf(request);
-      const client = await clients.getClient(principal.organizationId, principal.clientId);
       return {
-        client_id: client.id,
-        role: client.role,
-        organization: { id: client.organizationId, name: client.organizationName },
+        client_id: principal.clientId,
+        role: principal.role,
+        organization: { id: principal.organizationId, name: principal.organizationName },
         token_expires_at: new Date(principal.tokenExpiresAt).toISOString(),
       };
     },
