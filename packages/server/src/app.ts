@@ -1,5 +1,4 @@
-import { access, constants, mkdir } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { sql } from "kysely";
@@ -8,17 +7,22 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { ApiError } from "./errors.ts";
+import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
+import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
 import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
+import { registerExpectContinue } from "./http/expect-continue.ts";
 import "./http/fastify-types.ts";
 import { createLogger } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
 import { requestIdFor } from "./http/request-id.ts";
+import { registerValidation } from "./http/validation.ts";
+import { openBlobStore } from "./storage/index.ts";
 
 export interface AppOptions {
   config: Config;
@@ -71,7 +75,16 @@ async function assemble(
   const tokens = new TokenService(signingKey, config.audience, clock);
   const limiter = new MemoryRateLimiter(clock);
   const policies = policiesFrom(config);
-  const storageDir = await prepareFileStorage(config.storageUrl);
+  const store = openBlobStore(config.storageUrl);
+  const apps = new AppsService(new AppsRepo(database.db), clock);
+  const versions = new VersionsService({
+    repo: new VersionsRepo(database.db),
+    apps,
+    store,
+    clock,
+    stagingDir: path.join(config.dataDir, "tmp", "uploads"),
+    maxUploadBytes: config.maxUploadBytes,
+  });
 
   const app = Fastify({
     loggerInstance: createLogger(config.logLevel, options.logDestination),
@@ -92,7 +105,6 @@ async function assemble(
           fix: "Percent-encode the path correctly (for example %2F for '/', %25 for '%').",
         }),
       ),
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
@@ -102,36 +114,29 @@ async function assemble(
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
   });
+  registerValidation(app);
   registerErrorHandling(app, config.supportEmail);
   // Order matters: who is calling must be known before their requests are counted.
   registerAuthentication(app, tokens, clients);
   registerRateLimiting(app, limiter, policies);
+  registerExpectContinue(app);
   await registerOpenApi(app);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: async () => void (await sql`select 1`.execute(database.db)) },
-    { name: "storage", check: () => access(storageDir, constants.W_OK) },
+    { name: "storage", check: () => store.check() },
   ];
   await app.register(healthRoutes, { checks: readiness });
   await app.register(problemsRoutes);
   await app.register(authRoutes, { tokens, clients, limiter, policies, clock });
   await app.register(clientsRoutes, { clients });
+  await app.register(appsRoutes, { apps });
+  await app.register(versionsRoutes, { versions });
+  await versions.cleanUp(app.log);
 
   app.addHook("onClose", async () => {
     await limiter.close();
     await database.close();
   });
   return app;
-}
-
-/** The blob directory of a `file:` storage URL, created if missing. */
-async function prepareFileStorage(storageUrl: string): Promise<string> {
-  if (!storageUrl.startsWith("file:")) {
-    throw new Error(
-      `TESTBAY_STORAGE_URL ${storageUrl.split("?")[0]}: only file: storage is available in this version of the server.`,
-    );
-  }
-  const dir = storageUrl.startsWith("file://") ? fileURLToPath(storageUrl) : storageUrl.slice("file:".length);
-  await mkdir(dir, { recursive: true });
-  return dir;
 }

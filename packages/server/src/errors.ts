@@ -108,6 +108,12 @@ export const errorCatalog = {
     fix: "Send a smaller JSON body; binaries go to the upload endpoint instead.",
     retryable: false,
   },
+  range_not_satisfiable: {
+    status: 416,
+    title: "Range not satisfiable",
+    fix: "Ask for a range within the binary's size (see Content-Range: bytes */SIZE), or leave Range out for all of it.",
+    retryable: false,
+  },
   headers_too_large: {
     status: 431,
     title: "Request headers too large",

@@ -74,6 +74,8 @@ export interface TestServerOptions {
   beforeListen?: (app: FastifyInstance) => void | Promise<void>;
   /** Another server's database and data dir, to run two instances on one store. */
   shareWith?: TestServer;
+  /** A clock to share with another server; a new one by default. */
+  clock?: ManualClock;
 }
 
 /** A real server on a real port, with its own data dir, database and a clock that moves only when told. */
@@ -88,7 +90,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     TESTBAY_LOG_LEVEL: "info",
     ...options.env,
   });
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk, _encoding, done) {

@@ -6,6 +6,8 @@ export interface Database {
   organizations: OrganizationsTable;
   clients: ClientsTable;
   signing_keys: SigningKeysTable;
+  apps: AppsTable;
+  app_versions: AppVersionsTable;
 }
 
 export interface OrganizationsTable {
@@ -30,5 +32,30 @@ export interface SigningKeysTable {
   id: string;
   algorithm: string;
   private_key_pem: string;
+  created_at: string;
+}
+
+export type Platform = "android" | "ios";
+
+export interface AppsTable {
+  id: string;
+  organization_id: string;
+  package_name: string;
+  package_name_folded: string;
+  platform: Platform;
+  display_name: string | null;
+  created_at: string;
+}
+
+export interface AppVersionsTable {
+  id: string;
+  app_id: string;
+  version: string;
+  /** bigint: pg returns it as a string, SQLite as a number; read it with Number(). */
+  size_bytes: number | string;
+  sha256: string;
+  blob_key: string;
+  /** JSON text of the parsed BinaryMetadata. */
+  binary: string;
   created_at: string;
 }

@@ -1,0 +1,76 @@
+import type { Clock } from "../../clock.ts";
+import { isoTime } from "../../clock.ts";
+import type { Platform } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
+import { decodeCursor, toPage } from "../../http/pagination.ts";
+import { newId } from "../../ids.ts";
+import type { AppRecord, AppsRepo } from "./apps.repo.ts";
+
+export function appView(app: AppRecord) {
+  return {
+    package_name: app.packageName,
+    platform: app.platform,
+    display_name: app.displayName,
+    created_at: app.createdAt,
+  };
+}
+
+/** Apps of one organization. Another organization's app is indistinguishable from one that does not exist. */
+export class AppsService {
+  constructor(
+    private readonly repo: AppsRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(
+    organizationId: string,
+    input: { package_name: string; platform: Platform; display_name?: string },
+  ) {
+    const now = this.clock.now();
+    const app: AppRecord = {
+      id: newId("app", now),
+      organizationId,
+      packageName: input.package_name,
+      platform: input.platform,
+      displayName: input.display_name ?? null,
+      createdAt: isoTime(now),
+    };
+    if (!(await this.repo.insert(app))) {
+      throw new ApiError("app_exists", {
+        detail: `App ${input.package_name} is registered already.`,
+        fix: `Use it as it is (GET /v1/apps/${input.package_name}); upload new versions with PUT /v1/apps/${input.package_name}/versions/{version}.`,
+      });
+    }
+    return app;
+  }
+
+  /**
+   * The app with exactly this package name, or 404 `app_not_found`: reason `case_mismatch` with
+   * `did_you_mean` when only the case differs (within the organization), `unknown` otherwise.
+   */
+  async get(organizationId: string, packageName: string): Promise<AppRecord> {
+    const app = await this.repo.findExact(organizationId, packageName);
+    if (app) return app;
+    const near = await this.repo.findFolded(organizationId, packageName);
+    const suggestion = near[0];
+    if (suggestion) {
+      throw new ApiError("app_not_found", {
+        reason: "case_mismatch",
+        detail: `No app is registered as ${packageName}, but ${suggestion.packageName} is.`,
+        fix: `Package names are case-sensitive: use ${suggestion.packageName}.`,
+        extra: { did_you_mean: suggestion.packageName },
+      });
+    }
+    throw new ApiError("app_not_found", {
+      reason: "unknown",
+      detail: `No app is registered as ${packageName}.`,
+      fix: "Register the app with POST /v1/apps, or check the package name: it must match exactly, case included, and belong to your organization.",
+    });
+  }
+
+  async list(organizationId: string, query: { limit?: number; cursor?: string }) {
+    const limit = query.limit ?? 50;
+    const rows = await this.repo.list(organizationId, limit, decodeCursor(query.cursor));
+    return toPage(rows, limit, appView);
+  }
+}

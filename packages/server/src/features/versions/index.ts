@@ -1,0 +1,4 @@
+export type { BinaryMetadata } from "./inspection/index.ts";
+export { type VersionRecord, VersionsRepo } from "./versions.repo.ts";
+export { versionsRoutes } from "./versions.routes.ts";
+export { VersionsService, versionView } from "./versions.service.ts";

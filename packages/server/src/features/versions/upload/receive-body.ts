@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { rm } from "node:fs/promises";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+export interface ReceivedBody {
+  size: number;
+  sha256: Buffer;
+  sha512: Buffer;
+}
+
+/** The body grew past the limit: it was cut off there and nothing was kept. */
+export class BodyTooLargeError extends Error {
+  override name = "BodyTooLargeError";
+}
+
+/** The client went away before the body was complete. */
+export class BodyAbortedError extends Error {
+  override name = "BodyAbortedError";
+}
+
+/**
+ * Streams a request body into a new file, counting and hashing on the way, never holding more than a
+ * chunk in memory. Stops reading at `maxBytes`. On any failure the file is removed.
+ *
+ * The request is piped rather than put in `pipeline()`: pipeline destroys its source on error, and destroying
+ * the request destroys the socket, which would leave no way to answer 413.
+ */
+export async function receiveBody(source: Readable, target: string, maxBytes: number): Promise<ReceivedBody> {
+  const sha256 = createHash("sha256");
+  const sha512 = createHash("sha512");
+  let size = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (size > maxBytes) return done(new BodyTooLargeError(`body larger than ${maxBytes} bytes`));
+      sha256.update(chunk);
+      sha512.update(chunk);
+      done(null, chunk);
+    },
+  });
+  // A client that goes away shows up as an "aborted" error, a close before the end, or both.
+  const onError = () => meter.destroy(new BodyAbortedError("the client disconnected mid-body"));
+  const onClose = () => {
+    if (!source.readableEnded) meter.destroy(new BodyAbortedError("the client disconnected mid-body"));
+  };
+  source.on("error", onError);
+  source.on("close", onClose);
+  source.pipe(meter);
+  try {
+    await pipeline(meter, createWriteStream(target, { flags: "wx", mode: 0o600 }));
+    return { size, sha256: sha256.digest(), sha512: sha512.digest() };
+  } catch (error) {
+    source.unpipe(meter);
+    await rm(target, { force: true });
+    throw error;
+  } finally {
+    source.off("error", onError);
+    source.off("close", onClose);
+  }
+}

@@ -1,0 +1,169 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { ApiError } from "../../errors.ts";
+import { parseRange } from "../../http/byte-range.ts";
+import { ProblemResponses } from "../../http/problem.schema.ts";
+import { PackageName } from "../apps/index.ts";
+import { principalOf } from "../auth/index.ts";
+import { parseContentDigest } from "./upload/content-digest.ts";
+import { BodyAbortedError } from "./upload/receive-body.ts";
+import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";
+import { type VersionsService, versionView } from "./versions.service.ts";
+
+/** A Content-Length header as a number; undefined when absent (a chunked body). */
+function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(header)) {
+    throw new ApiError("invalid_request", { detail: "The Content-Length header is not a whole number." });
+  }
+  return Number(header);
+}
+
+export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
+  app,
+  { versions },
+) => {
+  // The upload body is the binary itself, of any content type: it reaches the handler unread, as a stream,
+  // so the handler can refuse the upload before reading a byte of it.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+
+  app.put(
+    "/v1/apps/:package_name/versions/:version",
+    {
+      config: { auth: ["ci", "admin"], deferContinue: true },
+      schema: {
+        summary: "Upload a version's binary",
+        description:
+          "The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it the connection is closed instead of drained. A body that grows past the limit is cut off with 413. Optional Content-Digest: sha-256=:<base64>: (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { 201: VersionView, ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { package_name, version } = request.params;
+      const organizationId = principalOf(request).organizationId;
+      let target: Awaited<ReturnType<VersionsService["checkBeforeBody"]>>;
+      let digest: ReturnType<typeof parseContentDigest>;
+      try {
+        const length = declaredLength(request.headers["content-length"]);
+        const digestHeader = request.headers["content-digest"];
+        digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
+        target = await versions.checkBeforeBody(organizationId, package_name, version, length);
+      } catch (error) {
+        // The body was not read and will not be: close the connection rather than drain up to 500 MiB.
+        reply.header("connection", "close");
+        throw error;
+      }
+      if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
+
+      const body = (request.body as Readable | undefined) ?? emptyBody();
+      try {
+        const record = await versions.receive(target, version, body, digest);
+        return reply
+          .code(201)
+          .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`)
+          .send(versionView(target, record));
+      } catch (error) {
+        if (error instanceof BodyAbortedError) {
+          request.log.info("upload abandoned by the client; nothing was kept");
+          return reply;
+        }
+        if (error instanceof ApiError && error.code === "file_size_exceeded")
+          reply.header("connection", "close");
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    "/v1/apps/:package_name/versions/:version",
+    {
+      schema: {
+        summary: "Get a version (HEAD: is it registered?)",
+        description:
+          "HEAD answers 200 when the version is registered and 404 when not: the cheap check before an upload.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { 200: VersionView, ...ProblemResponses },
+      },
+    },
+    async (request) => {
+      const { app: target, version } = await versions.get(
+        principalOf(request).organizationId,
+        request.params.package_name,
+        request.params.version,
+      );
+      return versionView(target, version);
+    },
+  );
+
+  app.get(
+    "/v1/apps/:package_name/versions",
+    {
+      schema: {
+        summary: "List an app's versions, newest first",
+        tags: ["apps"],
+        params: Type.Object({ package_name: PackageName }),
+        querystring: VersionListQuery,
+        response: { 200: VersionList, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      versions.list(principalOf(request).organizationId, request.params.package_name, request.query),
+  );
+
+  app.get(
+    "/v1/apps/:package_name/versions/:version/binary",
+    {
+      schema: {
+        summary: "Download a version's binary",
+        description:
+          "Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { app: target, version } = await versions.get(
+        principalOf(request).organizationId,
+        request.params.package_name,
+        request.params.version,
+      );
+      const size = version.sizeBytes;
+      const wanted = parseRange(request.headers.range, size);
+      reply
+        .header("accept-ranges", "bytes")
+        .header("etag", `"${version.sha256}"`)
+        .header("content-type", "application/octet-stream")
+        .header(
+          "content-disposition",
+          `attachment; filename="${target.packageName}-${version.version}.${version.binary.format === "app" ? "zip" : version.binary.format}"`,
+        );
+      if (wanted.kind === "unsatisfiable") {
+        reply.header("content-range", `bytes */${size}`);
+        throw new ApiError("range_not_satisfiable", {
+          detail: `The range ${request.headers.range} lies outside the ${size} bytes of the binary.`,
+        });
+      }
+      if (wanted.kind === "partial") {
+        const { start, end } = wanted.range;
+        reply
+          .code(206)
+          .header("content-range", `bytes ${start}-${end}/${size}`)
+          .header("content-length", end - start + 1);
+        return reply.send(await versions.readBinary(version, wanted.range));
+      }
+      reply.header("content-length", size);
+      return reply.send(await versions.readBinary(version));
+    },
+  );
+};
+
+/** A request with Content-Length: 0 reaches the handler without a body stream: an empty upload. */
+function emptyBody(): Readable {
+  return Readable.from([]);
+}

@@ -1,0 +1,212 @@
+import { timingSafeEqual } from "node:crypto";
+import { mkdir, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
+import type { Clock } from "../../clock.ts";
+import { isoTime } from "../../clock.ts";
+import { ApiError } from "../../errors.ts";
+import { decodeCursor, toPage } from "../../http/pagination.ts";
+import { newId, timeOfId } from "../../ids.ts";
+import type { BlobStore, ByteRange } from "../../storage/index.ts";
+import type { AppRecord, AppsService } from "../apps/index.ts";
+import { inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
+import type { ExpectedDigest } from "./upload/content-digest.ts";
+import { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";
+import type { VersionRecord, VersionsRepo } from "./versions.repo.ts";
+
+export function versionView(app: AppRecord, version: VersionRecord) {
+  return {
+    package_name: app.packageName,
+    version: version.version,
+    size_bytes: version.sizeBytes,
+    sha256: version.sha256,
+    created_at: version.createdAt,
+    binary: version.binary,
+  };
+}
+
+export interface VersionsServiceOptions {
+  repo: VersionsRepo;
+  apps: AppsService;
+  store: BlobStore;
+  clock: Clock;
+  /** Local directory where bodies are received before they are verified and moved into the store. */
+  stagingDir: string;
+  maxUploadBytes: number;
+}
+
+/** Blobs younger than this are never swept: their upload may still be about to record them. */
+const sweepGraceMs = 10 * 60 * 1000;
+
+export class VersionsService {
+  constructor(private readonly options: VersionsServiceOptions) {}
+
+  private fileSizeExceeded(detail: string): ApiError {
+    return new ApiError("file_size_exceeded", {
+      detail,
+      extra: { limit_bytes: this.options.maxUploadBytes },
+    });
+  }
+
+  /**
+   * Everything an upload can be refused for from its headers alone, decided before a byte of the body is
+   * read: unknown app (404), registered version (409), declared size over the limit (413).
+   */
+  async checkBeforeBody(
+    organizationId: string,
+    packageName: string,
+    version: string,
+    contentLength: number | undefined,
+  ): Promise<AppRecord> {
+    const app = await this.options.apps.get(organizationId, packageName);
+    if (await this.options.repo.exists(app.id, version)) throw this.versionExists(packageName, version);
+    if (contentLength !== undefined && contentLength > this.options.maxUploadBytes) {
+      throw this.fileSizeExceeded(
+        `The binary is ${contentLength} bytes; the limit is ${this.options.maxUploadBytes} bytes (500 MiB).`,
+      );
+    }
+    return app;
+  }
+
+  private versionExists(packageName: string, version: string): ApiError {
+    return new ApiError("app_version_exists", {
+      detail: `Version ${version} of ${packageName} is registered already; nothing was uploaded.`,
+      fix: `Upload only when the version changes: bump the version, or skip the upload (HEAD /v1/apps/${packageName}/versions/${version} answers 200 when it is registered).`,
+    });
+  }
+
+  /**
+   * Receives the body, verifies and inspects it, moves it into the store and records the version, in that
+   * order: until the record is written the version does not exist, and a failure at any step leaves
+   * neither a version nor a stray file.
+   */
+  async receive(
+    app: AppRecord,
+    version: string,
+    body: Readable,
+    digest: ExpectedDigest | undefined,
+  ): Promise<VersionRecord> {
+    const { store, repo, clock, stagingDir, maxUploadBytes } = this.options;
+    const blobId = newId("blob", clock.now());
+    const staged = path.join(stagingDir, `${blobId}.part`);
+    try {
+      let received: Awaited<ReturnType<typeof receiveBody>>;
+      try {
+        received = await receiveBody(body, staged, maxUploadBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) {
+          throw this.fileSizeExceeded(
+            `The body passed the limit of ${maxUploadBytes} bytes and was cut off there.`,
+          );
+        }
+        throw error;
+      }
+      if (digest) {
+        const actual = digest.algorithm === "sha-256" ? received.sha256 : received.sha512;
+        if (!timingSafeEqual(actual, digest.value)) {
+          throw new ApiError("checksum_mismatch", {
+            detail: `The body's ${digest.algorithm} is ${actual.toString("base64")}, not the ${digest.value.toString("base64")} that Content-Digest declares.`,
+          });
+        }
+      }
+      const binary = await this.inspect(staged, received.size);
+      if (binary.platform !== app.platform) {
+        throw new ApiError("unsupported_binary", {
+          reason: "platform_mismatch",
+          detail: `${app.packageName} is registered as an ${app.platform} app, but this is an ${binary.platform} binary (${binary.format}).`,
+          fix: `Upload the ${app.platform} build of ${app.packageName}, or register the ${binary.platform} app separately.`,
+        });
+      }
+      if (binary.package_name !== app.packageName) {
+        throw new ApiError("binary_package_mismatch", {
+          detail: `The binary declares package ${binary.package_name}, but it was uploaded as ${app.packageName}.`,
+          fix: `Upload the build of ${app.packageName}, or upload this binary to /v1/apps/${binary.package_name}/versions/${version} (register that app first).`,
+          extra: { binary_package_name: binary.package_name, package_name: app.packageName },
+        });
+      }
+
+      const now = clock.now();
+      const record: VersionRecord = {
+        id: newId("ver", now),
+        appId: app.id,
+        version,
+        sizeBytes: received.size,
+        sha256: received.sha256.toString("hex"),
+        blobKey: `versions/${app.organizationId}/${blobId}`,
+        binary,
+        createdAt: isoTime(now),
+      };
+      await store.putFile(record.blobKey, staged);
+      let recorded = false;
+      try {
+        recorded = await repo.insert(record);
+      } finally {
+        if (!recorded) await store.delete(record.blobKey);
+      }
+      if (!recorded) throw this.versionExists(app.packageName, version);
+      return record;
+    } finally {
+      await rm(staged, { force: true });
+    }
+  }
+
+  private async inspect(file: string, size: number) {
+    if (size === 0) {
+      throw new ApiError("unsupported_binary", {
+        detail: "The body is empty.",
+        fix: "Send the binary itself as the request body (for example curl --data-binary @app.apk or -T app.apk).",
+      });
+    }
+    try {
+      return await inspectBinary(file);
+    } catch (error) {
+      if (!(error instanceof UnsupportedBinaryError)) throw error;
+      throw new ApiError("unsupported_binary", {
+        detail: `The body is not an APK, AAB, IPA or zipped .app: ${error.message}`,
+      });
+    }
+  }
+
+  async get(organizationId: string, packageName: string, version: string) {
+    const app = await this.options.apps.get(organizationId, packageName);
+    const record = await this.options.repo.find(app.id, version);
+    if (!record) {
+      throw new ApiError("app_version_not_found", {
+        detail: `Version ${version} of ${packageName} is not registered.`,
+      });
+    }
+    return { app, version: record };
+  }
+
+  async list(organizationId: string, packageName: string, query: { limit?: number; cursor?: string }) {
+    const app = await this.options.apps.get(organizationId, packageName);
+    const limit = query.limit ?? 50;
+    const rows = await this.options.repo.list(app.id, limit, decodeCursor(query.cursor));
+    return toPage(rows, limit, (row) => versionView(app, row));
+  }
+
+  readBinary(version: VersionRecord, range?: ByteRange): Promise<Readable> {
+    return this.options.store.read(version.blobKey, range);
+  }
+
+  /**
+   * Start-up housekeeping after a crash: removes half-received bodies from the staging directory, and
+   * version blobs that no record refers to (an upload that died between storing and recording).
+   */
+  async cleanUp(log: FastifyBaseLogger): Promise<void> {
+    const { stagingDir, store, repo, clock } = this.options;
+    await mkdir(stagingDir, { recursive: true });
+    for (const name of await readdir(stagingDir)) {
+      await rm(path.join(stagingDir, name), { force: true, recursive: true });
+      log.info({ file: name }, "removed an upload left over from an earlier run");
+    }
+    for await (const key of store.keys()) {
+      if (!key.startsWith("versions/")) continue;
+      if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
+      if (await repo.isReferenced(key)) continue;
+      await store.delete(key);
+      log.info({ key }, "removed a stored binary no version refers to");
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import AjvModule from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { FastifyInstance } from "fastify";
+
+// ajv and ajv-formats are CommonJS with a default export.
+const Ajv = AjvModule.default ?? AjvModule;
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+function makeAjv(coerceTypes: boolean | "array") {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * JSON bodies are validated as sent: `"5"` is not a number and `5` is not a string, so a client's type
+ * mistakes are reported rather than papered over. Query strings, path parameters and headers are text by
+ * nature, so `?limit=3` is coerced to the number the schema asks for.
+ */
+export function registerValidation(app: FastifyInstance): void {
+  const strict = makeAjv(false);
+  const coercing = makeAjv("array");
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === "body" ? strict.compile(schema) : coercing.compile(schema),
+  );
+}
