@@ -173,6 +173,10 @@ describe("uploading a version", () => {
       "content-digest": `sha-256=:${sha256(apk).toString("base64")}:`,
     });
     expect(good.status).toBe(201);
+    const good512 = await upload("com.example.basic", "digest-512", apk, {
+      "content-digest": `sha-512=:${createHash("sha512").update(apk).digest("base64")}:`,
+    });
+    expect(good512.status).toBe(201);
 
     const before = await filesInDataDir();
     const bad = await upload("com.example.basic", "digest-bad", apk, {

@@ -93,7 +93,9 @@ export class VersionsService {
     try {
       let received: Awaited<ReturnType<typeof receiveBody>>;
       try {
-        received = await receiveBody(body, staged, maxUploadBytes);
+        received = await receiveBody(body, staged, maxUploadBytes, {
+          sha512: digest?.algorithm === "sha-512",
+        });
       } catch (error) {
         if (error instanceof BodyTooLargeError) {
           throw this.fileSizeExceeded(
@@ -103,8 +105,9 @@ export class VersionsService {
         throw error;
       }
       if (digest) {
-        const actual = digest.algorithm === "sha-256" ? received.sha256 : received.sha512;
-        if (!timingSafeEqual(actual, digest.value)) {
+        const actual =
+          (digest.algorithm === "sha-256" ? received.sha256 : received.sha512) ?? Buffer.alloc(0);
+        if (actual.length !== digest.value.length || !timingSafeEqual(actual, digest.value)) {
           throw new ApiError("checksum_mismatch", {
             detail: `The body's ${digest.algorithm} is ${actual.toString("base64")}, not the ${digest.value.toString("base64")} that Content-Digest declares.`,
           });

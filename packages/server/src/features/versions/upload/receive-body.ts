@@ -7,7 +7,8 @@ import { pipeline } from "node:stream/promises";
 export interface ReceivedBody {
   size: number;
   sha256: Buffer;
-  sha512: Buffer;
+  /** Only when asked for (a Content-Digest with sha-512): hashing twice costs throughput. */
+  sha512: Buffer | undefined;
 }
 
 /** The body grew past the limit: it was cut off there and nothing was kept. */
@@ -27,16 +28,21 @@ export class BodyAbortedError extends Error {
  * The request is piped rather than put in `pipeline()`: pipeline destroys its source on error, and destroying
  * the request destroys the socket, which would leave no way to answer 413.
  */
-export async function receiveBody(source: Readable, target: string, maxBytes: number): Promise<ReceivedBody> {
+export async function receiveBody(
+  source: Readable,
+  target: string,
+  maxBytes: number,
+  options: { sha512?: boolean } = {},
+): Promise<ReceivedBody> {
   const sha256 = createHash("sha256");
-  const sha512 = createHash("sha512");
+  const sha512 = options.sha512 ? createHash("sha512") : undefined;
   let size = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
       if (size > maxBytes) return done(new BodyTooLargeError(`body larger than ${maxBytes} bytes`));
       sha256.update(chunk);
-      sha512.update(chunk);
+      sha512?.update(chunk);
       done(null, chunk);
     },
   });
@@ -50,7 +56,7 @@ export async function receiveBody(source: Readable, target: string, maxBytes: nu
   source.pipe(meter);
   try {
     await pipeline(meter, createWriteStream(target, { flags: "wx", mode: 0o600 }));
-    return { size, sha256: sha256.digest(), sha512: sha512.digest() };
+    return { size, sha256: sha256.digest(), sha512: sha512?.digest() };
   } catch (error) {
     source.unpipe(meter);
     await rm(target, { force: true });
