@@ -192,7 +192,7 @@ describe("problem documents", () => {
     expect(kept.headers.get("x-request-id")).toBe("ci-run-42.step-3");
     expect(kept.body.request_id).toBe("ci-run-42.step-3");
     const replaced = await call(`${server.baseUrl}/me`, { headers: { "x-request-id": "<script>" } });
-    expect(replaced.headers.get("x-request-id")).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(replaced.headers.get("x-request-id")).toMatch(/^req_[A-Za-z0-9_-]{11}\.[0-9a-z]+$/);
   });
 });
 
