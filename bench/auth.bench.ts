@@ -13,6 +13,7 @@ import { QuietGate } from "./lib/quiet.ts";
 import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
+import { requestToken } from "./lib/testbay-api.ts";
 import { type BenchResult, type Metric, type RunOptions, ratio, type Target } from "./lib/types.ts";
 import type { BareReady } from "./servers/bare.ts";
 import type { TestbayReady } from "./servers/testbay.ts";
@@ -242,26 +243,6 @@ async function subject(
     throw new Error(`${label}: no RateLimit header, so the limiter did not run`);
   }
   return { label, url, headers, server, runs: [], served: 1, bodyBytes: Buffer.byteLength(body) };
-}
-
-async function requestToken(origin: string, ready: TestbayReady): Promise<string> {
-  const response = await fetch(`${origin}/v1/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      grant_type: "client_credentials",
-      client_id: ready.credentials.client_id,
-      client_secret: ready.credentials.client_secret,
-      audience: ready.audience,
-    }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (response.status !== 200 || !body.access_token) {
-    throw new Error(
-      `POST /v1/oauth/token answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`,
-    );
-  }
-  return body.access_token;
 }
 
 function metrics(runs: LoadRun[]): Metric[] {

@@ -1,4 +1,4 @@
-import type { BenchResult, Metric, Ratio } from "./types.ts";
+import type { BenchResult, Metric, Ratio, Row } from "./types.ts";
 
 interface Style {
   bad(text: string): string;
@@ -40,6 +40,20 @@ function table(cells: string[][], right: (column: number) => boolean): string[] 
   );
 }
 
+/** Rows of metrics under their column headers (taken from the first row), then the detail column. */
+function rowTable(rows: Row[], detailLabel: string | undefined): string[] {
+  const columns = rows[0]?.metrics.map(header) ?? [];
+  const cells = [
+    ["", ...columns, detailLabel ?? ""],
+    ...rows.map((row) => [
+      row.label,
+      ...row.metrics.map((m) => formatNumber(m.value, m.decimals)),
+      row.detail ?? "",
+    ]),
+  ];
+  return table(cells, (i) => i > 0 && i <= columns.length);
+}
+
 function verdict(ratio: Ratio): string {
   if (!ratio.target) return "";
   if (ratio.met) return "ok";
@@ -55,17 +69,11 @@ export function formatResult(result: BenchResult, color: boolean): string {
     lines.push(style.dim("(quick run: short durations to check the harness; do not quote these numbers)"));
   lines.push("");
 
-  const columns = result.rows[0]?.metrics.map(header) ?? [];
-  const rowCells = [
-    ["", ...columns, result.detailLabel ?? ""],
-    ...result.rows.map((row) => [
-      row.label,
-      ...row.metrics.map((m) => formatNumber(m.value, m.decimals)),
-      row.detail ?? "",
-    ]),
-  ];
-  lines.push(...table(rowCells, (i) => i > 0 && i <= columns.length));
+  lines.push(...rowTable(result.rows, result.detailLabel));
   lines.push("");
+  for (const section of result.sections ?? []) {
+    lines.push(`  ${section.title}`, ...rowTable(section.rows, section.detailLabel), "");
+  }
 
   if (result.ratios.length > 0) {
     const ratioCells = [

@@ -20,6 +20,13 @@ export interface Row {
   detail?: string;
 }
 
+/** A table of its own: rows that do not share the columns of the main table. */
+export interface Section {
+  title: string;
+  rows: Row[];
+  detailLabel?: string;
+}
+
 export interface Target {
   op: ">=" | "<=";
   value: number;
@@ -46,6 +53,8 @@ export interface BenchResult {
   rows: Row[];
   /** Header of the rows' `detail` column. */
   detailLabel?: string;
+  /** Further tables, with columns of their own, printed after `rows`. */
+  sections?: Section[];
   ratios: Ratio[];
   /** How it was measured and anything that qualifies the numbers: printed under the tables. */
   notes: string[];

@@ -110,9 +110,11 @@ async function assemble(
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
   app.removeContentTypeParser("text/plain");
   app.decorate("services", { database, clients, tokens });
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     reply.header("x-content-type-options", "nosniff");
+    done();
   });
   registerValidation(app);
   registerErrorHandling(app, config.supportEmail);

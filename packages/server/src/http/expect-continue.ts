@@ -8,8 +8,11 @@ import type { FastifyInstance } from "fastify";
  */
 export function registerExpectContinue(app: FastifyInstance): void {
   app.server.on("checkContinue", (request, response) => app.server.emit("request", request, response));
-  app.addHook("preParsing", async (request, reply) => {
-    if (request.routeOptions.config?.deferContinue) return;
-    if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
+  app.addHook("preParsing", (request, reply, payload, done) => {
+    const expect = request.headers.expect;
+    if (expect && !request.routeOptions.config?.deferContinue && /100-continue/i.test(expect)) {
+      reply.raw.writeContinue();
+    }
+    done(null, payload);
   });
 }

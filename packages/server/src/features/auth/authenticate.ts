@@ -3,6 +3,9 @@ import { ApiError } from "../../errors.ts";
 import type { ClientsService } from "../clients/index.ts";
 import { invalidToken, type TokenService } from "./tokens.ts";
 
+/** Levels at which request logs are written; below them a child logger per request is wasted work. */
+const verboseLevels = new Set(["info", "debug", "trace"]);
+
 /**
  * Authenticates every request to a non-public route from its `x-api-key` header, then checks the route's
  * roles. A valid token is not enough: its client must still exist and be enabled.
@@ -42,8 +45,10 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
       tokenExpiresAt: verified.expiresAt,
     };
     // Every later log line of the request, "request completed" included, says which client made it.
-    request.log = request.log.child({ client_id: client.id });
-    reply.log = request.log;
+    if (verboseLevels.has(request.log.level)) {
+      request.log = request.log.child({ client_id: client.id });
+      reply.log = request.log;
+    }
 
     if (Array.isArray(allowed) && !allowed.includes(client.role)) {
       throw new ApiError("forbidden", {
