@@ -12,6 +12,7 @@ import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
+import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
 import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
@@ -77,6 +78,7 @@ async function assemble(
   const policies = policiesFrom(config);
   const store = openBlobStore(config.storageUrl);
   const apps = new AppsService(new AppsRepo(database.db), clock);
+  const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock);
   const versions = new VersionsService({
     repo: new VersionsRepo(database.db),
     apps,
@@ -134,11 +136,33 @@ async function assemble(
   await app.register(clientsRoutes, { clients });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
+  await app.register(testPlansRoutes, { plans });
   await versions.cleanUp(app.log);
+  await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
 
   app.addHook("onClose", async () => {
     await limiter.close();
     await database.close();
   });
   return app;
+}
+
+/**
+ * Runs a housekeeping job now and every hour while the server runs. Jobs are idempotent, so several
+ * instances running them is harmless; a failure is logged and retried at the next hour.
+ */
+async function scheduleHourly(
+  app: FastifyInstance,
+  name: string,
+  job: () => Promise<unknown>,
+): Promise<void> {
+  const run = () =>
+    job().then(
+      (result) => app.log.debug({ job: name, result }, "housekeeping done"),
+      (error) => app.log.error({ job: name, err: error }, "housekeeping failed"),
+    );
+  await run();
+  const timer = setInterval(run, 3600 * 1000);
+  timer.unref();
+  app.addHook("onClose", async () => clearInterval(timer));
 }

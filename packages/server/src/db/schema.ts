@@ -8,6 +8,7 @@ export interface Database {
   signing_keys: SigningKeysTable;
   apps: AppsTable;
   app_versions: AppVersionsTable;
+  test_plans: TestPlansTable;
 }
 
 export interface OrganizationsTable {
@@ -58,4 +59,23 @@ export interface AppVersionsTable {
   /** JSON text of the parsed BinaryMetadata. */
   binary: string;
   created_at: string;
+}
+
+export type TestPlanState = "active" | "archived" | "deleted";
+
+export interface TestPlansTable {
+  id: string;
+  organization_id: string;
+  app_id: string;
+  name: string;
+  state: TestPlanState;
+  /** JSON text: DeviceSpec[] */
+  devices: string;
+  /** JSON text: Step[] */
+  steps: string;
+  timeout_seconds: number;
+  max_attempts: number;
+  created_at: string;
+  updated_at: string;
+  state_changed_at: string | null;
 }

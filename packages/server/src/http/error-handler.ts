@@ -16,6 +16,11 @@ function validationErrors(context: string, issues: ValidationIssue[]) {
     let message = issue.message ?? "is invalid";
     if (issue.params.additionalProperty !== undefined) message = "is not a known field";
     if (issue.params.missingProperty !== undefined) message = "is required";
+    // A discriminated oneOf (test plan steps) whose tag names no branch: point at the tag itself.
+    if (typeof issue.params.tag === "string" && issue.params.error === "mapping") {
+      pointer += `/${issue.params.tag}`;
+      message = `${JSON.stringify(issue.params.tagValue)} is not a known ${issue.params.tag}`;
+    }
     return { path: pointer === "" ? "/" : pointer, in: context, message };
   });
 }

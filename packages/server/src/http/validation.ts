@@ -13,6 +13,8 @@ function makeAjv(coerceTypes: boolean | "array") {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Lets a oneOf tagged by a property (test plan steps, by `type`) report the errors of the matching branch.
+    discriminator: true,
   });
   addFormats(ajv);
   return ajv;

@@ -1,0 +1,5 @@
+export type { TestPlanRecord } from "./testplans.repo.ts";
+export { TestPlansRepo } from "./testplans.repo.ts";
+export { testPlansRoutes } from "./testplans.routes.ts";
+export type { DeviceSpec, Step } from "./testplans.schemas.ts";
+export { TestPlansService, testPlanNotFound, testPlanView } from "./testplans.service.ts";

@@ -1,0 +1,166 @@
+import { type Static, Type } from "typebox";
+import { PageQuery } from "../../http/pagination.ts";
+import { PackageName, Platform } from "../apps/index.ts";
+
+const StepName = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: "Shown in results." }),
+);
+const StepTimeout = Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 3600 }));
+
+export const InspectStep = Type.Object(
+  {
+    type: Type.Literal("inspect"),
+    name: StepName,
+    expect: Type.Object(
+      {
+        max_size_mb: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+        min_sdk_at_most: Type.Optional(Type.Integer({ minimum: 1 })),
+        target_sdk_at_least: Type.Optional(Type.Integer({ minimum: 1 })),
+        abis_include: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20 }),
+        ),
+        permissions_exclude: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 }),
+        ),
+        debuggable: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false, minProperties: 1 },
+    ),
+  },
+  { additionalProperties: false, description: "Checks the uploaded binary's metadata; needs no device." },
+);
+
+export const ShellStep = Type.Object(
+  {
+    type: Type.Literal("shell"),
+    name: StepName,
+    run: Type.String({ minLength: 1, maxLength: 64 * 1024 }),
+    junit: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: "Glob of JUnit XML files to ingest" }),
+    ),
+    timeout_seconds: StepTimeout,
+  },
+  { additionalProperties: false, description: "Runs a shell command on an agent that allows shell steps." },
+);
+
+export const InstrumentationStep = Type.Object(
+  {
+    type: Type.Literal("instrumentation"),
+    name: StepName,
+    test_package: PackageName,
+    runner: Type.Optional(Type.String({ minLength: 1, maxLength: 300, pattern: "^[A-Za-z0-9_.$/]+$" })),
+    args: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,100}$" }), Type.String({ maxLength: 1000 }), {
+        maxProperties: 50,
+      }),
+    ),
+    timeout_seconds: StepTimeout,
+  },
+  { additionalProperties: false, description: "Android instrumentation tests via adb (am instrument -r)." },
+);
+
+export const MaestroStep = Type.Object(
+  {
+    type: Type.Literal("maestro"),
+    name: StepName,
+    flows: Type.Array(Type.String({ minLength: 1, maxLength: 256 * 1024 }), { minItems: 1, maxItems: 50 }),
+    timeout_seconds: StepTimeout,
+  },
+  { additionalProperties: false, description: "Maestro flows (YAML texts) run with the maestro CLI." },
+);
+
+/**
+ * A step, told apart by `type`. Declared as a discriminated oneOf so a mistake in a step is reported
+ * against that step's own fields, not as "matches none of four shapes".
+ */
+export const Step = Type.Unsafe<
+  | Static<typeof InspectStep>
+  | Static<typeof ShellStep>
+  | Static<typeof InstrumentationStep>
+  | Static<typeof MaestroStep>
+>({
+  type: "object",
+  required: ["type"],
+  discriminator: { propertyName: "type" },
+  oneOf: [InspectStep, ShellStep, InstrumentationStep, MaestroStep],
+});
+export type Step = Static<typeof Step>;
+
+export const DeviceSpec = Type.Object(
+  {
+    platform: Platform,
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    os_version: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  },
+  { additionalProperties: false },
+);
+export type DeviceSpec = Static<typeof DeviceSpec>;
+
+const Devices = Type.Array(DeviceSpec, {
+  maxItems: 20,
+  description: "One device run per entry; [] runs once on the agent host itself.",
+});
+const Steps = Type.Array(Step, { minItems: 1, maxItems: 50 });
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Timeout = Type.Integer({ minimum: 30, maximum: 24 * 3600, description: "Seconds; default 1800" });
+const MaxAttempts = Type.Integer({ minimum: 1, maximum: 3, description: "Default 1" });
+
+export const CreateTestPlanBody = Type.Object(
+  {
+    name: Name,
+    package_name: PackageName,
+    devices: Type.Optional(Devices),
+    steps: Steps,
+    timeout_seconds: Type.Optional(Timeout),
+    max_attempts: Type.Optional(MaxAttempts),
+  },
+  { additionalProperties: false },
+);
+
+export const PatchTestPlanBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    devices: Type.Optional(Devices),
+    steps: Type.Optional(Steps),
+    timeout_seconds: Type.Optional(Timeout),
+    max_attempts: Type.Optional(MaxAttempts),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const TestPlanState = Type.Union([
+  Type.Literal("active"),
+  Type.Literal("archived"),
+  Type.Literal("deleted"),
+]);
+
+export const TestPlanView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  package_name: Type.String(),
+  state: TestPlanState,
+  devices: Type.Array(DeviceSpec),
+  steps: Type.Array(Type.Unsafe<Step>({ type: "object", additionalProperties: true })),
+  timeout_seconds: Type.Integer(),
+  max_attempts: Type.Integer(),
+  created_at: Type.String({ format: "date-time" }),
+  updated_at: Type.String({ format: "date-time" }),
+  restorable_until: Type.Optional(Type.String({ format: "date-time", description: "Deleted plans only" })),
+});
+
+export const TestPlanId = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" });
+export const TestPlanParams = Type.Object({ id: TestPlanId });
+
+export const TestPlanListQuery = Type.Object(
+  {
+    ...PageQuery,
+    package_name: Type.Optional(PackageName),
+    state: Type.Optional(TestPlanState),
+  },
+  { additionalProperties: false },
+);
+
+export const TestPlanList = Type.Object({
+  items: Type.Array(TestPlanView),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
