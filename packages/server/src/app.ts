@@ -10,9 +10,11 @@ import { ApiError } from "./errors.ts";
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
+import { ExecutionsRepo, ExecutionsService, executionsRoutes } from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
+import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
 import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
@@ -87,6 +89,10 @@ async function assemble(
     stagingDir: path.join(config.dataDir, "tmp", "uploads"),
     maxUploadBytes: config.maxUploadBytes,
   });
+  const executionsRepo = new ExecutionsRepo(database.db);
+  const executions = new ExecutionsService(executionsRepo, clock);
+  const triggers = new TriggersService(versions, plans, executionsRepo, clock);
+  const idempotency = new IdempotencyStore(database.db, clock);
 
   const app = Fastify({
     loggerInstance: createLogger(config.logLevel, options.logDestination),
@@ -137,8 +143,11 @@ async function assemble(
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
   await app.register(testPlansRoutes, { plans });
+  await app.register(triggersRoutes, { triggers, idempotency });
+  await app.register(executionsRoutes, { executions });
   await versions.cleanUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
+  await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
 
   app.addHook("onClose", async () => {
     await limiter.close();

@@ -9,6 +9,9 @@ export interface Database {
   apps: AppsTable;
   app_versions: AppVersionsTable;
   test_plans: TestPlansTable;
+  executions: ExecutionsTable;
+  device_runs: DeviceRunsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export interface OrganizationsTable {
@@ -78,4 +81,50 @@ export interface TestPlansTable {
   created_at: string;
   updated_at: string;
   state_changed_at: string | null;
+}
+
+export type ExecutionStatus = "queued" | "running" | "passed" | "failed" | "errored" | "cancelled";
+
+export interface ExecutionsTable {
+  id: string;
+  organization_id: string;
+  test_plan_id: string;
+  app_version_id: string;
+  package_name: string;
+  version: string;
+  status: ExecutionStatus;
+  /** JSON text: the plan's name, devices, steps, timeout and attempts when it was triggered. */
+  plan: string;
+  /** JSON text: Record<string, string> */
+  env: string;
+  /** JSON text: {tests, passed, failed, skipped, flaky} */
+  summary: string;
+  cancel_requested: number;
+  triggered_by: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface DeviceRunsTable {
+  id: string;
+  execution_id: string;
+  position: number;
+  device: string | null;
+  status: ExecutionStatus;
+  attempt: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  client_id: string;
+  key: string;
+  fingerprint: string;
+  status_code: number | null;
+  content_type: string | null;
+  body: string | null;
+  created_at: string;
+  expires_at: string;
 }

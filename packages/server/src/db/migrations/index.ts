@@ -2,10 +2,12 @@ import type { Migration } from "kysely";
 import * as identity from "./2026-11-22-0001-identity.ts";
 import * as apps from "./2026-11-22-0002-apps.ts";
 import * as testplans from "./2026-11-22-0003-testplans.ts";
+import * as executions from "./2026-11-22-0004-executions.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
   "2026-11-22-0001-identity": identity,
   "2026-11-22-0002-apps": apps,
   "2026-11-22-0003-testplans": testplans,
+  "2026-11-22-0004-executions": executions,
 };

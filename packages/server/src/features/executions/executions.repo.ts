@@ -1,0 +1,209 @@
+import type { Kysely } from "kysely";
+import { olderThan } from "../../db/keyset.ts";
+import type { Database, ExecutionStatus } from "../../db/schema.ts";
+import type { Position } from "../../http/pagination.ts";
+
+export interface Summary {
+  tests: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  flaky: number;
+}
+
+export interface DeviceRunRecord {
+  id: string;
+  executionId: string;
+  position: number;
+  device: Record<string, unknown> | null;
+  status: ExecutionStatus;
+  attempt: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export interface ExecutionRecord {
+  id: string;
+  organizationId: string;
+  testPlanId: string;
+  appVersionId: string;
+  packageName: string;
+  version: string;
+  status: ExecutionStatus;
+  plan: Record<string, unknown>;
+  env: Record<string, string>;
+  summary: Summary;
+  cancelRequested: boolean;
+  triggeredBy: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  deviceRuns: DeviceRunRecord[];
+}
+
+export interface ExecutionFilter {
+  testPlanId?: string;
+  packageName?: string;
+  version?: string;
+  status?: ExecutionStatus;
+}
+
+export class ExecutionsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Inserts executions and their device runs in one transaction: a batch is recorded whole or not at all. */
+  async insertAll(executions: ExecutionRecord[]): Promise<void> {
+    if (executions.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("executions")
+        .values(
+          executions.map((e) => ({
+            id: e.id,
+            organization_id: e.organizationId,
+            test_plan_id: e.testPlanId,
+            app_version_id: e.appVersionId,
+            package_name: e.packageName,
+            version: e.version,
+            status: e.status,
+            plan: JSON.stringify(e.plan),
+            env: JSON.stringify(e.env),
+            summary: JSON.stringify(e.summary),
+            cancel_requested: e.cancelRequested ? 1 : 0,
+            triggered_by: e.triggeredBy,
+            created_at: e.createdAt,
+            started_at: e.startedAt,
+            finished_at: e.finishedAt,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto("device_runs")
+        .values(
+          executions.flatMap((e) =>
+            e.deviceRuns.map((run) => ({
+              id: run.id,
+              execution_id: run.executionId,
+              position: run.position,
+              device: run.device === null ? null : JSON.stringify(run.device),
+              status: run.status,
+              attempt: run.attempt,
+              created_at: run.createdAt,
+              started_at: run.startedAt,
+              finished_at: run.finishedAt,
+            })),
+          ),
+        )
+        .execute();
+    });
+  }
+
+  async find(organizationId: string, id: string): Promise<ExecutionRecord | undefined> {
+    const row = await this.db
+      .selectFrom("executions")
+      .selectAll()
+      .where("id", "=", id)
+      .where("organization_id", "=", organizationId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const [withRuns] = await this.attachDeviceRuns([row]);
+    return withRuns;
+  }
+
+  async list(organizationId: string, filter: ExecutionFilter, limit: number, after: Position | undefined) {
+    let query = this.db.selectFrom("executions").selectAll().where("organization_id", "=", organizationId);
+    if (filter.testPlanId !== undefined) query = query.where("test_plan_id", "=", filter.testPlanId);
+    if (filter.packageName !== undefined) query = query.where("package_name", "=", filter.packageName);
+    if (filter.version !== undefined) query = query.where("version", "=", filter.version);
+    if (filter.status !== undefined) query = query.where("status", "=", filter.status);
+    if (after) query = query.where(olderThan(after));
+    const rows = await query
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit + 1)
+      .execute();
+    return this.attachDeviceRuns(rows);
+  }
+
+  /**
+   * Cancels a queued execution at once, or flags a running one for its agent. One conditional update per
+   * case, so a cancel racing a claim or a completion never overwrites a final status.
+   */
+  async cancel(organizationId: string, id: string, at: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const cancelled = await trx
+        .updateTable("executions")
+        .set({ status: "cancelled", finished_at: at, cancel_requested: 1 })
+        .where("id", "=", id)
+        .where("organization_id", "=", organizationId)
+        .where("status", "=", "queued")
+        .executeTakeFirst();
+      if (Number(cancelled.numUpdatedRows) > 0) {
+        await trx
+          .updateTable("device_runs")
+          .set({ status: "cancelled", finished_at: at })
+          .where("execution_id", "=", id)
+          .where("status", "=", "queued")
+          .execute();
+        return;
+      }
+      await trx
+        .updateTable("executions")
+        .set({ cancel_requested: 1 })
+        .where("id", "=", id)
+        .where("organization_id", "=", organizationId)
+        .where("status", "=", "running")
+        .execute();
+    });
+  }
+
+  private async attachDeviceRuns(rows: Database["executions"][]): Promise<ExecutionRecord[]> {
+    if (rows.length === 0) return [];
+    const runs = await this.db
+      .selectFrom("device_runs")
+      .selectAll()
+      .where(
+        "execution_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .orderBy("execution_id")
+      .orderBy("position")
+      .execute();
+    const byExecution = new Map<string, DeviceRunRecord[]>();
+    for (const run of runs) {
+      const list = byExecution.get(run.execution_id) ?? [];
+      list.push({
+        id: run.id,
+        executionId: run.execution_id,
+        position: Number(run.position),
+        device: run.device === null ? null : (JSON.parse(run.device) as Record<string, unknown>),
+        status: run.status,
+        attempt: Number(run.attempt),
+        createdAt: run.created_at,
+        startedAt: run.started_at,
+        finishedAt: run.finished_at,
+      });
+      byExecution.set(run.execution_id, list);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      organizationId: row.organization_id,
+      testPlanId: row.test_plan_id,
+      appVersionId: row.app_version_id,
+      packageName: row.package_name,
+      version: row.version,
+      status: row.status,
+      plan: JSON.parse(row.plan) as Record<string, unknown>,
+      env: JSON.parse(row.env) as Record<string, string>,
+      summary: JSON.parse(row.summary) as Summary,
+      cancelRequested: Number(row.cancel_requested) === 1,
+      triggeredBy: row.triggered_by,
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      deviceRuns: byExecution.get(row.id) ?? [],
+    }));
+  }
+}

@@ -1,0 +1,62 @@
+import { Type } from "typebox";
+import { PageQuery } from "../../http/pagination.ts";
+import { PackageName } from "../apps/index.ts";
+import { VersionId } from "../versions/index.ts";
+
+export const ExecutionStatus = Type.Union(
+  ["queued", "running", "passed", "failed", "errored", "cancelled"].map((s) => Type.Literal(s)),
+);
+
+export const Summary = Type.Object({
+  tests: Type.Integer(),
+  passed: Type.Integer(),
+  failed: Type.Integer(),
+  skipped: Type.Integer(),
+  flaky: Type.Integer({ description: "Tests that failed on one attempt and passed on another" }),
+});
+
+export const DeviceRunView = Type.Object({
+  device: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: "The plan's device entry; null for a plan that runs on the agent host",
+  }),
+  status: ExecutionStatus,
+  attempt: Type.Integer(),
+  started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  finished_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+});
+
+export const ExecutionView = Type.Object({
+  id: Type.String(),
+  test_plan_id: Type.String(),
+  package_name: Type.String(),
+  version: Type.String(),
+  status: ExecutionStatus,
+  cancel_requested: Type.Boolean(),
+  created_at: Type.String({ format: "date-time" }),
+  started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  finished_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  summary: Summary,
+  devices: Type.Array(DeviceRunView),
+  steps: Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description: "Step results, once an agent reports them",
+  }),
+});
+
+export const ExecutionId = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" });
+export const ExecutionParams = Type.Object({ id: ExecutionId });
+
+export const ExecutionListQuery = Type.Object(
+  {
+    ...PageQuery,
+    test_plan_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    package_name: Type.Optional(PackageName),
+    version: Type.Optional(VersionId),
+    status: Type.Optional(ExecutionStatus),
+  },
+  { additionalProperties: false },
+);
+
+export const ExecutionList = Type.Object({
+  items: Type.Array(ExecutionView),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});

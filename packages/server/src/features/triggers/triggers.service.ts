@@ -1,0 +1,164 @@
+import type { Clock } from "../../clock.ts";
+import { isoTime } from "../../clock.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { AppRecord } from "../apps/index.ts";
+import {
+  type ExecutionRecord,
+  type ExecutionsRepo,
+  emptySummary,
+  executionView,
+} from "../executions/index.ts";
+import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
+import type { VersionRecord, VersionsService } from "../versions/index.ts";
+
+export interface TriggerRequest {
+  organizationId: string;
+  clientId: string;
+  packageName: string;
+  version: string;
+  testPlanIds: string[];
+  env: Record<string, string>;
+}
+
+export interface FailedExecution {
+  test_plan_id: string;
+  status: number;
+  code: string;
+  reason?: string;
+  detail: string;
+  fix: string;
+}
+
+export interface TriggerOutcome {
+  executions: ExecutionRecord[];
+  failed: FailedExecution[];
+}
+
+function failure(id: string, error: ApiError): FailedExecution {
+  return {
+    test_plan_id: id,
+    status: error.status,
+    code: error.code,
+    ...(error.reason === undefined ? {} : { reason: error.reason }),
+    detail: error.detail,
+    fix: error.fix,
+  };
+}
+
+/** Creates executions: one per plan, one queued device run per entry of the plan's devices (one for []). */
+export class TriggersService {
+  constructor(
+    private readonly versions: VersionsService,
+    private readonly plans: TestPlansService,
+    private readonly executions: ExecutionsRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Triggers every plan that can be triggered and reports each one that cannot. The app and the version
+   * must exist (else the whole request fails); each plan must exist in the organization, be active and
+   * test this app. The executions of one call are recorded in one transaction.
+   */
+  async trigger(request: TriggerRequest): Promise<TriggerOutcome> {
+    const { app, version } = await this.versions.get(
+      request.organizationId,
+      request.packageName,
+      request.version,
+    );
+    const found = new Map(
+      (await this.plans.findMany(request.organizationId, request.testPlanIds)).map((plan) => [plan.id, plan]),
+    );
+    const failed: FailedExecution[] = [];
+    const executions: ExecutionRecord[] = [];
+    const now = this.clock.now();
+    for (const id of request.testPlanIds) {
+      const plan = found.get(id);
+      if (!plan || plan.state !== "active") {
+        failed.push(failure(id, testPlanNotFound(id, plan?.state)));
+      } else if (plan.appId !== app.id) {
+        failed.push(failure(id, otherApp(plan, app)));
+      } else {
+        executions.push(this.newExecution(request, plan, version, now));
+      }
+    }
+    await this.executions.insertAll(executions);
+    return { executions, failed };
+  }
+
+  private newExecution(
+    request: TriggerRequest,
+    plan: TestPlanRecord,
+    version: VersionRecord,
+    now: number,
+  ): ExecutionRecord {
+    const id = newId("ex", now);
+    const createdAt = isoTime(now);
+    const devices: Array<Record<string, unknown> | null> = plan.devices.length > 0 ? plan.devices : [null];
+    return {
+      id,
+      organizationId: request.organizationId,
+      testPlanId: plan.id,
+      appVersionId: version.id,
+      packageName: plan.packageName,
+      version: version.version,
+      status: "queued",
+      plan: {
+        name: plan.name,
+        devices: plan.devices,
+        steps: plan.steps,
+        timeout_seconds: plan.timeoutSeconds,
+        max_attempts: plan.maxAttempts,
+      },
+      env: request.env,
+      summary: { ...emptySummary },
+      cancelRequested: false,
+      triggeredBy: request.clientId,
+      createdAt,
+      startedAt: null,
+      finishedAt: null,
+      deviceRuns: devices.map((device, position) => ({
+        id: newId("dr", now),
+        executionId: id,
+        position,
+        device,
+        status: "queued",
+        attempt: 1,
+        createdAt,
+        startedAt: null,
+        finishedAt: null,
+      })),
+    };
+  }
+}
+
+function otherApp(plan: TestPlanRecord, app: AppRecord): ApiError {
+  return new ApiError("invalid_request", {
+    reason: "plan_for_other_app",
+    detail: `Test plan ${plan.id} tests ${plan.packageName}, not ${app.packageName}.`,
+    fix: `Trigger it with package_name ${plan.packageName}, or choose a plan made for ${app.packageName}.`,
+  });
+}
+
+/** The batch response: 200 when every plan started, 207 when some did, an error status when none did. */
+export function batchResponse(
+  outcome: TriggerOutcome,
+): { status: number; body: Record<string, unknown> } | ApiError {
+  const executions = outcome.executions.map(executionView);
+  if (outcome.failed.length === 0) return { status: 200, body: { executions, failed_executions: [] } };
+  if (executions.length > 0) return { status: 207, body: { executions, failed_executions: outcome.failed } };
+
+  const [first] = outcome.failed;
+  const same = outcome.failed.every((f) => f.code === first?.code && f.status === first?.status);
+  const sameCause = same && outcome.failed.every((f) => f.reason === first?.reason);
+  const code = same && first ? (first.code as ApiError["code"]) : "invalid_request";
+  return new ApiError(code, {
+    ...(sameCause && first?.reason ? { reason: first.reason } : {}),
+    detail: `None of the ${outcome.failed.length} test plans was triggered; failed_executions says why for each.`,
+    fix:
+      sameCause && first
+        ? first.fix
+        : "Fix each plan listed in failed_executions as its fix says, then trigger again.",
+    extra: { executions: [], failed_executions: outcome.failed },
+  });
+}
