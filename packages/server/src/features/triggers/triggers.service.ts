@@ -74,7 +74,7 @@ export class TriggersService {
     const now = this.clock.now();
     for (const id of request.testPlanIds) {
       const plan = found.get(id);
-      if (!plan || plan.state !== "active") {
+      if (plan?.state !== "active") {
         failed.push(failure(id, testPlanNotFound(id, plan?.state)));
       } else if (plan.appId !== app.id) {
         failed.push(failure(id, otherApp(plan, app)));
