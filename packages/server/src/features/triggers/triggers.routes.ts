@@ -84,6 +84,22 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
   triggers: TriggersService;
   idempotency: IdempotencyStore;
 }> = async (app, { triggers, idempotency }) => {
+  const triggerPlans = (
+    request: FastifyRequest,
+    body: { package_name: string; version: string; env?: Record<string, string> },
+    testPlanIds: string[],
+  ) => {
+    const principal = principalOf(request);
+    return triggers.trigger({
+      organizationId: principal.organizationId,
+      clientId: principal.clientId,
+      packageName: body.package_name,
+      version: body.version,
+      testPlanIds,
+      env: body.env ?? {},
+    });
+  };
+
   app.post(
     "/v1/testplan/run",
     {
@@ -100,15 +116,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) =>
       once(idempotency, request, reply, async () => {
-        const principal = principalOf(request);
-        const outcome = await triggers.trigger({
-          organizationId: principal.organizationId,
-          clientId: principal.clientId,
-          packageName: request.body.package_name,
-          version: request.body.version,
-          testPlanIds: [request.body.test_plan_id],
-          env: request.body.env ?? {},
-        });
+        const outcome = await triggerPlans(request, request.body, [request.body.test_plan_id]);
         const [failed] = outcome.failed;
         const [execution] = outcome.executions;
         if (failed || !execution) {
@@ -138,15 +146,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) =>
       once(idempotency, request, reply, async () => {
-        const principal = principalOf(request);
-        const outcome = await triggers.trigger({
-          organizationId: principal.organizationId,
-          clientId: principal.clientId,
-          packageName: request.body.package_name,
-          version: request.body.version,
-          testPlanIds: request.body.test_plan_ids,
-          env: request.body.env ?? {},
-        });
+        const outcome = await triggerPlans(request, request.body, request.body.test_plan_ids);
         const response = batchResponse(outcome);
         if (response instanceof ApiError) throw response;
         return asStored(response.status, response.body);
