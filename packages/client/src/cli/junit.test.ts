@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { Execution } from "../sdk/models.ts";
+import { junitReport, xml } from "./junit.ts";
+
+function execution(id: string, devices: Execution["devices"], status: Execution["status"]): Execution {
+  return {
+    id,
+    test_plan_id: `tp_${id}`,
+    package_name: "com.example",
+    version: "1.0",
+    status,
+    cancel_requested: false,
+    created_at: "2026-01-01T00:00:00.000Z",
+    started_at: "2026-01-01T00:00:00.000Z",
+    finished_at: "2026-01-01T00:01:00.000Z",
+    summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+    devices,
+    steps: [],
+  };
+}
+
+const run = (status: Execution["status"], model?: string) => ({
+  device: model ? { platform: "android" as const, model } : null,
+  status,
+  attempt: 1,
+  started_at: "2026-01-01T00:00:00.000Z",
+  finished_at: "2026-01-01T00:00:30.500Z",
+});
+
+describe("the merged JUnit report", () => {
+  it("has one testsuite per execution and one testcase per device run, failure for failed, error for the rest", () => {
+    const report = junitReport(
+      [
+        execution("a", [run("passed", "Pixel 8"), run("failed", "Pixel 6")], "failed"),
+        execution("b", [run("errored")], "errored"),
+        execution("c", [run("cancelled"), run("queued")], "cancelled"),
+      ],
+      new Map([["tp_a", "smoke & sanity"]]),
+    );
+    expect(report).toContain('<testsuites name="testbay" tests="5" failures="1" errors="3">');
+    expect(report.match(/<testsuite /g)).toHaveLength(3);
+    expect(report.match(/<testcase /g)).toHaveLength(5);
+    expect(report).toContain('<testsuite name="smoke &amp; sanity (tp_a)" id="a"');
+    expect(report).toContain('name="device 1: Pixel 8 android, attempt 1" time="30.500"/>');
+    expect(report).toMatch(/name="device 2: Pixel 6 android, attempt 1"[^>]*>\s*<failure type="failed"/);
+    expect(report).toMatch(/name="agent host, attempt 1"[^>]*>\s*<error type="errored"/);
+    expect(report).toContain('<error type="cancelled" message="cancelled">');
+    expect(report).toContain('<error type="queued" message="still queued when the wait ended">');
+    expect(report).toContain("GET /v1/executions/{id}/junit");
+  });
+
+  it("escapes markup and drops characters XML 1.0 forbids", () => {
+    expect(xml(`a<b>"c"&'d'\u0001\u001b\tz`)).toBe("a&lt;b&gt;&quot;c&quot;&amp;&apos;d&apos;\tz");
+  });
+});

@@ -1,0 +1,122 @@
+import type { DeviceRun, Execution } from "../sdk/models.ts";
+
+const escapes: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+};
+
+/** XML 1.0 allows tab, line feed and carriage return, and no other character below U+0020. */
+const allowedInXml = (c: string) => c.charCodeAt(0) >= 0x20 || c === "\t" || c === "\n" || c === "\r";
+
+/** Text safe inside an XML attribute or element: escaped, and without characters XML 1.0 forbids. */
+export function xml(text: string): string {
+  return [...text]
+    .filter(allowedInXml)
+    .join("")
+    .replace(/[&<>"']/g, (c) => escapes[c] ?? c);
+}
+
+function seconds(start: string | null, end: string | null): string {
+  if (!start || !end) return "0";
+  return Math.max(0, (Date.parse(end) - Date.parse(start)) / 1000).toFixed(3);
+}
+
+function deviceName(run: DeviceRun, index: number): string {
+  const device = run.device;
+  if (!device) return `agent host, attempt ${run.attempt}`;
+  const parts = [device.model, device.platform, device.os_version].filter((p) => typeof p === "string" && p);
+  return `device ${index + 1}: ${parts.join(" ") || "any"}, attempt ${run.attempt}`;
+}
+
+type Outcome = "passed" | "failure" | "error";
+
+/** failed → <failure>; errored, cancelled and unfinished (queued or running when the wait ended) → <error>. */
+function outcomeOf(status: DeviceRun["status"]): { kind: Outcome; message: string } {
+  switch (status) {
+    case "passed":
+      return { kind: "passed", message: "" };
+    case "failed":
+      return { kind: "failure", message: "failed" };
+    case "errored":
+      return { kind: "error", message: "errored" };
+    case "cancelled":
+      return { kind: "error", message: "cancelled" };
+    default:
+      return { kind: "error", message: `still ${status} when the wait ended` };
+  }
+}
+
+/**
+ * One merged JUnit XML report for the executions of a run: one <testsuite> per execution and one <testcase>
+ * per device run, with <failure> for failed runs and <error> for errored, cancelled or unfinished ones.
+ *
+ * It is built from the executions' statuses because the server does not serve per-execution reports yet.
+ * Once `GET /v1/executions/{id}/junit` exists, merge its <testsuite> elements (the real test cases the
+ * agents report) into this document instead of the per-device test cases.
+ */
+export function junitReport(executions: Execution[], planNames: Map<string, string> = new Map()): string {
+  let tests = 0;
+  let failures = 0;
+  let errors = 0;
+  const suites: string[] = [];
+  for (const execution of executions) {
+    const cases: string[] = [];
+    let suiteFailures = 0;
+    let suiteErrors = 0;
+    const runs: DeviceRun[] = execution.devices.length
+      ? execution.devices
+      : [
+          {
+            device: null,
+            status: execution.status,
+            attempt: 1,
+            started_at: execution.started_at,
+            finished_at: execution.finished_at,
+          },
+        ];
+    const plan = planNames.get(execution.test_plan_id);
+    const classname = `${execution.package_name}.${plan ?? execution.test_plan_id}`;
+    runs.forEach((run, index) => {
+      const { kind, message } = outcomeOf(run.status);
+      const open = `    <testcase classname="${xml(classname)}" name="${xml(deviceName(run, index))}" time="${seconds(run.started_at, run.finished_at)}"`;
+      if (kind === "passed") {
+        cases.push(`${open}/>`);
+        return;
+      }
+      if (kind === "failure") suiteFailures += 1;
+      else suiteErrors += 1;
+      const element = kind === "failure" ? "failure" : "error";
+      cases.push(
+        `${open}>\n      <${element} type="${xml(run.status)}" message="${xml(message)}">${xml(`Execution ${execution.id} of plan ${execution.test_plan_id}: device run ${message}.`)}</${element}>\n    </testcase>`,
+      );
+    });
+    tests += runs.length;
+    failures += suiteFailures;
+    errors += suiteErrors;
+    const name = plan ? `${plan} (${execution.test_plan_id})` : execution.test_plan_id;
+    suites.push(
+      [
+        `  <testsuite name="${xml(name)}" id="${xml(execution.id)}" package="${xml(execution.package_name)}" tests="${runs.length}" failures="${suiteFailures}" errors="${suiteErrors}" skipped="0" timestamp="${xml(execution.created_at)}" time="${seconds(execution.started_at, execution.finished_at)}">`,
+        "    <properties>",
+        `      <property name="execution_id" value="${xml(execution.id)}"/>`,
+        `      <property name="test_plan_id" value="${xml(execution.test_plan_id)}"/>`,
+        `      <property name="version" value="${xml(execution.version)}"/>`,
+        `      <property name="status" value="${xml(execution.status)}"/>`,
+        "    </properties>",
+        ...cases,
+        "  </testsuite>",
+      ].join("\n"),
+    );
+  }
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    "<!-- Written by the testbay CLI from the executions' statuses. TODO: merge GET /v1/executions/{id}/junit per execution once the server serves it. -->",
+    `<testsuites name="testbay" tests="${tests}" failures="${failures}" errors="${errors}">`,
+    ...suites,
+    "</testsuites>",
+    "",
+  ].join("\n");
+}

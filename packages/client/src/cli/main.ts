@@ -1,0 +1,457 @@
+import { access, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Command, CommanderError } from "commander";
+import { Testbay } from "../sdk/client.ts";
+import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
+import { TestbayApiError } from "../sdk/errors.ts";
+import type { BatchTriggerResult, Execution } from "../sdk/models.ts";
+import type { RetryEvent } from "../sdk/retry-policy.ts";
+import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
+import type { UploadResult } from "../sdk/upload.ts";
+import { type ConnectionFlags, resolveConfig, urlWarning } from "./config.ts";
+import { formatDuration, parseDuration } from "./duration.ts";
+import { ExitCode, exitCodeFor, UsageError } from "./exit-codes.ts";
+import { junitReport } from "./junit.ts";
+import {
+  errorJson,
+  errorText,
+  executionTable,
+  failedExecutionsText,
+  formatBytes,
+  planTable,
+  statusCounts,
+  type Writer,
+} from "./output.ts";
+import { uploadProgress } from "./progress.ts";
+import { waitForExecutions } from "./wait.ts";
+
+/** Everything the CLI touches outside itself: injected, so tests run it in-process and fast. */
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: Writer;
+  stderr: Writer & { isTTY?: boolean };
+  /** Relative --file and --junit paths are resolved from here. */
+  cwd?: string;
+  fetch?: FetchLike;
+  clock?: Clock;
+  random?: Random;
+  /** Seen after every HTTP answer (tests count 429s and calls with it). */
+  onResponse?: (event: ResponseEvent) => void;
+}
+
+interface GlobalOptions extends ConnectionFlags {
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [
+  ...previous,
+  ...value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
+
+/** What a command ends with: an exit code, and for --json the document to print. */
+interface Outcome {
+  code: ExitCode;
+  json?: unknown;
+}
+
+class Session {
+  private client: Testbay | undefined;
+  readonly clock: Clock;
+
+  constructor(
+    readonly io: CliIo,
+    private readonly globals: () => GlobalOptions,
+  ) {
+    this.clock = io.clock ?? systemClock;
+  }
+
+  get json(): boolean {
+    return this.globals().json === true;
+  }
+
+  say(text: string): void {
+    this.io.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  /** One SDK client for the whole command: one token, one pacing bucket. */
+  testbay(needs: { auth: boolean } = { auth: true }): Testbay {
+    if (this.client) return this.client;
+    const config = resolveConfig(this.globals(), this.io.env, needs);
+    const warning = urlWarning(config.baseUrl);
+    if (warning) this.say(warning);
+    this.client = new Testbay({
+      baseUrl: config.baseUrl,
+      clientId: config.clientId,
+      clientSecret: config.clientSecret,
+      audience: config.audience,
+      token: config.token,
+      fetch: this.io.fetch,
+      clock: this.clock,
+      random: this.io.random,
+      onResponse: this.io.onResponse,
+      onRetry: (event: RetryEvent) => this.say(retryLine(event)),
+    });
+    return this.client;
+  }
+
+  resolvePath(file: string): string {
+    return path.resolve(this.io.cwd ?? process.cwd(), file);
+  }
+}
+
+function retryLine(event: RetryEvent): string {
+  const error = event.error;
+  const what = error instanceof TestbayApiError ? `${error.status} ${error.code}` : error.message;
+  return `note: ${event.method} ${event.path} met ${what}; retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt + 2}).`;
+}
+
+async function checkFile(session: Session, file: string): Promise<string> {
+  const resolved = session.resolvePath(file);
+  try {
+    await access(resolved);
+  } catch {
+    throw new UsageError(`--file ${file}: no such file (looked for ${resolved}).`);
+  }
+  return resolved;
+}
+
+async function upload(
+  session: Session,
+  options: { app: string; version: string; file: string },
+): Promise<UploadResult> {
+  const file = await checkFile(session, options.file);
+  const label = `${options.app} ${options.version}`;
+  const progress = uploadProgress(session.io.stderr, session.io.env, `Uploading ${label}`);
+  let announced = -1;
+  try {
+    const result = await session.testbay().versions.upload({
+      packageName: options.app,
+      version: options.version,
+      file,
+      onProgress: (p) => {
+        // Without a bar (CI logs), one line per attempt says that the transfer started.
+        if (!progress.isBar && p.attempt !== announced) {
+          announced = p.attempt;
+          session.say(
+            `Uploading ${label} (${formatBytes(p.totalBytes)})${p.attempt > 0 ? `, attempt ${p.attempt + 1}` : ""}…`,
+          );
+        }
+        progress.update(p);
+      },
+    });
+    progress.stop();
+    if (result.outcome === "skipped") {
+      session.say(`${label} is registered already: skipped the upload (nothing was transferred).`);
+    } else if (result.outcome === "already_landed") {
+      session.say(
+        `${label} was registered by an earlier attempt of this upload (same sha256): nothing more to do.`,
+      );
+    } else {
+      session.say(`Uploaded ${label}: ${formatBytes(result.sizeBytes)}, sha256 ${result.version?.sha256}.`);
+    }
+    return result;
+  } catch (error) {
+    progress.stop();
+    throw error;
+  }
+}
+
+function uploadJson(result: UploadResult) {
+  return { outcome: result.outcome, size_bytes: result.sizeBytes, version: result.version ?? null };
+}
+
+/** The batch trigger: one call for all plans; failures to start are reported plan by plan (rule 6). */
+async function trigger(
+  session: Session,
+  options: { app: string; version: string; plan: string[] },
+): Promise<BatchTriggerResult> {
+  if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
+  if (new Set(options.plan).size !== options.plan.length) {
+    throw new UsageError("A test plan is named twice with --plan: name each plan once.");
+  }
+  if (options.plan.length > 100) {
+    throw new UsageError("At most 100 test plans per trigger: split them over several commands.");
+  }
+  let result: BatchTriggerResult;
+  try {
+    result = await session.testbay().triggers.runBatch({
+      package_name: options.app,
+      version: options.version,
+      test_plan_ids: options.plan,
+    });
+  } catch (error) {
+    // None started: the error status carries failed_executions, one entry per plan.
+    if (error instanceof TestbayApiError && error.failedExecutions.length) {
+      session.say(failedExecutionsText(error.failedExecutions, options.plan.length));
+    }
+    throw error;
+  }
+  session.say(
+    `Triggered ${result.executions.length} of ${options.plan.length} test plan${options.plan.length === 1 ? "" : "s"} on ${options.app} ${options.version}${result.replayed ? " (replayed)" : ""}.`,
+  );
+  if (result.failed_executions.length > 0) {
+    session.say(failedExecutionsText(result.failed_executions, options.plan.length));
+  }
+  return result;
+}
+
+/** Plan names for the summary, in one list call; best effort (the summary shows IDs without them). */
+async function planNames(testbay: Testbay, packageName: string): Promise<Map<string, string>> {
+  try {
+    const page = await testbay.testPlans.list({ package_name: packageName, limit: 200 });
+    return new Map(page.items.map((p) => [p.id, p.name]));
+  } catch {
+    return new Map();
+  }
+}
+
+function endCode(executions: Execution[]): ExitCode {
+  return executions.every((e) => e.status === "passed") ? ExitCode.ok : ExitCode.testsFailed;
+}
+
+function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void): Command {
+  const { io } = session;
+  const program = new Command("testbay")
+    .description(
+      "Testbay from CI: upload builds, trigger test plans, wait for their results. Configured by TESTBAY_URL, TESTBAY_CLIENT_ID, TESTBAY_CLIENT_SECRET, TESTBAY_AUDIENCE and TESTBAY_TOKEN, or the flags below.",
+    )
+    .option("--url <url>", "API base URL, e.g. http://127.0.0.1:8080/v1 (TESTBAY_URL)")
+    .option("--client-id <id>", "client ID (TESTBAY_CLIENT_ID)")
+    .option("--client-secret <secret>", "client secret (TESTBAY_CLIENT_SECRET)")
+    .option("--audience <audience>", "the server's audience (TESTBAY_AUDIENCE, default testbay)")
+    .option("--token <token>", "a token from `testbay token` (TESTBAY_TOKEN): no token call is made")
+    .option("--json", "print machine-readable JSON on stdout (messages stay on stderr)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .showHelpAfterError("(run testbay --help for usage)")
+    .addHelpText(
+      "after",
+      "\nExit codes: 0 ok (with --wait: all passed) · 1 a test failed or an execution errored or was cancelled · 2 usage or configuration error · 3 some plans failed to start · 4 the API refused the request · 5 gave up (retries or --timeout exhausted)",
+    );
+
+  const print = (text: string) => io.stdout.write(text);
+
+  program
+    .command("token")
+    .description(
+      "Print an access token, for `export TESTBAY_TOKEN=$(testbay token)` at the start of a pipeline",
+    )
+    .action(async () => {
+      const testbay = session.testbay();
+      const token = await testbay.accessToken();
+      const known = testbay.tokens.peek();
+      if (testbay.tokens.fixed) session.say("note: TESTBAY_TOKEN is set; printing it (no token call made).");
+      if (session.json) {
+        const expires =
+          known && Number.isFinite(known.expiresAt) ? new Date(known.expiresAt).toISOString() : null;
+        setOutcome({ code: ExitCode.ok, json: { access_token: token, expires_at: expires } });
+      } else {
+        print(`${token}\n`);
+        setOutcome({ code: ExitCode.ok });
+      }
+    });
+
+  program
+    .command("upload")
+    .description("Upload a build: HEAD first, and no transfer when the version is registered already")
+    .requiredOption("--app <package>", "package name (exact, case-sensitive)")
+    .requiredOption("--version <version>", "version identifier")
+    .requiredOption("--file <path>", "the APK, AAB, IPA or zipped .app")
+    .action(async (options: { app: string; version: string; file: string }) => {
+      const result = await upload(session, options);
+      setOutcome({ code: ExitCode.ok, json: uploadJson(result) });
+    });
+
+  program
+    .command("trigger")
+    .description("Trigger test plans on a registered version: one batch call for all plans")
+    .requiredOption("--app <package>", "package name (exact, case-sensitive)")
+    .requiredOption("--version <version>", "version identifier")
+    .option("--plan <id>", "test plan ID (repeat, or separate with commas)", collect, [] as string[])
+    .action(async (options: { app: string; version: string; plan: string[] }) => {
+      const result = await trigger(session, options);
+      if (!session.json) print(executionTable(result.executions));
+      setOutcome({
+        code: result.failed_executions.length ? ExitCode.plansFailedToStart : ExitCode.ok,
+        json: result,
+      });
+    });
+
+  program
+    .command("run")
+    .description("The pipeline flow: upload if needed, one batch trigger, and with --wait the results")
+    .requiredOption("--app <package>", "package name (exact, case-sensitive)")
+    .requiredOption("--version <version>", "version identifier")
+    .option("--file <path>", "the build to upload first (skipped when the version is registered)")
+    .option("--plan <id>", "test plan ID (repeat, or separate with commas)", collect, [] as string[])
+    .option("--wait", "wait until every execution ends, then print a summary")
+    .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
+    .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
+    .action(
+      async (options: {
+        app: string;
+        version: string;
+        file?: string;
+        plan: string[];
+        wait?: boolean;
+        timeout: string;
+        junit?: string;
+      }) => {
+        const timeoutMs = parseDuration(options.timeout);
+        if (options.junit && !options.wait)
+          throw new UsageError("--junit needs --wait: the report is written once all executions end.");
+        if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
+        const testbay = session.testbay();
+        const uploaded = options.file ? await upload(session, { ...options, file: options.file }) : undefined;
+
+        const batch = await trigger(session, options);
+        const failed = batch.failed_executions;
+        const report: Record<string, unknown> = {
+          upload: uploaded ? uploadJson(uploaded) : null,
+          executions: batch.executions,
+          failed_executions: failed,
+        };
+        const startCode = failed.length ? ExitCode.plansFailedToStart : ExitCode.ok;
+        if (!options.wait) {
+          if (!session.json) print(executionTable(batch.executions));
+          setOutcome({ code: startCode, json: report });
+          return;
+        }
+
+        const deadlineAt = session.clock.now() + timeoutMs;
+        session.say(
+          `Waiting for ${batch.executions.length} execution${batch.executions.length === 1 ? "" : "s"} (at most ${formatDuration(timeoutMs)})…`,
+        );
+        let lastCounts = "";
+        const waited = await waitForExecutions(testbay, batch.executions, {
+          clock: session.clock,
+          deadlineAt,
+          onPoll: (current) => {
+            const counts = statusCounts(current);
+            if (counts !== lastCounts) session.say(`  ${counts}`);
+            lastCounts = counts;
+          },
+        });
+        const names = await planNames(testbay, options.app);
+        if (!session.json) print(executionTable(waited.executions, names));
+        if (options.junit) {
+          const target = session.resolvePath(options.junit);
+          await writeFile(target, junitReport(waited.executions, names));
+          session.say(`Wrote the JUnit report to ${target}.`);
+        }
+        let code: ExitCode;
+        if (waited.timedOut) {
+          const left = waited.executions.filter(
+            (e) => !["passed", "failed", "errored", "cancelled"].includes(e.status),
+          );
+          session.say(
+            `error: gave up waiting after ${formatDuration(timeoutMs)}: ${left.length} execution${left.length === 1 ? "" : "s"} still ${statusCounts(left)}. They go on; see them with testbay status ${left.map((e) => e.id).join(" ")}.`,
+          );
+          code = ExitCode.gaveUp;
+        } else if (startCode !== ExitCode.ok) {
+          code = startCode;
+        } else {
+          code = endCode(waited.executions);
+          session.say(
+            code === ExitCode.ok
+              ? "All executions passed."
+              : `Not all passed: ${statusCounts(waited.executions)}.`,
+          );
+        }
+        setOutcome({
+          code,
+          json: { ...report, executions: waited.executions, timed_out: waited.timedOut, polls: waited.polls },
+        });
+      },
+    );
+
+  program
+    .command("status")
+    .description("Show executions; exit 1 when one of them failed, errored or was cancelled")
+    .argument("<execution_id...>", "execution IDs (ex_…)")
+    .action(async (ids: string[]) => {
+      const testbay = session.testbay();
+      const executions: Execution[] = [];
+      for (const id of ids) executions.push(await testbay.executions.get(id));
+      if (!session.json) print(executionTable(executions));
+      const ended = executions.filter((e) => ["failed", "errored", "cancelled"].includes(e.status));
+      setOutcome({ code: ended.length ? ExitCode.testsFailed : ExitCode.ok, json: { executions } });
+    });
+
+  const plans = program.command("plans").description("Test plans");
+  plans
+    .command("list")
+    .description("List test plans (active and archived)")
+    .option("--app <package>", "only this app's plans")
+    .action(async (options: { app?: string }) => {
+      const testbay = session.testbay();
+      const items = [];
+      for await (const plan of testbay.testPlans.all({
+        ...(options.app ? { package_name: options.app } : {}),
+        limit: 200,
+      })) {
+        items.push(plan);
+      }
+      if (!session.json) print(items.length ? planTable(items) : "No test plans.\n");
+      setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (the arguments after the program name) and returns its exit code: it never calls
+ * process.exit, so tests run it in-process.
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let outcome: Outcome | undefined;
+  let globals: GlobalOptions = {};
+  const session = new Session(io, () => globals);
+  const program = buildProgram(session, (o) => {
+    outcome = o;
+  });
+  program.hook("preAction", (_command, action) => {
+    globals = action.optsWithGlobals<GlobalOptions>();
+  });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;
+      // commander printed what was wrong already (help when no command was given).
+      return ExitCode.usage;
+    }
+    const code = exitCodeFor(error);
+    io.stderr.write(errorText(error));
+    if (globals.json)
+      io.stdout.write(`${JSON.stringify({ error: errorJson(error), exit_code: code }, null, 2)}\n`);
+    return code;
+  }
+  if (!outcome) return ExitCode.usage;
+  if (globals.json && outcome.json !== undefined) {
+    io.stdout.write(`${JSON.stringify({ ...(outcome.json as object), exit_code: outcome.code }, null, 2)}\n`);
+  }
+  return outcome.code;
+}
+
+/** The binary: the real process, its environment and streams. */
+export async function runFromProcess(): Promise<number> {
+  // A reader that goes away (`testbay plans list | head`) is not an error of ours.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+    });
+  }
+  return main(process.argv.slice(2), {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+  });
+}

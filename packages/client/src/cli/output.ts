@@ -1,0 +1,160 @@
+import {
+  describeCause,
+  type FailedExecution,
+  notFoundHint,
+  TestbayApiError,
+  TestbayGaveUpError,
+  TestbayNetworkError,
+} from "../sdk/errors.ts";
+import type { Execution, TestPlan } from "../sdk/models.ts";
+import { formatDuration } from "./duration.ts";
+import { UsageError } from "./exit-codes.ts";
+
+export interface Writer {
+  write(text: string): unknown;
+}
+
+/** Bytes for people: 812 bytes, 8.3 KiB, 42.0 MiB. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Rows as aligned columns, the first row the header. */
+export function table(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")
+    .concat("\n");
+}
+
+function elapsed(execution: Execution): string {
+  if (!execution.started_at) return "-";
+  const end = execution.finished_at ? Date.parse(execution.finished_at) : undefined;
+  return end === undefined ? "-" : formatDuration(end - Date.parse(execution.started_at));
+}
+
+/** The summary table of executions: one row each, with their plan's name when known. */
+export function executionTable(executions: Execution[], planNames: Map<string, string> = new Map()): string {
+  const rows = [["EXECUTION", "PLAN", "STATUS", "TESTS", "PASSED", "FAILED", "SKIPPED", "DEVICES", "TIME"]];
+  for (const e of executions) {
+    const name = planNames.get(e.test_plan_id);
+    rows.push([
+      e.id,
+      name ? `${name} (${e.test_plan_id})` : e.test_plan_id,
+      e.status,
+      String(e.summary.tests),
+      String(e.summary.passed),
+      String(e.summary.failed),
+      String(e.summary.skipped),
+      String(e.devices.length),
+      elapsed(e),
+    ]);
+  }
+  return table(rows);
+}
+
+export function planTable(plans: TestPlan[]): string {
+  const rows = [["ID", "NAME", "PACKAGE", "STATE", "DEVICES", "STEPS"]];
+  for (const p of plans) {
+    rows.push([
+      p.id,
+      p.name,
+      p.package_name,
+      p.state,
+      String(p.devices.length || "host"),
+      String(p.steps.length),
+    ]);
+  }
+  return table(rows);
+}
+
+/** Counts by status, e.g. "2 queued, 1 passed". */
+export function statusCounts(executions: Execution[]): string {
+  const counts = new Map<string, number>();
+  for (const e of executions) counts.set(e.status, (counts.get(e.status) ?? 0) + 1);
+  return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
+}
+
+/** Each plan that did not start, with its code, reason, detail and fix (rule 6). */
+export function failedExecutionsText(failed: FailedExecution[], total: number): string {
+  const lines = [`error: ${failed.length} of ${total} test plan${total === 1 ? "" : "s"} did not start:`];
+  for (const f of failed) {
+    lines.push(`  ${f.test_plan_id}: ${f.code}${f.reason ? ` (${f.reason})` : ""}, ${f.status}: ${f.detail}`);
+    lines.push(`    fix: ${f.fix}`);
+  }
+  if (failed.some((f) => f.status === 404)) lines.push(`  note: ${notFoundHint}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** An error as the lines a person reads on stderr: what happened, the server's fix, and what a 404 means. */
+export function errorText(error: unknown): string {
+  if (error instanceof UsageError) return `error: ${error.message}\n`;
+  if (error instanceof TestbayApiError) {
+    const lines = [
+      `error: ${error.code}${error.reason ? ` (${error.reason})` : ""}, ${error.status} on ${error.method} ${error.path}: ${error.detail}`,
+    ];
+    if (error.fix) lines.push(`  fix: ${error.fix}`);
+    if (error.status === 404) lines.push(`  note: ${notFoundHint}`);
+    if (error.request_id) lines.push(`  request_id: ${error.request_id}`);
+    return `${lines.join("\n")}\n`;
+  }
+  if (error instanceof TestbayGaveUpError) {
+    const last = error.lastError;
+    const lines = [
+      `error: gave up on ${error.method} ${error.path} after ${error.attempts} attempt${error.attempts === 1 ? "" : "s"}.`,
+    ];
+    if (last instanceof TestbayApiError) {
+      lines.push(`  last answer: ${last.status} ${last.code}: ${last.detail}`);
+      if (last.status === 429) {
+        lines.push(
+          "  fix: this client is over its rate limit (other jobs may share it); wait, or give each pipeline its own client.",
+        );
+      } else
+        lines.push(
+          "  fix: the service or a proxy in front of it is briefly unavailable; run the job again later.",
+        );
+    } else {
+      lines.push(`  last error: ${last.message}`);
+      lines.push("  fix: check that TESTBAY_URL is reachable from this machine.");
+    }
+    return `${lines.join("\n")}\n`;
+  }
+  if (error instanceof TestbayNetworkError) {
+    return `error: ${error.message}\n  fix: check that TESTBAY_URL is reachable from this machine; the request was not resent because it is not safe to repeat.\n`;
+  }
+  return `error: ${describeCause(error)}\n`;
+}
+
+/** An error as JSON for --json: the same facts, machine-readable. */
+export function errorJson(error: unknown): Record<string, unknown> {
+  if (error instanceof TestbayApiError) {
+    return {
+      type: "api_error",
+      status: error.status,
+      code: error.code,
+      reason: error.reason,
+      detail: error.detail,
+      fix: error.fix,
+      request_id: error.request_id,
+      ...(error.failedExecutions.length ? { failed_executions: error.failedExecutions } : {}),
+    };
+  }
+  if (error instanceof TestbayGaveUpError) {
+    return { type: "gave_up", attempts: error.attempts, why: error.why, detail: error.message };
+  }
+  if (error instanceof UsageError) return { type: "usage", detail: error.message };
+  return { type: "error", detail: describeCause(error) };
+}

@@ -1,0 +1,31 @@
+export { Testbay, type TestbayOptions } from "./sdk/client.ts";
+export { type Clock, FakeClock, type Random, seededRandom, systemClock } from "./sdk/clock.ts";
+export {
+  type FailedExecution,
+  notFoundHint,
+  type Problem,
+  TestbayApiError,
+  TestbayGaveUpError,
+  TestbayNetworkError,
+} from "./sdk/errors.ts";
+export * from "./sdk/models.ts";
+export { defaultPacingPolicy, Pacer, type PacingPolicy } from "./sdk/pacing.ts";
+export {
+  backoffMs,
+  defaultRetryOptions,
+  isRetryableStatus,
+  mayRetryNetworkError,
+  parseRetryAfter,
+  type RetryEvent,
+  type RetryOptions,
+  RetryPolicy,
+} from "./sdk/retry-policy.ts";
+export { TokenCache, type TokenResponse } from "./sdk/token-cache.ts";
+export type { ResponseEvent } from "./sdk/transport.ts";
+export {
+  sha256File,
+  type UploadOptions,
+  type UploadOutcome,
+  type UploadProgress,
+  type UploadResult,
+} from "./sdk/upload.ts";

@@ -1,0 +1,280 @@
+import { randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { type Clock, type Random, systemClock } from "./clock.ts";
+import { TestbayApiError } from "./errors.ts";
+import type {
+  App,
+  AppVersion,
+  BatchTriggerRequest,
+  BatchTriggerResult,
+  CreateApp,
+  CreateTestPlan,
+  Execution,
+  ExecutionQuery,
+  Page,
+  PageQuery,
+  PatchTestPlan,
+  TestPlan,
+  TestPlanQuery,
+  TriggerRequest,
+  TriggerResult,
+  WhoAmI,
+} from "./models.ts";
+import { defaultPacingPolicy, Pacer, type PacingPolicy } from "./pacing.ts";
+import { type RetryEvent, type RetryOptions, RetryPolicy } from "./retry-policy.ts";
+import { TokenCache, type TokenResponse } from "./token-cache.ts";
+import { type CallOptions, type FetchLike, type ResponseEvent, segment, Transport } from "./transport.ts";
+import { type UploadOptions, type UploadResult, uploadVersion } from "./upload.ts";
+
+export interface TestbayOptions {
+  /** `{base_url}`, e.g. `http://127.0.0.1:8080/v1`. */
+  baseUrl: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
+  /** The server's audience; `testbay` by default. */
+  audience?: string | undefined;
+  /** A token obtained earlier in this pipeline run (TESTBAY_TOKEN): no token call is made. */
+  token?: string | undefined;
+  fetch?: FetchLike | undefined;
+  clock?: Clock | undefined;
+  random?: (() => number) | undefined;
+  retry?: Partial<RetryOptions> | undefined;
+  /** Client-side pacing; `false` turns it off (for tests of the server's limiter, not for pipelines). */
+  pacing?: PacingPolicy | false | undefined;
+  /** Refresh the token this long before it expires (5 minutes by default). */
+  tokenRefreshMarginMs?: number | undefined;
+  onResponse?: ((event: ResponseEvent) => void) | undefined;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  userAgent?: string | undefined;
+}
+
+type ListFn<Q, T> = (query?: Q) => Promise<Page<T>>;
+
+/** Every item of a list, page by page (each page one paced call). */
+async function* everyItem<Q extends PageQuery, T>(list: ListFn<Q, T>, query: Q): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  do {
+    const page = await list({ ...query, ...(cursor ? { cursor } : {}) });
+    yield* page.items;
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+}
+
+/**
+ * The Testbay API v1 as typed methods. One instance is one pipeline run's view of the service: it requests
+ * one token and reuses it, paces its calls under the rate limit, retries only what is retryable, and turns
+ * refusals into TestbayApiError with the server's code, detail and fix.
+ */
+export class Testbay {
+  readonly transport: Transport;
+  readonly tokens: TokenCache;
+  readonly pacer: Pacer | undefined;
+  private readonly audience: string;
+
+  constructor(private readonly options: TestbayOptions) {
+    const clock = options.clock ?? systemClock;
+    const random: Random = options.random ?? Math.random;
+    this.audience = options.audience ?? "testbay";
+    const { clientId, clientSecret } = options;
+    this.tokens = new TokenCache(clock, clientId && clientSecret ? () => this.requestToken() : undefined, {
+      token: options.token,
+      refreshMarginMs: options.tokenRefreshMarginMs ?? 5 * 60_000,
+    });
+    this.pacer =
+      options.pacing === false ? undefined : new Pacer(clock, options.pacing || defaultPacingPolicy);
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      clock,
+      pacer: this.pacer,
+      retry: new RetryPolicy(options.retry ?? {}, clock, random, options.onRetry),
+      tokens: this.tokens,
+      userAgent: options.userAgent ?? `testbay-client/0.1.0 node/${process.versions.node}`,
+      onResponse: options.onResponse,
+    });
+  }
+
+  private async body<T>(call: CallOptions): Promise<T> {
+    return (await this.transport.json<T>(call)).body;
+  }
+
+  /**
+   * `POST /oauth/token`: a new token, every time it is called. Prefer `accessToken()`, which asks once per
+   * run; this is what it uses.
+   */
+  async requestToken(): Promise<TokenResponse> {
+    const { clientId, clientSecret } = this.options;
+    if (!clientId || !clientSecret) {
+      throw new Error("Requesting a token needs a client ID and a client secret.");
+    }
+    return this.body<TokenResponse>({
+      method: "POST",
+      path: "/oauth/token",
+      anonymous: true,
+      safeToResend: true,
+      json: {
+        grant_type: "client_credentials",
+        client_id: clientId,
+        client_secret: clientSecret,
+        audience: this.audience,
+      },
+    });
+  }
+
+  /** The run's token: requested on first use, then reused until shortly before it expires. */
+  accessToken(): Promise<string> {
+    return this.tokens.get();
+  }
+
+  /** `GET /me`: the client, organization and role a token belongs to. */
+  me(): Promise<WhoAmI> {
+    return this.body({ method: "GET", path: "/me" });
+  }
+
+  readonly apps = {
+    create: (app: CreateApp): Promise<App> => this.body({ method: "POST", path: "/apps", json: app }),
+    get: (packageName: string): Promise<App> =>
+      this.body({ method: "GET", path: `/apps/${segment(packageName)}` }),
+    list: (query: PageQuery = {}): Promise<Page<App>> =>
+      this.body({ method: "GET", path: "/apps", query: { ...query } }),
+    all: (query: PageQuery = {}): AsyncGenerator<App> => everyItem(this.apps.list, query),
+  };
+
+  readonly versions = {
+    get: (packageName: string, version: string): Promise<AppVersion> =>
+      this.body({ method: "GET", path: `/apps/${segment(packageName)}/versions/${segment(version)}` }),
+    /** `HEAD`: is the version registered? The cheap check before an upload. */
+    exists: async (packageName: string, version: string): Promise<boolean> => {
+      try {
+        await this.transport.send({
+          method: "HEAD",
+          path: `/apps/${segment(packageName)}/versions/${segment(version)}`,
+        });
+        return true;
+      } catch (error) {
+        if (error instanceof TestbayApiError && error.status === 404) return false;
+        throw error;
+      }
+    },
+    list: (packageName: string, query: PageQuery = {}): Promise<Page<AppVersion>> =>
+      this.body({ method: "GET", path: `/apps/${segment(packageName)}/versions`, query: { ...query } }),
+    /** Streams a binary from disk; see UploadResult for what each outcome means. */
+    upload: (options: UploadOptions): Promise<UploadResult> =>
+      uploadVersion(this.transport, this.versions.get, options),
+    /**
+     * `GET …/binary`, written to `destination`. `range` asks for part of it (`{start, end}` inclusive).
+     * Returns the status (200, or 206 for a range) and the binary's SHA-256 from the ETag.
+     */
+    downloadBinary: async (
+      packageName: string,
+      version: string,
+      destination: string,
+      range?: { start: number; end?: number },
+    ): Promise<{ status: number; sha256: string | undefined; bytes: number }> => {
+      const response = await this.transport.send({
+        method: "GET",
+        path: `/apps/${segment(packageName)}/versions/${segment(version)}/binary`,
+        headers: {
+          accept: "application/octet-stream",
+          ...(range ? { range: `bytes=${range.start}-${range.end ?? ""}` } : {}),
+        },
+      });
+      let bytes = 0;
+      const source = response.body
+        ? Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)
+        : Readable.from([]);
+      source.on("data", (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      await pipeline(source, createWriteStream(destination));
+      const etag = response.headers.get("etag")?.replaceAll('"', "");
+      return { status: response.status, sha256: etag, bytes };
+    },
+  };
+
+  readonly testPlans = {
+    create: (plan: CreateTestPlan): Promise<TestPlan> =>
+      this.body({ method: "POST", path: "/testplans", json: plan }),
+    get: (id: string): Promise<TestPlan> => this.body({ method: "GET", path: `/testplans/${segment(id)}` }),
+    list: (query: TestPlanQuery = {}): Promise<Page<TestPlan>> =>
+      this.body({ method: "GET", path: "/testplans", query: { ...query } }),
+    all: (query: TestPlanQuery = {}): AsyncGenerator<TestPlan> => everyItem(this.testPlans.list, query),
+    patch: (id: string, changes: PatchTestPlan): Promise<TestPlan> =>
+      this.body({ method: "PATCH", path: `/testplans/${segment(id)}`, json: changes }),
+    archive: (id: string): Promise<TestPlan> =>
+      this.body({ method: "POST", path: `/testplans/${segment(id)}/archive`, safeToResend: true }),
+    restore: (id: string): Promise<TestPlan> =>
+      this.body({ method: "POST", path: `/testplans/${segment(id)}/restore`, safeToResend: true }),
+    /** Soft delete: the plan is restorable for 30 days. */
+    delete: (id: string): Promise<TestPlan> =>
+      this.body({ method: "DELETE", path: `/testplans/${segment(id)}` }),
+  };
+
+  readonly triggers = {
+    /**
+     * `POST /testplan/run`: one plan. Carries an Idempotency-Key (a new UUID unless given) on every
+     * attempt, so a retry after a 502 or a dropped connection never starts the plan twice.
+     */
+    run: async (
+      request: TriggerRequest,
+      options: { idempotencyKey?: string } = {},
+    ): Promise<TriggerResult> => {
+      const idempotencyKey = options.idempotencyKey ?? randomUUID();
+      const response = await this.transport.json<{ execution: Execution }>({
+        method: "POST",
+        path: "/testplan/run",
+        json: request,
+        idempotencyKey,
+      });
+      return {
+        execution: response.body.execution,
+        idempotency_key: idempotencyKey,
+        replayed: response.headers.get("idempotent-replayed") === "true",
+      };
+    },
+    /**
+     * `POST /testplan/run/batch`: several plans in one call, with an Idempotency-Key kept across retries.
+     * Resolves on 200 and 207: read `failed_executions` either way (rule 6). When no plan started, throws a
+     * TestbayApiError whose `failedExecutions` lists each plan with its code, reason and fix.
+     */
+    runBatch: async (
+      request: BatchTriggerRequest,
+      options: { idempotencyKey?: string; deadlineAt?: number } = {},
+    ): Promise<BatchTriggerResult> => {
+      const idempotencyKey = options.idempotencyKey ?? randomUUID();
+      const response = await this.transport.json<{
+        executions: Execution[];
+        failed_executions?: BatchTriggerResult["failed_executions"];
+      }>({
+        method: "POST",
+        path: "/testplan/run/batch",
+        json: request,
+        idempotencyKey,
+        deadlineAt: options.deadlineAt,
+      });
+      return {
+        status: response.status === 207 ? 207 : 200,
+        executions: response.body.executions ?? [],
+        failed_executions: response.body.failed_executions ?? [],
+        idempotency_key: idempotencyKey,
+        replayed: response.headers.get("idempotent-replayed") === "true",
+      };
+    },
+  };
+
+  readonly executions = {
+    /** `deadlineAt` (ms since the epoch) stops retries past it, e.g. a --timeout. */
+    get: (id: string, options: { deadlineAt?: number } = {}): Promise<Execution> =>
+      this.body({ method: "GET", path: `/executions/${segment(id)}`, deadlineAt: options.deadlineAt }),
+    list: (query: ExecutionQuery = {}, options: { deadlineAt?: number } = {}): Promise<Page<Execution>> =>
+      this.body({ method: "GET", path: "/executions", query: { ...query }, deadlineAt: options.deadlineAt }),
+    all: (query: ExecutionQuery = {}): AsyncGenerator<Execution> =>
+      everyItem((q) => this.executions.list(q), query),
+    /** Queued: cancelled at once; running: its agent is told to stop; finished: returned as it ended. */
+    cancel: (id: string): Promise<Execution> =>
+      this.body({ method: "POST", path: `/executions/${segment(id)}/cancel`, safeToResend: true }),
+  };
+}
