@@ -97,3 +97,22 @@ export function pinLoadGenerator(): Pinning | { reason: string } {
   }
   return { serverCpu, loadgenCpu, restore: () => setAffinity(original) };
 }
+
+/**
+ * Time one CPU has spent busy so far (user, nice, system, irq, softirq: whatever ran on it, the kernel's
+ * network work included), in seconds; undefined off Linux.
+ */
+export function cpuBusySeconds(cpu: number): number | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith(`cpu${cpu} `));
+    if (!line) return undefined;
+    // cpuN user nice system idle iowait irq softirq steal
+    const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
+    const ticks = [user, nice, system, irq, softirq].reduce<number>((sum, t) => sum + (t ?? Number.NaN), 0);
+    return Number.isFinite(ticks) ? ticks / clockTicksPerSecond() : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -303,26 +303,37 @@ describe("uploads against a scripted server", () => {
     }
   });
 
-  it("takes a 409 after a retried upload as success when the registered sha256 equals the file's (rule 9)", async () => {
+  it("looks before resending an upload, and takes a registered version with the file's sha256 as success (rule 9)", async () => {
+    server
+      .script(`HEAD ${versionPath}`, { status: 404 })
+      .script(`PUT ${versionPath}`, problem(502, "bad_gateway"))
+      .script(`GET ${versionPath}`, registered(apkSha));
+    const run = await cli(uploadArgs);
+    expect(run.code).toBe(0);
+    // The first attempt landed despite the 502: the file is not sent again.
+    expect(server.count(`PUT ${versionPath}`)).toBe(1);
+    expect(run.stderr).toMatch(/registered by an earlier attempt of this upload \(same sha256\)/);
+  });
+
+  it("resends when the earlier attempt did not land, and takes a 409 with the file's sha256 as success (rule 9)", async () => {
     server
       .script(`HEAD ${versionPath}`, { status: 404 })
       .script(`PUT ${versionPath}`, problem(502, "bad_gateway"), problem(409, "app_version_exists"))
-      .script(`GET ${versionPath}`, registered(apkSha));
+      .script(`GET ${versionPath}`, problem(404, "app_version_not_found"), registered(apkSha));
     const run = await cli(uploadArgs);
     expect(run.code).toBe(0);
     const puts = server.requests(`PUT ${versionPath}`);
     expect(puts.map((p) => p.bodySha256)).toEqual([apkSha, apkSha]);
-    expect(run.stderr).toMatch(/registered by an earlier attempt of this upload \(same sha256\)/);
   });
 
-  it("resends an upload whose connection dropped, and reports a 409 with another sha256 as an error saying so", async () => {
+  it("after a dropped connection, reports a version registered with another sha256 as an error saying so", async () => {
     server
       .script(`HEAD ${versionPath}`, { status: 404 })
-      .script(`PUT ${versionPath}`, { drop: true }, problem(409, "app_version_exists"))
+      .script(`PUT ${versionPath}`, { drop: true })
       .script(`GET ${versionPath}`, registered("0".repeat(64)));
     const run = await cli(uploadArgs);
     expect(run.code).toBe(4);
-    expect(server.count(`PUT ${versionPath}`)).toBe(2);
+    expect(server.count(`PUT ${versionPath}`)).toBe(1);
     expect(run.stderr).toMatch(/app_version_exists \(different_binary\)/);
     expect(run.stderr).toContain(`sha256 ${"0".repeat(64)}`);
     expect(run.stderr).toContain(`sha256 ${apkSha}`);

@@ -44,6 +44,11 @@ export interface CallOptions {
   safeToResend?: boolean | undefined;
   /** Stop retrying past this time (ms since the epoch), whatever the retry budget says. */
   deadlineAt?: number | undefined;
+  /**
+   * Runs before each resend (attempt ≥ 1). Throwing stops the retries with that error: an upload uses it to
+   * look whether its previous attempt landed before sending the whole file again.
+   */
+  beforeResend?: ((attempt: number) => Promise<void>) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -128,6 +133,7 @@ export class Transport {
     resendable: boolean,
   ): Promise<AttemptOutcome<Response>> {
     const { clock, pacer, tokens } = this.options;
+    if (attempt > 0) await call.beforeResend?.(attempt);
     await pacer?.take();
     const headers: Record<string, string> = {
       "user-agent": this.options.userAgent,

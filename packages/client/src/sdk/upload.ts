@@ -55,6 +55,11 @@ async function* readWithProgress(file: string, report: (sent: number) => void): 
   }
 }
 
+/** The version turned out to be registered between two attempts of an upload. */
+class RegisteredMeanwhile extends Error {
+  override name = "RegisteredMeanwhile";
+}
+
 /**
  * Uploads a version's binary (API.md §4), streaming it from disk: HEAD first and no transfer when the
  * version is registered; the PUT is retried after 502/503/504/429 or a dropped connection (PUT is
@@ -85,6 +90,18 @@ export async function uploadVersion(
       method: "PUT",
       path,
       ...common,
+      // Before sending the file again, ask whether the previous attempt landed after all. Without this, a
+      // resend would meet the server's early 409, which a client still streaming its body may never read
+      // (the server closes with the body unread and the connection is reset).
+      beforeResend: async () => {
+        try {
+          await getVersion(packageName, version);
+        } catch (error) {
+          if (error instanceof TestbayApiError && error.status === 404) return;
+          throw error;
+        }
+        throw new RegisteredMeanwhile();
+      },
       body: () => {
         attempt += 1;
         const current = attempt;
@@ -98,7 +115,10 @@ export async function uploadVersion(
     });
     return { outcome: "uploaded", version: response.body, sizeBytes: size };
   } catch (error) {
-    if (!(error instanceof TestbayApiError && error.code === "app_version_exists")) throw error;
+    const registeredMeanwhile =
+      error instanceof RegisteredMeanwhile ||
+      (error instanceof TestbayApiError && error.code === "app_version_exists");
+    if (!registeredMeanwhile) throw error;
     // Registered meanwhile: by an earlier attempt of ours that landed, or by someone else. Equal bytes are
     // the same upload; other bytes under the same version are an error worth a clear message.
     const [registered, local] = await Promise.all([getVersion(packageName, version), sha256File(file)]);
@@ -109,7 +129,7 @@ export async function uploadVersion(
       method: "PUT",
       path,
       problem: {
-        ...error.problem,
+        ...(error instanceof TestbayApiError ? error.problem : {}),
         code: "app_version_exists",
         reason: "different_binary",
         detail: `${packageName} ${version} is registered with another binary (sha256 ${registered.sha256}, ${registered.size_bytes} bytes) than ${file} (sha256 ${local}, ${size} bytes).`,

@@ -54,7 +54,10 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         target = await versions.checkBeforeBody(organizationId, package_name, version, length);
       } catch (error) {
         // The body was not read and will not be: close the connection rather than drain up to 500 MiB.
+        // Node would read on until its deferred close; closing as soon as the answer is out keeps that to
+        // what is already buffered.
         reply.header("connection", "close");
+        reply.raw.once("finish", () => request.raw.socket?.destroy());
         throw error;
       }
       if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
