@@ -110,6 +110,11 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 function openPostgres(url: string): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle pooled connection that the server ends (restart, failover, DROP DATABASE … FORCE) emits an
+  // error with no query to fail; unhandled, it would crash the process. The pool replaces it on next use.
+  pool.on("error", (error) => {
+    process.emitWarning(`PostgreSQL connection lost while idle: ${error.message}`);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: "postgres", close: () => db.destroy() };
 }
