@@ -8,6 +8,7 @@ import {
   type ExecutionFilter,
   ExecutionsRepo,
 } from "../../packages/server/src/features/executions/executions.repo.ts";
+import { ResultsRepo } from "../../packages/server/src/features/executions/results.repo.ts";
 import type { Position } from "../../packages/server/src/http/pagination.ts";
 
 export interface ListCall {
@@ -58,7 +59,7 @@ function inspector(
   explain: (sql: string, parameters: unknown[], columns: string[]) => Promise<StatementPlan>,
   close: () => Promise<void>,
 ): PlanInspector {
-  const repo = new ExecutionsRepo(db);
+  const repo = new ExecutionsRepo(db, new ResultsRepo(db));
   return {
     async explain(organizationId, calls) {
       const plans: CallPlan[] = [];

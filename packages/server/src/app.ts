@@ -7,10 +7,23 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { ApiError } from "./errors.ts";
+import {
+  AgentService,
+  agentArtifactRoutes,
+  agentRoutes,
+  LeasesRepo,
+  LocalWorkSignal,
+} from "./features/agent/index.ts";
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
-import { ExecutionsRepo, ExecutionsService, executionsRoutes } from "./features/executions/index.ts";
+import {
+  ExecutionsRepo,
+  ExecutionsService,
+  executionsRoutes,
+  ResultsRepo,
+  resultsRoutes,
+} from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
@@ -39,6 +52,7 @@ export interface AppServices {
   database: DatabaseHandle;
   clients: ClientsService;
   tokens: TokenService;
+  agents: AgentService;
 }
 
 declare module "fastify" {
@@ -89,9 +103,26 @@ async function assemble(
     stagingDir: path.join(config.dataDir, "tmp", "uploads"),
     maxUploadBytes: config.maxUploadBytes,
   });
-  const executionsRepo = new ExecutionsRepo(database.db);
+  const results = new ResultsRepo(database.db);
+  const executionsRepo = new ExecutionsRepo(database.db, results);
   const executions = new ExecutionsService(executionsRepo, clock);
-  const triggers = new TriggersService(versions, plans, executionsRepo, clock);
+  const workSignal = new LocalWorkSignal();
+  const triggers = new TriggersService(versions, plans, executionsRepo, clock, (organizationId) =>
+    workSignal.notify(organizationId),
+  );
+  const agents = new AgentService({
+    leases: new LeasesRepo(database.db, database.dialect, results),
+    results,
+    executions: executionsRepo,
+    versions,
+    signal: workSignal,
+    store,
+    clock,
+    leaseTtlSeconds: config.leaseTtlSeconds,
+    maxArtifactBytes: config.maxUploadBytes,
+    stagingDir: path.join(config.dataDir, "tmp", "artifacts"),
+    publicUrl: config.publicUrl,
+  });
   const idempotency = new IdempotencyStore(database.db, clock);
 
   const app = Fastify({
@@ -117,7 +148,7 @@ async function assemble(
 
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
   app.removeContentTypeParser("text/plain");
-  app.decorate("services", { database, clients, tokens });
+  app.decorate("services", { database, clients, tokens, agents });
   // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -145,15 +176,47 @@ async function assemble(
   await app.register(testPlansRoutes, { plans });
   await app.register(triggersRoutes, { triggers, idempotency });
   await app.register(executionsRoutes, { executions });
+  await app.register(resultsRoutes, { executions, results, store });
+  await app.register(agentRoutes, { agents });
+  await app.register(agentArtifactRoutes, { agents });
   await versions.cleanUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
 
+  scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
+    agents.sweep(),
+  );
+  // Waiting claims answer 204 at once instead of holding the close up for up to 30 s.
+  app.addHook("preClose", async () => agents.close());
   app.addHook("onClose", async () => {
     await limiter.close();
     await database.close();
   });
   return app;
+}
+
+/** Lapsed leases are found within a quarter of their TTL (at least every second, at most every 5 s). */
+function sweepIntervalMs(leaseTtlSeconds: number): number {
+  return Math.min(5000, Math.max(1000, (leaseTtlSeconds * 1000) / 4));
+}
+
+/**
+ * Runs a job every `intervalMs` while the server runs, never two at once. The job is safe to run on
+ * several instances; a failure is logged and the next round tries again.
+ */
+function scheduleEvery(app: FastifyInstance, name: string, intervalMs: number, job: () => Promise<unknown>) {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    job()
+      .catch((error) => app.log.error({ job: name, err: error }, "background job failed"))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  app.addHook("onClose", async () => clearInterval(timer));
 }
 
 /**

@@ -108,6 +108,18 @@ export const errorCatalog = {
     fix: "Send a smaller JSON body; binaries go to the upload endpoint instead.",
     retryable: false,
   },
+  lease_lost: {
+    status: 409,
+    title: "Lease lost",
+    fix: "Stop working on this job: its lease expired or ended, and the run was re-queued or finished. Claim a new job with POST /v1/agent/claim, and heartbeat more often than TESTBAY_LEASE_TTL_SECONDS.",
+    retryable: false,
+  },
+  artifact_not_found: {
+    status: 404,
+    title: "Artifact not found",
+    fix: "List the execution's artifacts with GET /v1/executions/{id}/artifacts and use a name from there.",
+    retryable: false,
+  },
   range_not_satisfiable: {
     status: 416,
     title: "Range not satisfiable",

@@ -88,6 +88,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     TESTBAY_DATABASE_URL: shared ? shared.config.databaseUrl : database?.url,
     TESTBAY_PORT: "0",
     TESTBAY_LOG_LEVEL: "info",
+    // Tests that want the in-process agent turn it on; the others claim runs themselves.
+    TESTBAY_LOCAL_AGENT: "false",
     ...options.env,
   });
   const clock = options.clock ?? new ManualClock();

@@ -12,6 +12,11 @@ export interface Database {
   executions: ExecutionsTable;
   device_runs: DeviceRunsTable;
   idempotency_keys: IdempotencyKeysTable;
+  device_run_attempts: DeviceRunAttemptsTable;
+  step_results: StepResultsTable;
+  test_cases: TestCasesTable;
+  log_lines: LogLinesTable;
+  artifacts: ArtifactsTable;
 }
 
 export interface OrganizationsTable {
@@ -116,6 +121,83 @@ export interface DeviceRunsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Null only for rows written before migration 0006 and not yet backfilled (none after it ran). */
+  organization_id: string | null;
+  required_platform: string | null;
+  required_model: string | null;
+  required_os_version: string | null;
+  /** The plan's step types, sorted and comma-joined: "inspect,shell". */
+  needs: string | null;
+  max_attempts: number | null;
+  /** The current lease while running, else null. */
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  agent_id: string | null;
+  /** JSON text: the agent's device the run is on (null on the host). */
+  claimed_device: string | null;
+  /** Why it ended as it did, when that is not obvious from the status (agent_lost, timeout, …). */
+  reason: string | null;
+  /** JSON text: the summary of the current attempt. */
+  summary: string | null;
+}
+
+export interface DeviceRunAttemptsTable {
+  device_run_id: string;
+  attempt: number;
+  lease_id: string;
+  agent_id: string;
+  device: string | null;
+  status: ExecutionStatus;
+  reason: string | null;
+  summary: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export interface StepResultsTable {
+  device_run_id: string;
+  attempt: number;
+  step_index: number;
+  status: string;
+  message: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export type TestCaseStatus = "passed" | "failed" | "skipped" | "errored";
+
+export interface TestCasesTable {
+  device_run_id: string;
+  attempt: number;
+  seq: number;
+  step_index: number;
+  classname: string;
+  name: string;
+  status: TestCaseStatus;
+  duration_ms: number | null;
+  message: string | null;
+  details: string | null;
+}
+
+export interface LogLinesTable {
+  device_run_id: string;
+  attempt: number;
+  seq: number;
+  at: string;
+  stream: string;
+  line: string;
+}
+
+export interface ArtifactsTable {
+  device_run_id: string;
+  attempt: number;
+  name: string;
+  execution_id: string;
+  size_bytes: number | string;
+  sha256: string;
+  content_type: string;
+  blob_key: string;
+  created_at: string;
 }
 
 export interface IdempotencyKeysTable {

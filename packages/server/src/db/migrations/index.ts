@@ -4,6 +4,7 @@ import * as apps from "./2026-11-22-0002-apps.ts";
 import * as testplans from "./2026-11-22-0003-testplans.ts";
 import * as executions from "./2026-11-22-0004-executions.ts";
 import * as executionFilterIndexes from "./2026-11-23-0005-execution-filter-indexes.ts";
+import * as agents from "./2026-11-23-0006-agents.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22-0003-testplans": testplans,
   "2026-11-22-0004-executions": executions,
   "2026-11-23-0005-execution-filter-indexes": executionFilterIndexes,
+  "2026-11-23-0006-agents": agents,
 };

@@ -1,35 +1,42 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-import type { ClientsService } from "../clients/index.ts";
-import { invalidToken, type TokenService } from "./tokens.ts";
+import type { ClientRecord, ClientsService } from "../clients/index.ts";
+import { invalidToken, type TokenService, type VerifiedToken } from "./tokens.ts";
 
 /** Levels at which request logs are written; below them a child logger per request is wasted work. */
 const verboseLevels = new Set(["info", "debug", "trace"]);
 
 /**
  * Authenticates every request to a non-public route from its `x-api-key` header, then checks the route's
- * roles. A valid token is not enough: its client must still exist and be enabled.
+ * roles. A valid token is not enough: its client must still exist and be enabled, as stored when the
+ * request arrived (ClientsService.findForAuthentication).
+ *
+ * The hook runs on every request, so it is written with `done` rather than as an async function: a token
+ * verified before is checked synchronously, and the one asynchronous step, the client lookup, costs one
+ * promise shared by the requests of the same client that arrived together.
  */
 export function registerAuthentication(app: FastifyInstance, tokens: TokenService, clients: ClientsService) {
-  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
-    const allowed = request.routeOptions.config?.auth;
-    if (allowed === "public" || request.is404) return;
-
-    const header = request.headers["x-api-key"];
-    if (typeof header !== "string" || header === "") {
-      const authorization = request.headers.authorization;
-      if (typeof authorization === "string" && /^bearer\b/i.test(authorization)) {
-        throw invalidToken(
-          "bearer_scheme",
-          "The token was sent as Authorization: Bearer; this API reads it only from the x-api-key header.",
-          tokens.audience,
-        );
-      }
-      throw invalidToken("missing", "The request has no x-api-key header.", tokens.audience);
+  const unauthenticated = (request: FastifyRequest): ApiError => {
+    const authorization = request.headers.authorization;
+    if (typeof authorization === "string" && /^bearer\b/i.test(authorization)) {
+      return invalidToken(
+        "bearer_scheme",
+        "The token was sent as Authorization: Bearer; this API reads it only from the x-api-key header.",
+        tokens.audience,
+      );
     }
+    return invalidToken("missing", "The request has no x-api-key header.", tokens.audience);
+  };
 
-    const verified = await tokens.verify(header);
-    const client = await clients.findForAuthentication(verified.clientId);
+  /** Checks the client the token names, then the route's roles; sets the principal or throws. */
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verified: VerifiedToken,
+    client: ClientRecord | undefined,
+    allowed: readonly ClientRole[] | undefined,
+  ): void => {
     if (!client || client.organizationId !== verified.organizationId || client.disabledAt) {
       throw invalidToken(
         "client_disabled",
@@ -49,12 +56,50 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
       request.log = request.log.child({ client_id: client.id });
       reply.log = request.log;
     }
-
-    if (Array.isArray(allowed) && !allowed.includes(client.role)) {
+    if (allowed && !allowed.includes(client.role)) {
       throw new ApiError("forbidden", {
         detail: `A client with role ${client.role} may not call ${request.method} ${request.routeOptions.url}.`,
         fix: `Use the credentials of a client with role ${allowed.join(" or ")}.`,
       });
     }
+  };
+
+  const lookUp = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+    verified: VerifiedToken,
+    allowed: readonly ClientRole[] | undefined,
+  ): void => {
+    clients.findForAuthentication(verified.clientId).then((client) => {
+      try {
+        admit(request, reply, verified, client, allowed);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
+    }, done);
+  };
+
+  app.addHook("onRequest", (request, reply, done) => {
+    const config = request.routeOptions.config;
+    const allowed = config?.auth;
+    if (allowed === "public" || request.is404) {
+      done();
+      return;
+    }
+    const header = request.headers["x-api-key"];
+    if (typeof header !== "string" || header === "") {
+      done(unauthenticated(request));
+      return;
+    }
+    const roles = Array.isArray(allowed) ? allowed : undefined;
+    const known = tokens.verifiedBefore(header);
+    if (known) {
+      lookUp(request, reply, done, known, roles);
+      return;
+    }
+    tokens.verify(header).then((verified) => lookUp(request, reply, done, verified, roles), done);
   });
 }

@@ -6,6 +6,7 @@ import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { ClientRecord, ClientsRepo, OrganizationRecord } from "./clients.repo.ts";
 import { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";
+import { TurnLookups } from "./turn-lookups.ts";
 
 export const clientRoles: readonly ClientRole[] = ["ci", "agent", "admin"];
 
@@ -25,10 +26,15 @@ export class AdminError extends Error {
 const organizationName = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 export class ClientsService {
+  /** The authentication lookups of the requests that arrive together share one read per client. */
+  private readonly authenticationLookups: TurnLookups<string, ClientRecord | undefined>;
+
   constructor(
     private readonly repo: ClientsRepo,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.authenticationLookups = new TurnLookups((id) => this.repo.findClient(id));
+  }
 
   async createOrganization(name: string): Promise<OrganizationRecord> {
     if (!organizationName.test(name)) {
@@ -85,9 +91,14 @@ export class ClientsService {
     return (await verifySecret(secret, client.secretHash)) ? client : undefined;
   }
 
-  /** Looks a client up by ID without any organization check: for authentication only. */
+  /**
+   * Looks a client up by ID without any organization check: for authentication only. Runs on every
+   * authenticated request, so the lookups of one event-loop turn share one read per client, made after they
+   * were all asked for: a client disabled before a request arrived, by this process or another, is seen
+   * disabled by that request (see TurnLookups). Nothing is cached beyond the turn.
+   */
   findForAuthentication(id: string): Promise<ClientRecord | undefined> {
-    return this.repo.findClient(id);
+    return this.authenticationLookups.get(id);
   }
 
   async isEmpty(): Promise<boolean> {

@@ -2,6 +2,9 @@ import type { Kysely } from "kysely";
 import { olderThan } from "../../db/keyset.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
+import { requirementsOf } from "./requirements.ts";
+import type { ResultsRepo, StepResult } from "./results.repo.ts";
+import { settleExecution } from "./settle-execution.ts";
 
 export interface Summary {
   tests: number;
@@ -21,6 +24,14 @@ export interface DeviceRunRecord {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  reason: string | null;
+  /** The latest attempt's summary, once it ended. */
+  summary: Summary | null;
+  agentId: string | null;
+  /** The agent's device the run is (or was last) on. */
+  claimedDevice: Record<string, unknown> | null;
+  /** Step results of the latest attempt, by step index. */
+  steps: StepResult[];
 }
 
 export interface ExecutionRecord {
@@ -50,7 +61,10 @@ export interface ExecutionFilter {
 }
 
 export class ExecutionsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly results: ResultsRepo,
+  ) {}
 
   /** Inserts executions and their device runs in one transaction: a batch is recorded whole or not at all. */
   async insertAll(executions: ExecutionRecord[]): Promise<void> {
@@ -83,6 +97,7 @@ export class ExecutionsRepo {
         .values(
           executions.flatMap((e) =>
             e.deviceRuns.map((run) => ({
+              ...requirementColumns(e, run.device),
               id: run.id,
               execution_id: run.executionId,
               position: run.position,
@@ -127,34 +142,27 @@ export class ExecutionsRepo {
   }
 
   /**
-   * Cancels a queued execution at once, or flags a running one for its agent. One conditional update per
-   * case, so a cancel racing a claim or a completion never overwrites a final status.
+   * Cancels what has not started at once and flags the rest for their agents (they see cancel_requested at
+   * their next heartbeat). Conditional updates only, so a cancel racing a claim or a completion never
+   * overwrites a final status.
    */
   async cancel(organizationId: string, id: string, at: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const cancelled = await trx
-        .updateTable("executions")
-        .set({ status: "cancelled", finished_at: at, cancel_requested: 1 })
-        .where("id", "=", id)
-        .where("organization_id", "=", organizationId)
-        .where("status", "=", "queued")
-        .executeTakeFirst();
-      if (Number(cancelled.numUpdatedRows) > 0) {
-        await trx
-          .updateTable("device_runs")
-          .set({ status: "cancelled", finished_at: at })
-          .where("execution_id", "=", id)
-          .where("status", "=", "queued")
-          .execute();
-        return;
-      }
-      await trx
+      const flagged = await trx
         .updateTable("executions")
         .set({ cancel_requested: 1 })
         .where("id", "=", id)
         .where("organization_id", "=", organizationId)
-        .where("status", "=", "running")
+        .where("status", "in", ["queued", "running"])
+        .executeTakeFirst();
+      if (Number(flagged.numUpdatedRows) === 0) return;
+      await trx
+        .updateTable("device_runs")
+        .set({ status: "cancelled", finished_at: at, reason: "cancelled" })
+        .where("execution_id", "=", id)
+        .where("status", "=", "queued")
         .execute();
+      await settleExecution(trx, this.results, id, at);
     });
   }
 
@@ -171,6 +179,7 @@ export class ExecutionsRepo {
       .orderBy("execution_id")
       .orderBy("position")
       .execute();
+    const steps = await this.results.stepResults(rows.map((r) => r.id));
     const byExecution = new Map<string, DeviceRunRecord[]>();
     for (const run of runs) {
       const list = byExecution.get(run.execution_id) ?? [];
@@ -184,6 +193,12 @@ export class ExecutionsRepo {
         createdAt: run.created_at,
         startedAt: run.started_at,
         finishedAt: run.finished_at,
+        reason: run.reason,
+        summary: run.summary === null ? null : (JSON.parse(run.summary) as Summary),
+        agentId: run.agent_id,
+        claimedDevice:
+          run.claimed_device === null ? null : (JSON.parse(run.claimed_device) as Record<string, unknown>),
+        steps: steps.filter((step) => step.deviceRunId === run.id),
       });
       byExecution.set(run.execution_id, list);
     }
@@ -206,4 +221,17 @@ export class ExecutionsRepo {
       deviceRuns: byExecution.get(row.id) ?? [],
     }));
   }
+}
+
+function requirementColumns(execution: ExecutionRecord, device: Record<string, unknown> | null) {
+  const plan = execution.plan as { steps: Array<{ type: string }>; max_attempts?: number };
+  const needs = requirementsOf(plan, device);
+  return {
+    organization_id: execution.organizationId,
+    required_platform: needs.platform,
+    required_model: needs.model,
+    required_os_version: needs.osVersion,
+    needs: needs.needs,
+    max_attempts: plan.max_attempts ?? 1,
+  };
 }

@@ -15,14 +15,39 @@ export const Summary = Type.Object({
   flaky: Type.Integer({ description: "Tests that failed on one attempt and passed on another" }),
 });
 
+const StepStatus = Type.String({
+  description: "pending, running, passed, failed, errored, cancelled or skipped",
+});
+const Time = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
+
 export const DeviceRunView = Type.Object({
   device: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
     description: "The plan's device entry; null for a plan that runs on the agent host",
   }),
   status: ExecutionStatus,
-  attempt: Type.Integer(),
-  started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
-  finished_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  attempt: Type.Integer({ description: "The current (or last) attempt, from 1 to the plan's max_attempts" }),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: "Why the last attempt ended as it did: agent_lost, timeout, cancelled, …",
+  }),
+  summary: Type.Union([Summary, Type.Null()], { description: "The last finished attempt's test counts" }),
+  agent_id: Type.Union([Type.String(), Type.Null()]),
+  claimed_device: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    description: "The agent's device it ran on (serial, model, OS version); null on the agent host",
+  }),
+  started_at: Time,
+  finished_at: Time,
+  steps: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      type: Type.String(),
+      name: Type.String(),
+      status: StepStatus,
+      message: Type.Union([Type.String(), Type.Null()]),
+      started_at: Time,
+      finished_at: Time,
+    }),
+    { description: "The plan's steps with this device run's latest attempt's results" },
+  ),
 });
 
 export const ExecutionView = Type.Object({
@@ -33,13 +58,14 @@ export const ExecutionView = Type.Object({
   status: ExecutionStatus,
   cancel_requested: Type.Boolean(),
   created_at: Type.String({ format: "date-time" }),
-  started_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
-  finished_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  started_at: Time,
+  finished_at: Time,
   summary: Summary,
   devices: Type.Array(DeviceRunView),
-  steps: Type.Array(Type.Object({}, { additionalProperties: true }), {
-    description: "Step results, once an agent reports them",
-  }),
+  steps: Type.Array(
+    Type.Object({ index: Type.Integer(), type: Type.String(), name: Type.String(), status: StepStatus }),
+    { description: "The plan's steps, each with the status that most needs attention across device runs" },
+  ),
 });
 
 export const ExecutionId = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" });

@@ -6,6 +6,30 @@ import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
 
 export function executionView(execution: ExecutionRecord) {
+  const planSteps = (execution.plan.steps ?? []) as Array<{ type: string; name?: string }>;
+  const devices = execution.deviceRuns.map((run) => ({
+    device: run.device,
+    status: run.status,
+    attempt: run.attempt,
+    reason: run.reason,
+    summary: run.summary,
+    agent_id: run.agentId,
+    claimed_device: run.claimedDevice,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+    steps: planSteps.map((step, index) => {
+      const result = run.steps.find((s) => s.stepIndex === index);
+      return {
+        index,
+        type: step.type,
+        name: step.name ?? step.type,
+        status: result?.status ?? "pending",
+        message: result?.message ?? null,
+        started_at: result?.startedAt ?? null,
+        finished_at: result?.finishedAt ?? null,
+      };
+    }),
+  }));
   return {
     id: execution.id,
     test_plan_id: execution.testPlanId,
@@ -17,15 +41,20 @@ export function executionView(execution: ExecutionRecord) {
     started_at: execution.startedAt,
     finished_at: execution.finishedAt,
     summary: execution.summary,
-    devices: execution.deviceRuns.map((run) => ({
-      device: run.device,
-      status: run.status,
-      attempt: run.attempt,
-      started_at: run.startedAt,
-      finished_at: run.finishedAt,
+    devices,
+    steps: planSteps.map((step, index) => ({
+      index,
+      type: step.type,
+      name: step.name ?? step.type,
+      status: worstOf(devices.map((d) => d.steps[index]?.status ?? "pending")),
     })),
-    steps: [],
   };
+}
+
+/** A step's status across device runs: the one that most needs attention. */
+const attentionOrder = ["failed", "errored", "cancelled", "running", "pending", "skipped", "passed"];
+function worstOf(statuses: string[]): string {
+  return attentionOrder.find((status) => statuses.includes(status)) ?? "pending";
 }
 
 export const emptySummary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };

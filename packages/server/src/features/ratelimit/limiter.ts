@@ -6,5 +6,10 @@ import type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
  */
 export interface RateLimiter {
   consume(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
+  /**
+   * The same decision as `consume`, made synchronously: only limiters whose buckets live in this process have
+   * it. The per-request hook uses it when present, which saves a promise on every request.
+   */
+  consumeNow?(key: string, policy: RateLimitPolicy): RateLimitDecision;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock.ts";
-import { gcra } from "./gcra.ts";
+import { gcra, type RateLimitDecision, type RateLimitPolicy } from "./gcra.ts";
 import type { RateLimiter } from "./limiter.ts";
 
 /** Buckets in a Map. A key whose bucket has refilled completely holds no information and is dropped. */
@@ -9,7 +9,11 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly clock: Clock) {}
 
-  async consume(key: string, policy: Parameters<RateLimiter["consume"]>[1]) {
+  async consume(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    return this.consumeNow(key, policy);
+  }
+
+  consumeNow(key: string, policy: RateLimitPolicy): RateLimitDecision {
     const now = this.clock.now();
     const { decision, tat } = gcra(policy, now, this.arrivals.get(key));
     this.arrivals.set(key, tat);

@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { RateLimitSettings } from "../../config.ts";
 import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-import type { RateLimitPolicy } from "./gcra.ts";
+import type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
 import type { RateLimiter } from "./limiter.ts";
 
 export interface RateLimitPolicies {
@@ -22,10 +22,51 @@ export function policyForRole(policies: RateLimitPolicies, role: ClientRole | un
   return role === "agent" ? policies.agent : policies.default;
 }
 
-/** `RateLimit-Policy` as in draft-ietf-httpapi-ratelimit-headers: quota and window (the time to refill it). */
-function policyHeader(policy: RateLimitPolicy): string {
-  const window = Math.max(1, Math.round(policy.burst / policy.perSecond));
-  return `"${policy.name}";q=${policy.burst};w=${window}`;
+/** The header values of a policy that never change: computed once per policy, not per response. */
+interface PolicyHeaders {
+  /** `RateLimit-Policy` as in draft-ietf-httpapi-ratelimit-headers: quota and window (the time to refill it). */
+  policy: string;
+  /** The start of every `RateLimit` value: `"name";r=`. */
+  remainingPrefix: string;
+}
+
+const policyHeaders = new WeakMap<RateLimitPolicy, PolicyHeaders>();
+
+function headersOf(policy: RateLimitPolicy): PolicyHeaders {
+  let headers = policyHeaders.get(policy);
+  if (!headers) {
+    const window = Math.max(1, Math.round(policy.burst / policy.perSecond));
+    headers = {
+      policy: `"${policy.name}";q=${policy.burst};w=${window}`,
+      remainingPrefix: `"${policy.name}";r=`,
+    };
+    policyHeaders.set(policy, headers);
+  }
+  return headers;
+}
+
+/**
+ * Sets the RateLimit headers for a decision; returns the 429 `rate_limited` error, with a whole-second
+ * Retry-After, when the request is refused.
+ */
+function applyDecision(
+  reply: FastifyReply,
+  policy: RateLimitPolicy,
+  decision: RateLimitDecision,
+): ApiError | undefined {
+  const headers = headersOf(policy);
+  reply.header("ratelimit-policy", headers.policy);
+  reply.header(
+    "ratelimit",
+    `${headers.remainingPrefix}${decision.remaining};t=${Math.ceil(decision.nextTokenMs / 1000)}`,
+  );
+  if (decision.allowed) return undefined;
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new ApiError("rate_limited", {
+    detail: `This client made more than ${policy.burst} requests at once or more than ${policy.perSecond} per second over time.`,
+    headers: { "retry-after": String(retryAfter) },
+    extra: { retry_after_seconds: retryAfter },
+  });
 }
 
 /**
@@ -38,36 +79,35 @@ export async function chargeRequest(
   key: string,
   policy: RateLimitPolicy,
 ): Promise<void> {
-  const decision = await limiter.consume(key, policy);
-  reply.header("ratelimit-policy", policyHeader(policy));
-  reply.header(
-    "ratelimit",
-    `"${policy.name}";r=${decision.remaining};t=${Math.ceil(decision.nextTokenMs / 1000)}`,
-  );
-  if (!decision.allowed) {
-    const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw new ApiError("rate_limited", {
-      detail: `This client made more than ${policy.burst} requests at once or more than ${policy.perSecond} per second over time.`,
-      headers: { "retry-after": String(retryAfter) },
-      extra: { retry_after_seconds: retryAfter },
-    });
-  }
+  const refused = applyDecision(reply, policy, await limiter.consume(key, policy));
+  if (refused) throw refused;
 }
 
 /**
  * Limits every request per authenticated client (per IP for public routes). Registered after the
  * authentication hook, so it knows the client; routes marked `rateLimit: "route"` charge themselves.
+ * Written with `done` rather than as an async function: with the in-memory limiter the whole hook is
+ * synchronous, which saves a promise per request.
  */
 export function registerRateLimiting(
   app: FastifyInstance,
   limiter: RateLimiter,
   policies: RateLimitPolicies,
 ) {
-  app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
+  const consumeNow = limiter.consumeNow?.bind(limiter);
+  app.addHook("onRequest", (request, reply, done) => {
     const mode = request.routeOptions.config?.rateLimit;
-    if (mode === "skip" || mode === "route") return;
+    if (mode === "skip" || mode === "route") {
+      done();
+      return;
+    }
     const principal = request.principal;
     const key = principal ? `client:${principal.clientId}` : `ip:${request.ip}`;
-    await chargeRequest(limiter, reply, key, policyForRole(policies, principal?.role));
+    const policy = policyForRole(policies, principal?.role);
+    if (consumeNow) {
+      done(applyDecision(reply, policy, consumeNow(key, policy)));
+      return;
+    }
+    limiter.consume(key, policy).then((decision) => done(applyDecision(reply, policy, decision)), done);
   });
 }

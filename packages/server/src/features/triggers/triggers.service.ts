@@ -53,6 +53,8 @@ export class TriggersService {
     private readonly plans: TestPlansService,
     private readonly executions: ExecutionsRepo,
     private readonly clock: Clock,
+    /** Wakes agents waiting in a claim long-poll for this organization. */
+    private readonly onQueued: (organizationId: string) => void = () => {},
   ) {}
 
   /**
@@ -83,6 +85,7 @@ export class TriggersService {
       }
     }
     await this.executions.insertAll(executions);
+    if (executions.length > 0) this.onQueued(request.organizationId);
     return { executions, failed };
   }
 
@@ -127,6 +130,11 @@ export class TriggersService {
         createdAt,
         startedAt: null,
         finishedAt: null,
+        reason: null,
+        summary: null,
+        agentId: null,
+        claimedDevice: null,
+        steps: [],
       })),
     };
   }

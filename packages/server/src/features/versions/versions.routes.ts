@@ -2,8 +2,8 @@ import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
-import { parseRange } from "../../http/byte-range.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { sendStoredFile } from "../../http/send-stored-file.ts";
 import { PackageName } from "../apps/index.ts";
 import { principalOf } from "../auth/index.ts";
 import { parseContentDigest } from "./upload/content-digest.ts";
@@ -136,32 +136,15 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         request.params.package_name,
         request.params.version,
       );
-      const size = version.sizeBytes;
-      const wanted = parseRange(request.headers.range, size);
-      reply
-        .header("accept-ranges", "bytes")
-        .header("etag", `"${version.sha256}"`)
-        .header("content-type", "application/octet-stream")
-        .header(
-          "content-disposition",
-          `attachment; filename="${target.packageName}-${version.version}.${version.binary.format === "app" ? "zip" : version.binary.format}"`,
-        );
-      if (wanted.kind === "unsatisfiable") {
-        reply.header("content-range", `bytes */${size}`);
-        throw new ApiError("range_not_satisfiable", {
-          detail: `The range ${request.headers.range} lies outside the ${size} bytes of the binary.`,
-        });
-      }
-      if (wanted.kind === "partial") {
-        const { start, end } = wanted.range;
-        reply
-          .code(206)
-          .header("content-range", `bytes ${start}-${end}/${size}`)
-          .header("content-length", end - start + 1);
-        return reply.send(await versions.readBinary(version, wanted.range));
-      }
-      reply.header("content-length", size);
-      return reply.send(await versions.readBinary(version));
+      const format = version.binary.format === "app" ? "zip" : version.binary.format;
+      return sendStoredFile(request, reply, {
+        size: version.sizeBytes,
+        sha256: version.sha256,
+        contentType: "application/octet-stream",
+        fileName: `${target.packageName}-${version.version}.${format}`,
+        what: "binary",
+        open: (range) => versions.readBinary(version, range),
+      });
     },
   );
 };

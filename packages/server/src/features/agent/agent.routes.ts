@@ -1,0 +1,170 @@
+import { Readable } from "node:stream";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
+import { ApiError } from "../../errors.ts";
+import { ProblemResponses } from "../../http/problem.schema.ts";
+import { principalOf } from "../auth/index.ts";
+import {
+  ArtifactResponse,
+  artifactNamePattern,
+  ClaimBody,
+  ClaimResponse,
+  CompleteBody,
+  CompleteResponse,
+  EventsBody,
+  EventsResponse,
+  HeartbeatResponse,
+  LeaseParams,
+} from "./agent.schemas.ts";
+import type { AgentService } from "./agent.service.ts";
+
+const agentsOnly = { auth: ["agent"] } as const;
+
+/** The JSON half of the agent protocol (API.md §7). */
+export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = async (app, { agents }) => {
+  app.post(
+    "/v1/agent/claim",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Claim a job (long poll)",
+        description:
+          "Hands out the oldest queued device run this agent can do: 200 with the job and its lease, or 204 when none came within wait_seconds (≤ 30). A claim is exclusive. Renew the lease with heartbeats; one not renewed within TESTBAY_LEASE_TTL_SECONDS is re-queued up to the plan's max_attempts, then ends errored (reason agent_lost).",
+        tags: ["agents"],
+        body: ClaimBody,
+        response: {
+          200: ClaimResponse,
+          204: Type.Null({ description: "No job within wait_seconds" }),
+          ...ProblemResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const gone = new AbortController();
+      // The response's close before it was sent means the agent hung up: stop waiting for work for it.
+      reply.raw.once("close", () => gone.abort());
+      const body = request.body;
+      const job = await agents.claim(
+        {
+          organizationId: principal.organizationId,
+          agentId: body.agent_id,
+          devices: body.devices,
+          host: body.host ?? true,
+          stepTypes: body.step_types ?? ["inspect"],
+        },
+        body.wait_seconds ?? 0,
+        gone.signal,
+      );
+      if (!job) return reply.code(204).send(null);
+      return { job };
+    },
+  );
+
+  app.post(
+    "/v1/agent/jobs/:lease_id/heartbeat",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Renew a lease",
+        description:
+          "Extends the lease by TESTBAY_LEASE_TTL_SECONDS and says whether someone asked to cancel the run. 409 lease_lost: stop the job.",
+        tags: ["agents"],
+        params: LeaseParams,
+        response: { 200: HeartbeatResponse, ...ProblemResponses },
+      },
+    },
+    async (request) => agents.heartbeat(principalOf(request).organizationId, request.params.lease_id),
+  );
+
+  app.post(
+    "/v1/agent/jobs/:lease_id/events",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Report step results, test cases and log lines",
+        description:
+          "Up to 1000 events per call, each numbered by the agent (seq, unique within the lease) so a retried batch is stored once.",
+        tags: ["agents"],
+        params: LeaseParams,
+        body: EventsBody,
+        response: { 200: EventsResponse, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      agents.record(principalOf(request).organizationId, request.params.lease_id, request.body.events),
+  );
+
+  app.post(
+    "/v1/agent/jobs/:lease_id/complete",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "End the job",
+        description:
+          "Ends this attempt. The summary is counted from the test cases sent as events; a passed report with failed tests ends failed. A failed or errored attempt is re-queued while the plan allows more attempts.",
+        tags: ["agents"],
+        params: LeaseParams,
+        body: CompleteBody,
+        response: { 200: CompleteResponse, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      agents.complete(
+        principalOf(request).organizationId,
+        request.params.lease_id,
+        request.body.status,
+        request.body.reason ?? null,
+      ),
+  );
+};
+
+/** Artifact uploads: their bodies are files of any type, streamed, so they get their own content parsing. */
+export const agentArtifactRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = async (
+  app,
+  { agents },
+) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+
+  app.put(
+    "/v1/agent/jobs/:lease_id/artifacts/*",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Upload an artifact",
+        description:
+          "The body is the file, streamed (size limit TESTBAY_MAX_UPLOAD_BYTES). The name is a relative path of up to 8 segments of letters, digits, '.', '_' and '-' (no segment starts with '.'). The same name again in the same attempt replaces the file.",
+        tags: ["agents"],
+        params: Type.Object({ lease_id: LeaseParams.properties.lease_id, "*": Type.String() }),
+        response: { 200: ArtifactResponse, 201: ArtifactResponse, ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const name = request.params["*"];
+      if (!artifactNamePattern.test(name)) {
+        reply.header("connection", "close");
+        throw new ApiError("invalid_request", {
+          detail: `${JSON.stringify(name.slice(0, 200))} is not a valid artifact name.`,
+          fix: "Name artifacts with relative paths of letters, digits, '.', '_' and '-' (e.g. screenshots/login.png); no '..', no leading '.' or '/'.",
+          extra: { errors: [{ path: "/name", in: "params", message: "is not a valid artifact name" }] },
+        });
+      }
+      const body = (request.body as Readable | undefined) ?? Readable.from([]);
+      const stored = await agents.putArtifact(
+        principalOf(request).organizationId,
+        request.params.lease_id,
+        name,
+        body,
+        contentTypeOf(request.headers["content-type"]),
+      );
+      return reply.code(stored.created ? 201 : 200).send(stored);
+    },
+  );
+};
+
+/** A plain `type/subtype` is kept (parameters too, if tame); anything else is stored as octet-stream. */
+function contentTypeOf(header: string | undefined): string {
+  if (header && /^[a-z0-9.+-]+\/[a-z0-9.+-]+(?:; ?[a-z0-9-]+=[a-z0-9.-]+)?$/i.test(header)) return header;
+  return "application/octet-stream";
+}

@@ -1,0 +1,186 @@
+import { type Static, Type } from "typebox";
+import type { RunEvent } from "../executions/index.ts";
+
+const Text = (maxLength: number) => Type.String({ maxLength });
+const Timestamp = Type.String({ format: "date-time" });
+const Seq = Type.Integer({
+  minimum: 0,
+  maximum: 2 ** 31 - 1,
+  description: "The agent's own count within a lease: an event sent twice is stored once.",
+});
+const StepIndex = Type.Integer({ minimum: 0, maximum: 49 });
+const StepTypeName = Type.Union(
+  ["inspect", "shell", "instrumentation", "maestro"].map((t) => Type.Literal(t)),
+);
+
+export const AgentDevice = Type.Object(
+  {
+    serial: Type.String({ minLength: 1, maxLength: 200 }),
+    platform: Type.Union([Type.Literal("android"), Type.Literal("ios")]),
+    model: Type.String({ maxLength: 100 }),
+    os_version: Type.String({ maxLength: 50 }),
+  },
+  { additionalProperties: false },
+);
+
+export const ClaimBody = Type.Object(
+  {
+    agent_id: Type.String({ minLength: 1, maxLength: 100, pattern: "^[A-Za-z0-9._@-]+$" }),
+    devices: Type.Array(AgentDevice, {
+      maxItems: 64,
+      description: "The devices free right now; a run for a device is matched to one of them.",
+    }),
+    host: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: "Whether the agent can take a run that needs no device (a plan with devices: []).",
+      }),
+    ),
+    step_types: Type.Optional(
+      Type.Array(StepTypeName, {
+        uniqueItems: true,
+        default: ["inspect"],
+        description:
+          "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; maestro with the maestro CLI.",
+      }),
+    ),
+    wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type ClaimBody = Static<typeof ClaimBody>;
+
+export const Job = Type.Object({
+  lease_id: Type.String(),
+  lease_expires_at: Timestamp,
+  lease_ttl_seconds: Type.Integer(),
+  execution_id: Type.String(),
+  device_run: Type.Object({
+    id: Type.String(),
+    position: Type.Integer(),
+    attempt: Type.Integer(),
+    max_attempts: Type.Integer(),
+  }),
+  plan: Type.Object({}, { additionalProperties: true }),
+  package_name: Type.String(),
+  version: Type.String(),
+  env: Type.Record(Type.String(), Type.String()),
+  binary_url: Type.String({
+    description: "Absolute with TESTBAY_PUBLIC_URL, else a path under this server.",
+  }),
+  binary: Type.Object({
+    sha256: Type.String(),
+    size_bytes: Type.Integer(),
+    metadata: Type.Object({}, { additionalProperties: true }),
+  }),
+  device: Type.Union([AgentDevice, Type.Null()]),
+});
+
+export const ClaimResponse = Type.Object({ job: Job });
+
+export const LeaseParams = Type.Object({
+  lease_id: Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" }),
+});
+
+export const HeartbeatResponse = Type.Object({
+  cancel_requested: Type.Boolean(),
+  lease_expires_at: Timestamp,
+});
+
+const LogEvent = Type.Object(
+  {
+    seq: Seq,
+    type: Type.Literal("log"),
+    at: Timestamp,
+    stream: Type.Union([Type.Literal("stdout"), Type.Literal("stderr"), Type.Literal("agent")]),
+    line: Text(16 * 1024),
+  },
+  { additionalProperties: false },
+);
+const StepStarted = Type.Object(
+  { seq: Seq, type: Type.Literal("step_started"), at: Timestamp, step_index: StepIndex },
+  { additionalProperties: false },
+);
+const StepFinished = Type.Object(
+  {
+    seq: Seq,
+    type: Type.Literal("step_finished"),
+    at: Timestamp,
+    step_index: StepIndex,
+    status: Type.Union(["passed", "failed", "errored", "cancelled", "skipped"].map((s) => Type.Literal(s))),
+    message: Type.Optional(Type.Union([Text(2000), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const TestCaseEvent = Type.Object(
+  {
+    seq: Seq,
+    type: Type.Literal("test_case"),
+    step_index: StepIndex,
+    classname: Text(500),
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    status: Type.Union(["passed", "failed", "skipped", "errored"].map((s) => Type.Literal(s))),
+    duration_ms: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    message: Type.Optional(Type.Union([Text(4000), Type.Null()])),
+    details: Type.Optional(Type.Union([Text(64 * 1024), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const EventsBody = Type.Object(
+  {
+    events: Type.Array(
+      Type.Unsafe<RunEvent>({
+        type: "object",
+        required: ["type"],
+        discriminator: { propertyName: "type" },
+        oneOf: [LogEvent, StepStarted, StepFinished, TestCaseEvent],
+      }),
+      { maxItems: 1000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EventsResponse = Type.Object({ accepted: Type.Integer(), cancel_requested: Type.Boolean() });
+
+export const CompleteBody = Type.Object(
+  {
+    status: Type.Union(["passed", "failed", "errored", "cancelled"].map((s) => Type.Literal(s))),
+    reason: Type.Optional(
+      Type.String({
+        pattern: "^[a-z][a-z0-9_]{0,63}$",
+        description: "Why, when not passed: timeout, agent_shutdown, step_failed, …",
+      }),
+    ),
+    summary: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: "Ignored: the server counts the test cases it was sent.",
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CompleteResponse = Type.Object({
+  status: Type.String({
+    description: "How the attempt ended (a passed report with failed tests is failed).",
+  }),
+  requeued: Type.Boolean({ description: "The run went back to the queue for another attempt." }),
+  execution_status: Type.String(),
+});
+
+/** Artifact names: relative paths of plain segments; nothing that could climb out or hide. */
+export const artifactNamePattern =
+  /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}(?:\/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}$/;
+
+export const ArtifactResponse = Type.Object({
+  name: Type.String(),
+  size_bytes: Type.Integer(),
+  sha256: Type.String(),
+  created: Type.Boolean({ description: "false when it replaced an artifact of the same name" }),
+});

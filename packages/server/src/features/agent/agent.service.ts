@@ -1,0 +1,195 @@
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { type Clock, isoTime } from "../../clock.ts";
+import { ApiError } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { BlobStore } from "../../storage/index.ts";
+import type { ExecutionsRepo, FinalStatus, ResultsRepo, RunEvent } from "../executions/index.ts";
+import type { VersionsService } from "../versions/index.ts";
+import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
+import type { ClaimRequest, LeasedRun, LeasesRepo } from "./leases.repo.ts";
+import type { WorkSignal } from "./work-signal.ts";
+
+export interface AgentServiceOptions {
+  leases: LeasesRepo;
+  results: ResultsRepo;
+  executions: ExecutionsRepo;
+  versions: VersionsService;
+  signal: WorkSignal;
+  store: BlobStore;
+  clock: Clock;
+  leaseTtlSeconds: number;
+  maxArtifactBytes: number;
+  stagingDir: string;
+  /** TESTBAY_PUBLIC_URL (ends in /v1), to hand out absolute binary URLs; relative ones otherwise. */
+  publicUrl: string | undefined;
+}
+
+/** Even without a wake-up, a waiting claim looks again this often (a wake-up from elsewhere may be missed). */
+const pollIntervalMs = 5000;
+
+/** The agent protocol (API.md §7): claims with long polling, heartbeats, results, artifacts, completion. */
+export class AgentService {
+  private closing = false;
+
+  constructor(private readonly options: AgentServiceOptions) {}
+
+  private get ttlMs(): number {
+    return this.options.leaseTtlSeconds * 1000;
+  }
+
+  /**
+   * Claims the oldest run this agent can do, waiting up to `waitSeconds` for one to be queued. Returns
+   * undefined when none came (the route answers 204). The wait ends early when the caller goes away.
+   */
+  async claim(request: ClaimRequest, waitSeconds: number, abort: AbortSignal) {
+    const deadline = performance.now() + waitSeconds * 1000;
+    for (;;) {
+      if (this.closing) return undefined;
+      const run = await this.options.leases.claim(request, this.options.clock.now(), this.ttlMs);
+      if (run) return this.jobFor(run);
+      const left = deadline - performance.now();
+      if (left <= 0 || abort.aborted) return undefined;
+      await this.options.signal.wait(request.organizationId, Math.min(left, pollIntervalMs), abort);
+    }
+  }
+
+  async heartbeat(organizationId: string, leaseId: string) {
+    const run = await this.options.leases.renew(
+      organizationId,
+      leaseId,
+      this.options.clock.now(),
+      this.ttlMs,
+    );
+    if (!run) throw leaseLost(leaseId);
+    return { cancel_requested: run.cancelRequested, lease_expires_at: run.leaseExpiresAt };
+  }
+
+  async record(organizationId: string, leaseId: string, events: readonly RunEvent[]) {
+    const run = await this.held(organizationId, leaseId);
+    await this.options.results.recordBatch(run, events);
+    return { accepted: events.length, cancel_requested: run.cancelRequested };
+  }
+
+  /**
+   * Streams an artifact into the blob store. A second upload under the same name in the same attempt
+   * replaces the first (PUT semantics), so an agent may retry an upload whose answer it lost.
+   */
+  async putArtifact(
+    organizationId: string,
+    leaseId: string,
+    name: string,
+    body: Readable,
+    contentType: string,
+  ) {
+    const run = await this.held(organizationId, leaseId);
+    await mkdir(this.options.stagingDir, { recursive: true });
+    const staged = path.join(this.options.stagingDir, `${newId("art")}.part`);
+    let received: Awaited<ReturnType<typeof receiveBody>>;
+    try {
+      received = await receiveBody(body, staged, this.options.maxArtifactBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        throw new ApiError("file_size_exceeded", {
+          detail: `The artifact ${name} is larger than ${this.options.maxArtifactBytes} bytes.`,
+          fix: "Keep artifacts small: compress logs and videos, or keep only what helps to debug a failure.",
+          extra: { limit_bytes: this.options.maxArtifactBytes },
+        });
+      }
+      throw error;
+    }
+    const blobKey = `artifacts/${run.executionId}/${newId("art")}`;
+    try {
+      await this.options.store.putFile(blobKey, staged);
+    } finally {
+      await rm(staged, { force: true });
+    }
+    const replaced = await this.options.results.putArtifact({
+      deviceRunId: run.deviceRunId,
+      attempt: run.attempt,
+      name,
+      executionId: run.executionId,
+      sizeBytes: received.size,
+      sha256: received.sha256.toString("hex"),
+      contentType,
+      blobKey,
+      createdAt: isoTime(this.options.clock.now()),
+    });
+    if (replaced) await this.options.store.delete(replaced);
+    return {
+      name,
+      size_bytes: received.size,
+      sha256: received.sha256.toString("hex"),
+      created: replaced === undefined,
+    };
+  }
+
+  async complete(organizationId: string, leaseId: string, status: FinalStatus, reason: string | null) {
+    const run = await this.held(organizationId, leaseId);
+    const done = await this.options.leases.complete(run, status, reason, this.options.clock.now());
+    if (!done) throw leaseLost(leaseId);
+    if (done.requeued) this.options.signal.notify(organizationId);
+    const execution = await this.options.executions.find(organizationId, run.executionId);
+    return {
+      status: done.status,
+      requeued: done.requeued,
+      execution_status: execution?.status ?? "unknown",
+    };
+  }
+
+  /** Re-queues runs whose agents stopped renewing their leases, and wakes agents for them. */
+  async sweep(): Promise<number> {
+    const woken = await this.options.leases.expireLapsed(this.options.clock.now());
+    for (const organizationId of woken) this.options.signal.notify(organizationId);
+    return woken.size;
+  }
+
+  /** Ends every waiting claim (they answer 204) so the server can close without waiting 30 s. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.options.signal.close();
+  }
+
+  private async held(organizationId: string, leaseId: string): Promise<LeasedRun> {
+    const run = await this.options.leases.current(organizationId, leaseId);
+    if (!run) throw leaseLost(leaseId);
+    return run;
+  }
+
+  private async jobFor(run: LeasedRun) {
+    const execution = await this.options.executions.find(run.organizationId, run.executionId);
+    if (!execution) throw new Error(`execution ${run.executionId} of a claimed run is missing`);
+    const { version } = await this.options.versions.get(
+      run.organizationId,
+      execution.packageName,
+      execution.version,
+    );
+    const binaryPath = `/apps/${encodeURIComponent(execution.packageName)}/versions/${encodeURIComponent(execution.version)}/binary`;
+    return {
+      lease_id: run.leaseId,
+      lease_expires_at: run.leaseExpiresAt,
+      lease_ttl_seconds: this.options.leaseTtlSeconds,
+      execution_id: run.executionId,
+      device_run: {
+        id: run.deviceRunId,
+        position: run.position,
+        attempt: run.attempt,
+        max_attempts: run.maxAttempts,
+      },
+      plan: execution.plan,
+      package_name: execution.packageName,
+      version: execution.version,
+      env: execution.env,
+      binary_url: `${this.options.publicUrl ?? "/v1"}${binaryPath}`,
+      binary: { sha256: version.sha256, size_bytes: version.sizeBytes, metadata: version.binary },
+      device: run.device,
+    };
+  }
+}
+
+function leaseLost(leaseId: string): ApiError {
+  return new ApiError("lease_lost", {
+    detail: `Lease ${leaseId} is not held: it expired and its run was re-queued, or the run already ended.`,
+  });
+}

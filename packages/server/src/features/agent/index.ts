@@ -1,0 +1,4 @@
+export { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
+export { AgentService } from "./agent.service.ts";
+export { LeasesRepo } from "./leases.repo.ts";
+export { LocalWorkSignal, type WorkSignal } from "./work-signal.ts";

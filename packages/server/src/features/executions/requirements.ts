@@ -1,0 +1,42 @@
+/**
+ * What a device run needs from the agent that claims it, stored on the run so a claim is one indexed query:
+ * the plan's device entry (platform, and model / OS version when given) and the set of step types.
+ */
+export interface RunRequirements {
+  platform: string | null;
+  model: string | null;
+  osVersion: string | null;
+  /** Step types, sorted and comma-joined: "inspect,shell". */
+  needs: string;
+}
+
+export function requirementsOf(
+  plan: { steps: ReadonlyArray<{ type: string }> },
+  device: Record<string, unknown> | null,
+): RunRequirements {
+  return {
+    platform: typeof device?.platform === "string" ? device.platform : null,
+    model: typeof device?.model === "string" ? device.model : null,
+    osVersion: typeof device?.os_version === "string" ? device.os_version : null,
+    needs: stepTypeSet(plan.steps.map((step) => step.type)),
+  };
+}
+
+export function stepTypeSet(types: Iterable<string>): string {
+  return [...new Set(types)].sort().join(",");
+}
+
+/**
+ * Every non-empty subset of what an agent can run, in the stored form: a run whose `needs` is one of
+ * them can run on that agent. Four step types make at most 15 subsets.
+ *
+ * @example runnableSets(["inspect", "shell"]) // ["inspect", "inspect,shell", "shell"]
+ */
+export function runnableSets(stepTypes: readonly string[]): string[] {
+  const types = [...new Set(stepTypes)].sort();
+  const sets: string[] = [];
+  for (let mask = 1; mask < 1 << types.length; mask++) {
+    sets.push(types.filter((_, bit) => mask & (1 << bit)).join(","));
+  }
+  return sets.sort();
+}

@@ -1,0 +1,348 @@
+import { type Kysely, sql } from "kysely";
+import type { Database, TestCaseStatus } from "../../db/schema.ts";
+import type { Summary } from "./executions.repo.ts";
+import { summarize } from "./run-outcome.ts";
+
+/** One attempt of one device run: where reported results belong. */
+export interface AttemptRef {
+  deviceRunId: string;
+  attempt: number;
+}
+
+export type RunEvent =
+  | { seq: number; type: "log"; at: string; stream: "stdout" | "stderr" | "agent"; line: string }
+  | { seq: number; type: "step_started"; at: string; step_index: number }
+  | {
+      seq: number;
+      type: "step_finished";
+      at: string;
+      step_index: number;
+      status: "passed" | "failed" | "errored" | "cancelled" | "skipped";
+      message?: string | null;
+    }
+  | {
+      seq: number;
+      type: "test_case";
+      step_index: number;
+      classname: string;
+      name: string;
+      status: TestCaseStatus;
+      duration_ms?: number | null;
+      message?: string | null;
+      details?: string | null;
+    };
+
+export interface ArtifactRecord {
+  deviceRunId: string;
+  attempt: number;
+  name: string;
+  executionId: string;
+  sizeBytes: number;
+  sha256: string;
+  contentType: string;
+  blobKey: string;
+  createdAt: string;
+}
+
+export interface StoredTestCase {
+  deviceRunId: string;
+  attempt: number;
+  stepIndex: number;
+  classname: string;
+  name: string;
+  status: TestCaseStatus;
+  durationMs: number | null;
+  message: string | null;
+  details: string | null;
+}
+
+export interface StepResult {
+  deviceRunId: string;
+  attempt: number;
+  stepIndex: number;
+  status: string;
+  message: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** SQLite allows 32,766 bound values per statement; rows of ~10 columns in chunks of 500 stay far below. */
+const chunkSize = 500;
+
+/** What agents report about their runs: step results, test cases, log lines and artifacts. */
+export class ResultsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * Stores a batch of events of one attempt. Test cases and log lines are keyed by the agent's `seq`, so a
+   * batch sent again after a lost answer is stored once.
+   */
+  async recordBatch(run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
+    await this.db.transaction().execute((trx) => this.record(trx, run, events));
+  }
+
+  private async record(db: Kysely<Database>, run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
+    const logs = [];
+    const cases = [];
+    for (const event of events) {
+      if (event.type === "log") {
+        logs.push({
+          device_run_id: run.deviceRunId,
+          attempt: run.attempt,
+          seq: event.seq,
+          at: event.at,
+          stream: event.stream,
+          line: event.line,
+        });
+      } else if (event.type === "test_case") {
+        cases.push({
+          device_run_id: run.deviceRunId,
+          attempt: run.attempt,
+          seq: event.seq,
+          step_index: event.step_index,
+          classname: event.classname,
+          name: event.name,
+          status: event.status,
+          duration_ms: event.duration_ms ?? null,
+          message: event.message ?? null,
+          details: event.details ?? null,
+        });
+      } else if (event.type === "step_started") {
+        await db
+          .insertInto("step_results")
+          .values({
+            device_run_id: run.deviceRunId,
+            attempt: run.attempt,
+            step_index: event.step_index,
+            status: "running",
+            message: null,
+            started_at: event.at,
+            finished_at: null,
+          })
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+      } else {
+        await db
+          .insertInto("step_results")
+          .values({
+            device_run_id: run.deviceRunId,
+            attempt: run.attempt,
+            step_index: event.step_index,
+            status: event.status,
+            message: event.message ?? null,
+            started_at: event.at,
+            finished_at: event.at,
+          })
+          .onConflict((conflict) =>
+            conflict.columns(["device_run_id", "attempt", "step_index"]).doUpdateSet({
+              status: event.status,
+              message: event.message ?? null,
+              finished_at: event.at,
+            }),
+          )
+          .execute();
+      }
+    }
+    for (let i = 0; i < logs.length; i += chunkSize) {
+      await db
+        .insertInto("log_lines")
+        .values(logs.slice(i, i + chunkSize))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+    for (let i = 0; i < cases.length; i += chunkSize) {
+      await db
+        .insertInto("test_cases")
+        .values(cases.slice(i, i + chunkSize))
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+    }
+  }
+
+  /** The summary of one attempt, from the test cases its agent reported. */
+  async attemptSummary(run: AttemptRef, db: Kysely<Database> = this.db): Promise<Summary> {
+    const rows = await db
+      .selectFrom("test_cases")
+      .select("status")
+      .where("device_run_id", "=", run.deviceRunId)
+      .where("attempt", "=", run.attempt)
+      .execute();
+    return summarize(rows.map((row) => row.status));
+  }
+
+  /** Tests of an execution that failed on one attempt of a device run and passed on another. */
+  async flakyCount(executionId: string, db: Kysely<Database> = this.db): Promise<number> {
+    const rows = await db
+      .selectFrom("test_cases")
+      .innerJoin("device_runs", "device_runs.id", "test_cases.device_run_id")
+      .select(["test_cases.device_run_id", "test_cases.classname", "test_cases.name"])
+      .where("device_runs.execution_id", "=", executionId)
+      .groupBy(["test_cases.device_run_id", "test_cases.classname", "test_cases.name"])
+      .having(sql<boolean>`sum(case when test_cases.status = 'passed' then 1 else 0 end) > 0`)
+      .having(sql<boolean>`sum(case when test_cases.status in ('failed', 'errored') then 1 else 0 end) > 0`)
+      .execute();
+    return rows.length;
+  }
+
+  async testCases(executionId: string): Promise<StoredTestCase[]> {
+    const rows = await this.db
+      .selectFrom("test_cases")
+      .innerJoin("device_runs", "device_runs.id", "test_cases.device_run_id")
+      .selectAll("test_cases")
+      .where("device_runs.execution_id", "=", executionId)
+      .orderBy("device_runs.position")
+      .orderBy("test_cases.attempt")
+      .orderBy("test_cases.seq")
+      .execute();
+    return rows.map((row) => ({
+      deviceRunId: row.device_run_id,
+      attempt: Number(row.attempt),
+      stepIndex: Number(row.step_index),
+      classname: row.classname,
+      name: row.name,
+      status: row.status,
+      durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
+      message: row.message,
+      details: row.details,
+    }));
+  }
+
+  async stepResults(executionIds: readonly string[]): Promise<StepResult[]> {
+    if (executionIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("step_results")
+      .innerJoin("device_runs", "device_runs.id", "step_results.device_run_id")
+      .selectAll("step_results")
+      .where("device_runs.execution_id", "in", executionIds)
+      .whereRef("step_results.attempt", "=", "device_runs.attempt")
+      .orderBy("step_results.step_index")
+      .execute();
+    return rows.map((row) => ({
+      deviceRunId: row.device_run_id,
+      attempt: Number(row.attempt),
+      stepIndex: Number(row.step_index),
+      status: row.status,
+      message: row.message,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+    }));
+  }
+
+  /**
+   * Log lines of an execution in reading order (device run, attempt, seq), a page at a time, so a long log
+   * streams out without being held in memory.
+   */
+  async *logLines(executionId: string, pageSize = 2000) {
+    let after: { position: number; attempt: number; seq: number } | undefined;
+    for (;;) {
+      let query = this.db
+        .selectFrom("log_lines")
+        .innerJoin("device_runs", "device_runs.id", "log_lines.device_run_id")
+        .select([
+          "device_runs.position as position",
+          "log_lines.attempt as attempt",
+          "log_lines.seq as seq",
+          "log_lines.at as at",
+          "log_lines.stream as stream",
+          "log_lines.line as line",
+        ])
+        .where("device_runs.execution_id", "=", executionId);
+      if (after) {
+        const { position, attempt, seq } = after;
+        query = query.where(
+          sql<boolean>`(device_runs.position, log_lines.attempt, log_lines.seq) > (${position}, ${attempt}, ${seq})`,
+        );
+      }
+      const rows = await query
+        .orderBy("device_runs.position")
+        .orderBy("log_lines.attempt")
+        .orderBy("log_lines.seq")
+        .limit(pageSize)
+        .execute();
+      for (const row of rows) {
+        yield {
+          position: Number(row.position),
+          attempt: Number(row.attempt),
+          at: row.at,
+          stream: row.stream,
+          line: row.line,
+        };
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < pageSize) return;
+      after = { position: Number(last.position), attempt: Number(last.attempt), seq: Number(last.seq) };
+    }
+  }
+
+  /**
+   * Records an artifact; one already recorded under the name in the same attempt is replaced, and its
+   * blob key returned so the caller can delete the old object.
+   */
+  async putArtifact(artifact: ArtifactRecord): Promise<string | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const existing = await trx
+        .selectFrom("artifacts")
+        .select("blob_key")
+        .where("device_run_id", "=", artifact.deviceRunId)
+        .where("attempt", "=", artifact.attempt)
+        .where("name", "=", artifact.name)
+        .executeTakeFirst();
+      if (existing) {
+        await trx
+          .updateTable("artifacts")
+          .set({
+            size_bytes: artifact.sizeBytes,
+            sha256: artifact.sha256,
+            content_type: artifact.contentType,
+            blob_key: artifact.blobKey,
+            created_at: artifact.createdAt,
+          })
+          .where("device_run_id", "=", artifact.deviceRunId)
+          .where("attempt", "=", artifact.attempt)
+          .where("name", "=", artifact.name)
+          .execute();
+        return existing.blob_key;
+      }
+      await trx
+        .insertInto("artifacts")
+        .values({
+          device_run_id: artifact.deviceRunId,
+          attempt: artifact.attempt,
+          name: artifact.name,
+          execution_id: artifact.executionId,
+          size_bytes: artifact.sizeBytes,
+          sha256: artifact.sha256,
+          content_type: artifact.contentType,
+          blob_key: artifact.blobKey,
+          created_at: artifact.createdAt,
+        })
+        .execute();
+      return undefined;
+    });
+  }
+
+  async artifacts(executionId: string): Promise<Array<ArtifactRecord & { position: number }>> {
+    const rows = await this.db
+      .selectFrom("artifacts")
+      .innerJoin("device_runs", "device_runs.id", "artifacts.device_run_id")
+      .selectAll("artifacts")
+      .select("device_runs.position as position")
+      .where("artifacts.execution_id", "=", executionId)
+      .orderBy("device_runs.position")
+      .orderBy("artifacts.attempt")
+      .orderBy("artifacts.name")
+      .execute();
+    return rows.map((row) => ({
+      deviceRunId: row.device_run_id,
+      attempt: Number(row.attempt),
+      name: row.name,
+      executionId: row.execution_id,
+      sizeBytes: Number(row.size_bytes),
+      sha256: row.sha256,
+      contentType: row.content_type,
+      blobKey: row.blob_key,
+      createdAt: row.created_at,
+      position: Number(row.position),
+    }));
+  }
+}
