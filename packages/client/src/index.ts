@@ -1,3 +1,14 @@
+export { type CliConfig, type ConnectionFlags, resolveConfig } from "./cli/config.ts";
+export { UsageError } from "./cli/exit-codes.ts";
+export type {
+  AgentApi,
+  AgentDevice,
+  AgentEvent,
+  AgentJob,
+  ClaimRequest,
+  CompleteResult,
+  RunStatus,
+} from "./sdk/agent-api.ts";
 export { Testbay, type TestbayOptions } from "./sdk/client.ts";
 export { type Clock, FakeClock, type Random, seededRandom, systemClock } from "./sdk/clock.ts";
 export {

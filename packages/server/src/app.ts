@@ -53,6 +53,11 @@ export interface AppServices {
   clients: ClientsService;
   tokens: TokenService;
   agents: AgentService;
+  /**
+   * Run first when the server closes, while it still answers: what runs beside it and talks to it over
+   * HTTP (the local agent) stops here. Hooks cannot be added once the server listens; this list can.
+   */
+  beforeClose: Array<() => Promise<void>>;
 }
 
 declare module "fastify" {
@@ -148,7 +153,8 @@ async function assemble(
 
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
   app.removeContentTypeParser("text/plain");
-  app.decorate("services", { database, clients, tokens, agents });
+  const beforeClose: AppServices["beforeClose"] = [];
+  app.decorate("services", { database, clients, tokens, agents, beforeClose });
   // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -186,8 +192,11 @@ async function assemble(
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),
   );
-  // Waiting claims answer 204 at once instead of holding the close up for up to 30 s.
-  app.addHook("preClose", async () => agents.close());
+  app.addHook("preClose", async () => {
+    for (const stop of beforeClose) await stop();
+    // Waiting claims answer 204 at once instead of holding the close up for up to 30 s.
+    await agents.close();
+  });
   app.addHook("onClose", async () => {
     await limiter.close();
     await database.close();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
+import { startLocalAgent } from "./features/agent/index.ts";
 import { bootstrapDefaultOrganization } from "./features/clients/index.ts";
 
 export interface RunningServer {
@@ -16,6 +17,12 @@ function baseUrlFor(config: Config, port: number): string {
   const host = ["0.0.0.0", "::", "[::]"].includes(config.host) ? "127.0.0.1" : config.host;
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   return `http://${shown}:${port}/v1`;
+}
+
+/** Where this process reaches itself: loopback when it listens on every interface. */
+function loopbackHost(host: string): string {
+  if (["0.0.0.0", "::", "[::]"].includes(host)) return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
 /** Builds the app, listens, and on an empty embedded store creates the default organization and its clients. */
@@ -43,6 +50,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
           baseUrl,
         })
       : undefined;
+  if (config.localAgent) {
+    await startLocalAgent(
+      app,
+      config,
+      app.services.clients,
+      `http://${loopbackHost(config.host)}:${port}/v1`,
+    );
+  }
   return { app, baseUrl, credentialsFile };
 }
 

@@ -3,6 +3,7 @@ import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { type AgentApi, agentApi } from "./agent-api.ts";
 import { type Clock, type Random, systemClock } from "./clock.ts";
 import { TestbayApiError } from "./errors.ts";
 import type {
@@ -95,6 +96,14 @@ export class Testbay {
       userAgent: options.userAgent ?? `testbay-client/0.1.0 node/${process.versions.node}`,
       onResponse: options.onResponse,
     });
+  }
+
+  private agentCalls: AgentApi | undefined;
+
+  /** The agent protocol (API.md §7), for `testbay-agent` and other device hosts. */
+  get agent(): AgentApi {
+    this.agentCalls ??= agentApi(this.transport);
+    return this.agentCalls;
   }
 
   private async body<T>(call: CallOptions): Promise<T> {

@@ -1,4 +1,5 @@
 export { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
 export { AgentService } from "./agent.service.ts";
 export { LeasesRepo } from "./leases.repo.ts";
+export { startLocalAgent } from "./local-agent.ts";
 export { LocalWorkSignal, type WorkSignal } from "./work-signal.ts";

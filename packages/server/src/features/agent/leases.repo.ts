@@ -11,6 +11,16 @@ import {
   settleExecution,
 } from "../executions/index.ts";
 
+/**
+ * An agent that shuts down hands its runs back (errored, reason agent_shutdown): that says nothing about the
+ * app, so the run is queued again even past the plan's max_attempts, up to this many attempts in all.
+ */
+const maxAttemptsWithHandBacks = 10;
+
+function handedBack(status: FinalStatus, reason: string | null, held: LeasedRun): boolean {
+  return status === "errored" && reason === "agent_shutdown" && !held.cancelRequested;
+}
+
 /** A device the agent offers in a claim: one it has free right now. */
 export interface AgentDevice {
   serial: string;
@@ -241,7 +251,9 @@ export class LeasesRepo {
       if (!held) return undefined;
       const summary = await this.results.attemptSummary(held, trx);
       const status = held.cancelRequested ? "cancelled" : attemptStatus(reported, summary);
-      const requeued = (status === "failed" || status === "errored") && held.attempt < held.maxAttempts;
+      const requeued = handedBack(status, reason, held)
+        ? held.attempt < maxAttemptsWithHandBacks
+        : (status === "failed" || status === "errored") && held.attempt < held.maxAttempts;
       await this.endAttempt(trx, held, status, reason, JSON.stringify(summary), at, requeued);
       return { status, requeued };
     });

@@ -27,7 +27,7 @@ const ArtifactView = Type.Object({
 const ArtifactQuery = Type.Object(
   {
     device: Type.Optional(Type.Integer({ minimum: 0, maximum: 19 })),
-    attempt: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+    attempt: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,163 @@
+import { homedir, hostname, tmpdir } from "node:os";
+import path from "node:path";
+import { resolveConfig, Testbay, UsageError } from "@testbay/client";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { Agent } from "../runtime/agent.ts";
+
+export interface AgentCliIo {
+  env: Record<string, string | undefined>;
+  stderr: { write(text: string): unknown };
+  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); a second call means "now". */
+  onStopSignal(handler: (urgent: boolean) => void): void;
+}
+
+function whole(min: number, max: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+function devicesMode(value: string): "auto" | "none" {
+  if (value !== "auto" && value !== "none") throw new InvalidArgumentError("expected auto or none");
+  return value;
+}
+
+/**
+ * `testbay-agent`: connects with the same TESTBAY_* settings as the testbay CLI (an agent client's
+ * credentials), then claims and runs jobs until SIGTERM. Exit codes: 0 after a clean stop, 2 for a usage
+ * or configuration mistake, 1 when it could not start.
+ */
+export async function main(argv: readonly string[], io: AgentCliIo): Promise<number> {
+  const say = (text: string) => io.stderr.write(`${new Date().toISOString()} ${text}\n`);
+  const program = new Command("testbay-agent")
+    .description("Pulls Testbay jobs and runs their test plans on this host and its devices.")
+    .option(
+      "--name <name>",
+      "agent name shown on runs",
+      hostname().replace(/[^A-Za-z0-9._@-]/g, "-") || "agent",
+    )
+    .option("--allow-shell", "run shell steps (they execute arbitrary commands on this host)", false)
+    .option(
+      "--devices <mode>",
+      "auto: use Android devices found with adb; none: device-less plans only",
+      devicesMode,
+      "auto",
+    )
+    .option("--concurrency <n>", "jobs at once", whole(1, 64), 1)
+    .option(
+      "--work-dir <dir>",
+      "where jobs run (a fresh directory each)",
+      path.join(tmpdir(), "testbay-agent"),
+    )
+    .option(
+      "--cache-dir <dir>",
+      "where binaries are kept by SHA-256",
+      path.join(homedir(), ".cache", "testbay-agent"),
+    )
+    .option(
+      "--shutdown-grace <seconds>",
+      "on SIGTERM, how long running jobs may finish before they are handed back",
+      whole(0, 3600),
+      30,
+    )
+    .option("--url <url>", "API base URL (TESTBAY_URL)")
+    .option("--client-id <id>", "agent client ID (TESTBAY_CLIENT_ID)")
+    .option("--client-secret <secret>", "agent client secret (TESTBAY_CLIENT_SECRET)")
+    .option("--audience <audience>", "token audience (TESTBAY_AUDIENCE)")
+    .exitOverride()
+    .configureOutput({
+      writeErr: (text) => io.stderr.write(text),
+      writeOut: (text) => io.stderr.write(text),
+    });
+  try {
+    program.parse([...argv], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    throw error;
+  }
+  const flags = program.opts<{
+    name: string;
+    allowShell: boolean;
+    devices: "auto" | "none";
+    concurrency: number;
+    workDir: string;
+    cacheDir: string;
+    shutdownGrace: number;
+    url?: string;
+    clientId?: string;
+    clientSecret?: string;
+    audience?: string;
+  }>();
+  if (!/^[A-Za-z0-9._@-]{1,100}$/.test(flags.name)) {
+    say(`--name "${flags.name}": use 1–100 letters, digits, '.', '_', '@' or '-'.`);
+    return 2;
+  }
+  let config: ReturnType<typeof resolveConfig>;
+  try {
+    config = resolveConfig(flags, io.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      say(error.message);
+      return 2;
+    }
+    throw error;
+  }
+  const client = new Testbay({
+    baseUrl: config.baseUrl,
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    audience: config.audience,
+    token: config.token,
+    userAgent: `testbay-agent/0.1.0 node/${process.versions.node}`,
+  });
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(flags.workDir, { recursive: true });
+  const agent = new Agent({
+    client,
+    name: flags.name,
+    allowShell: flags.allowShell,
+    devices: flags.devices,
+    concurrency: flags.concurrency,
+    workRoot: flags.workDir,
+    cacheDir: flags.cacheDir,
+    log: say,
+  });
+  try {
+    await client.tokens.get();
+  } catch (error) {
+    say(`cannot start: ${(error as Error).message}`);
+    return 1;
+  }
+  await agent.start();
+  const stopped = new Promise<void>((resolve) => {
+    io.onStopSignal((urgent) => {
+      say(
+        urgent
+          ? "stopping now: handing running jobs back"
+          : `stopping: running jobs have ${flags.shutdownGrace} s to finish`,
+      );
+      agent.stop(urgent ? 0 : flags.shutdownGrace * 1000).then(resolve, resolve);
+    });
+  });
+  await stopped;
+  say("stopped");
+  return 0;
+}
+
+/** The binary's entry: real env, stderr and signals. */
+export async function runFromProcess(): Promise<number> {
+  return main(process.argv.slice(2), {
+    env: process.env,
+    stderr: process.stderr,
+    onStopSignal(handler) {
+      let count = 0;
+      const onSignal = () => handler(++count > 1);
+      process.on("SIGTERM", onSignal);
+      process.on("SIGINT", onSignal);
+    },
+  });
+}

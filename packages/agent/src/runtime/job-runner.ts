@@ -1,0 +1,217 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import { type AgentJob, type RunStatus, type Step, type Testbay, TestbayApiError } from "@testbay/client";
+import { runStep } from "../steps/run-step.ts";
+import type { BinaryMetadata, StepContext, StepOutcome } from "../steps/step-types.ts";
+import { collectArtifacts } from "./artifacts.ts";
+import type { BinaryCache } from "./binary-cache.ts";
+import { EventReporter } from "./event-reporter.ts";
+
+/** Why a job stopped before its steps were done. */
+export type StopReason = "cancelled" | "timeout" | "lease_lost" | "shutdown";
+
+export interface JobRunnerOptions {
+  client: Testbay;
+  cache: BinaryCache;
+  /** Each job gets a fresh directory below this one, removed afterwards. */
+  workRoot: string;
+  log: (message: string) => void;
+  /** Aborted when the agent must hand its jobs back (shutdown past its grace period). */
+  shutdown: AbortSignal;
+}
+
+export interface JobResult {
+  status: RunStatus | "abandoned";
+  reason: string | null;
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * Runs one claimed job: the plan's steps in order, each in a fresh directory, while heartbeats keep the
+ * lease and watch for a cancel; then uploads the artifacts and completes. A step that does not pass stops
+ * the plan (the steps after it are reported skipped). Only a lost lease ends a job without completing
+ * it: someone else has the run by then.
+ */
+export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<JobResult> {
+  const { client } = options;
+  const stop = new AbortController();
+  const stopWith = (reason: StopReason) => {
+    if (!stop.signal.aborted) stop.abort(reason);
+  };
+  const reporter = new EventReporter({
+    send: (events) => client.agent.events(job.lease_id, events),
+    onCancelRequested: () => stopWith("cancelled"),
+  });
+  const heartbeatMs = Math.max(1000, (job.lease_ttl_seconds * 1000) / 3);
+  const heartbeat = setInterval(() => {
+    client.agent.heartbeat(job.lease_id).then(
+      (answer) => answer.cancel_requested && stopWith("cancelled"),
+      (error) => {
+        if (error instanceof TestbayApiError && error.code === "lease_lost") stopWith("lease_lost");
+        else options.log(`heartbeat failed (will try again): ${(error as Error).message}`);
+      },
+    );
+  }, heartbeatMs);
+  const planTimeoutMs = job.plan.timeout_seconds * 1000;
+  const deadline = Date.now() + planTimeoutMs;
+  const timeout = setTimeout(() => stopWith("timeout"), planTimeoutMs);
+  const onShutdown = () => stopWith("shutdown");
+  options.shutdown.addEventListener("abort", onShutdown, { once: true });
+  if (options.shutdown.aborted) onShutdown();
+
+  const jobDir = await mkdtemp(path.join(options.workRoot, "job-"));
+  const artifactsDir = path.join(jobDir, "artifacts");
+  await mkdir(artifactsDir);
+  try {
+    const outcomes = await runSteps(job, {
+      jobDir,
+      artifactsDir,
+      deadline,
+      reporter,
+      stop: stop.signal,
+      options,
+    });
+    const stopped = stop.signal.aborted ? (stop.signal.reason as StopReason) : undefined;
+    if (stopped === "lease_lost") {
+      options.log(`job ${job.lease_id}: lease lost, stopped without reporting`);
+      return { status: "abandoned", reason: "lease_lost" };
+    }
+    await uploadArtifacts(job, artifactsDir, reporter, options);
+    await reporter.flush();
+    const result = finalResult(outcomes, stopped);
+    try {
+      await client.agent.complete(job.lease_id, {
+        status: result.status,
+        ...(result.reason ? { reason: result.reason } : {}),
+      });
+    } catch (error) {
+      // A completion resent after a lost answer finds the lease already ended: it did complete.
+      if (!(error instanceof TestbayApiError && error.code === "lease_lost")) throw error;
+    }
+    return result;
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(timeout);
+    options.shutdown.removeEventListener("abort", onShutdown);
+    await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+interface StepsRun {
+  jobDir: string;
+  artifactsDir: string;
+  deadline: number;
+  reporter: EventReporter;
+  stop: AbortSignal;
+  options: JobRunnerOptions;
+}
+
+async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
+  const { reporter, stop } = run;
+  const outcomes: StepOutcome[] = [];
+  const steps = job.plan.steps;
+  let appPath: Promise<string> | undefined;
+  for (const [index, step] of steps.entries()) {
+    const previous = outcomes.at(-1);
+    if (stop.aborted || (previous && previous.status !== "passed")) {
+      reporter.push({
+        type: "step_finished",
+        at: now(),
+        step_index: index,
+        status: "skipped",
+        message: null,
+      });
+      continue;
+    }
+    reporter.push({ type: "step_started", at: now(), step_index: index });
+    const label = `step ${index + 1}/${steps.length} (${step.name ?? step.type})`;
+    reporter.push({ type: "log", at: now(), stream: "agent", line: `${label} started` });
+    const workDir = path.join(run.jobDir, `step-${index + 1}`);
+    await mkdir(workDir);
+    const context: StepContext = {
+      workDir,
+      artifactsDir: run.artifactsDir,
+      appPath: () => {
+        appPath ??= run.options.cache.get(job.binary.sha256, (destination) =>
+          run.options.client.versions
+            .downloadBinary(job.package_name, job.version, destination)
+            .then(() => {}),
+        );
+        return appPath;
+      },
+      binary: job.binary.metadata as BinaryMetadata,
+      binarySizeBytes: job.binary.size_bytes,
+      packageName: job.package_name,
+      version: job.version,
+      env: job.env,
+      device: job.device,
+      signal: stop,
+      timeoutMs: stepTimeoutMs(step, run.deadline),
+      log: (stream, line) => reporter.push({ type: "log", at: now(), stream, line }),
+      testCase: (c) => reporter.push({ type: "test_case", step_index: index, ...c }),
+    };
+    const outcome = await runStep(step, context);
+    outcomes.push(outcome);
+    const how = outcome.message ? `${outcome.status}: ${outcome.message}` : outcome.status;
+    reporter.push({ type: "log", at: now(), stream: "agent", line: `${label} ${how}` });
+    reporter.push({
+      type: "step_finished",
+      at: now(),
+      step_index: index,
+      status: outcome.status,
+      message: outcome.message,
+    });
+  }
+  return outcomes;
+}
+
+function stepTimeoutMs(step: Step, deadline: number): number {
+  const left = Math.max(0, deadline - Date.now());
+  const own = "timeout_seconds" in step && step.timeout_seconds ? step.timeout_seconds * 1000 : left;
+  return Math.min(own, left);
+}
+
+async function uploadArtifacts(
+  job: AgentJob,
+  dir: string,
+  reporter: EventReporter,
+  options: JobRunnerOptions,
+) {
+  const { files, refused } = await collectArtifacts(dir);
+  for (const name of refused) {
+    reporter.push({
+      type: "log",
+      at: now(),
+      stream: "agent",
+      line: `artifact not kept (name not allowed): ${name}`,
+    });
+  }
+  for (const artifact of files) {
+    try {
+      await options.client.agent.uploadArtifact(
+        job.lease_id,
+        artifact.name,
+        artifact.file,
+        artifact.contentType,
+      );
+    } catch (error) {
+      const line = `artifact ${artifact.name} not kept: ${(error as Error).message}`;
+      reporter.push({ type: "log", at: now(), stream: "agent", line });
+    }
+  }
+}
+
+/** How the job ends: a stop decides first, then the worst step (errored over failed over passed). */
+function finalResult(
+  outcomes: readonly StepOutcome[],
+  stopped: StopReason | undefined,
+): { status: RunStatus; reason: string | null } {
+  if (stopped === "cancelled") return { status: "cancelled", reason: "cancelled" };
+  if (stopped === "timeout") return { status: "errored", reason: "timeout" };
+  if (stopped === "shutdown") return { status: "errored", reason: "agent_shutdown" };
+  if (outcomes.some((o) => o.status === "errored")) return { status: "errored", reason: "step_errored" };
+  if (outcomes.some((o) => o.status === "failed")) return { status: "failed", reason: "step_failed" };
+  if (outcomes.some((o) => o.status === "cancelled")) return { status: "cancelled", reason: "cancelled" };
+  return { status: "passed", reason: null };
+}
