@@ -144,7 +144,12 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
       binarySizeBytes: job.binary.size_bytes,
       packageName: job.package_name,
       version: job.version,
-      env: job.env,
+      // Which run this is, for scripts that name reports or files after it.
+      env: {
+        ...job.env,
+        TESTBAY_EXECUTION_ID: job.execution_id,
+        TESTBAY_ATTEMPT: String(job.device_run.attempt),
+      },
       device: job.device,
       signal: stop,
       timeoutMs: stepTimeoutMs(step, run.deadline),
