@@ -46,7 +46,37 @@ describe("the merged JUnit report", () => {
     expect(report).toMatch(/name="agent host, attempt 1"[^>]*>\s*<error type="errored"/);
     expect(report).toContain('<error type="cancelled" message="cancelled">');
     expect(report).toContain('<error type="queued" message="still queued when the wait ended">');
-    expect(report).toContain("GET /v1/executions/{id}/junit");
+  });
+
+  it("takes the suites the agents reported for an execution, renamed after its plan, and counts their tests", () => {
+    const server = [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<testsuites name="smoke" tests="2" failures="1" errors="0" skipped="0">',
+      '  <testsuite name="agent host (attempt 1)" tests="2" failures="1" errors="0" skipped="0">',
+      '    <testcase classname="inspect" name="debuggable is false" time="0.000"/>',
+      '    <testcase classname="inspect" name="min_sdk ≤ 21" time="0.000">',
+      '      <failure message="minSdk is 24, expected at most 21"></failure>',
+      "    </testcase>",
+      "  </testsuite>",
+      "</testsuites>",
+      "",
+    ].join("\n");
+    const report = junitReport(
+      [execution("a", [run("failed")], "failed"), execution("b", [run("cancelled")], "cancelled")],
+      new Map([["tp_a", "smoke"]]),
+      new Map([
+        ["a", server],
+        [
+          "b",
+          '<?xml version="1.0"?>\n<testsuites name="x" tests="0" failures="0" errors="0" skipped="0">\n</testsuites>\n',
+        ],
+      ]),
+    );
+    expect(report).toContain('<testsuites name="testbay" tests="3" failures="1" errors="1">');
+    expect(report).toContain('<testsuite name="smoke: agent host (attempt 1)" tests="2" failures="1"');
+    expect(report).toContain('<failure message="minSdk is 24, expected at most 21"></failure>');
+    // An execution no agent reported tests for keeps its per-device-run testcase.
+    expect(report).toContain('<error type="cancelled" message="cancelled">');
   });
 
   it("escapes markup and drops characters XML 1.0 forbids", () => {

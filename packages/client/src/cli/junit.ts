@@ -49,20 +49,53 @@ function outcomeOf(status: DeviceRun["status"]): { kind: Outcome; message: strin
   }
 }
 
+const count = (tag: string, name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(tag)?.[1] ?? 0);
+
 /**
- * One merged JUnit XML report for the executions of a run: one <testsuite> per execution and one <testcase>
- * per device run, with <failure> for failed runs and <error> for errored, cancelled or unfinished ones.
- *
- * It is built from the executions' statuses because the server does not serve per-execution reports yet.
- * Once `GET /v1/executions/{id}/junit` exists, merge its <testsuite> elements (the real test cases the
- * agents report) into this document instead of the per-device test cases.
+ * The <testsuite> elements of an execution's report from the server (GET /executions/{id}/junit: a suite
+ * per device run), renamed after the plan, with their counts; undefined when no agent reported a test.
  */
-export function junitReport(executions: Execution[], planNames: Map<string, string> = new Map()): string {
+export function agentSuites(report: string, plan: string) {
+  const root = /<testsuites\b[^>]*>/.exec(report);
+  const end = report.lastIndexOf("</testsuites>");
+  if (!root || end < 0 || !report.includes("<testcase")) return undefined;
+  const body = report
+    .slice(root.index + root[0].length, end)
+    .replace(/<testsuite name="/g, `<testsuite name="${xml(plan)}: `)
+    .trimEnd();
+  return {
+    xml: body.replace(/^\n/, ""),
+    tests: count(root[0], "tests"),
+    failures: count(root[0], "failures"),
+    errors: count(root[0], "errors"),
+  };
+}
+
+/**
+ * One merged JUnit XML report for the executions of a run. An execution whose agents reported test cases
+ * contributes the server's suites for it (a suite per device run, flaky tests marked); one without (it was
+ * cancelled before it ran, errored, or is unfinished) gets a suite with a <testcase> per device run, with
+ * <failure> for failed runs and <error> for errored, cancelled or unfinished ones.
+ */
+export function junitReport(
+  executions: Execution[],
+  planNames: Map<string, string> = new Map(),
+  agentReports: Map<string, string> = new Map(),
+): string {
   let tests = 0;
   let failures = 0;
   let errors = 0;
   const suites: string[] = [];
   for (const execution of executions) {
+    const planLabel = planNames.get(execution.test_plan_id) ?? execution.test_plan_id;
+    const reported = agentSuites(agentReports.get(execution.id) ?? "", planLabel);
+    if (reported) {
+      tests += reported.tests;
+      failures += reported.failures;
+      errors += reported.errors;
+      suites.push(reported.xml);
+      continue;
+    }
     const cases: string[] = [];
     let suiteFailures = 0;
     let suiteErrors = 0;
@@ -113,7 +146,6 @@ export function junitReport(executions: Execution[], planNames: Map<string, stri
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    "<!-- Written by the testbay CLI from the executions' statuses. TODO: merge GET /v1/executions/{id}/junit per execution once the server serves it. -->",
     `<testsuites name="testbay" tests="${tests}" failures="${failures}" errors="${errors}">`,
     ...suites,
     "</testsuites>",

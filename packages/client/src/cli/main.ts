@@ -342,7 +342,12 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
         if (!session.json) print(executionTable(waited.executions, names));
         if (options.junit) {
           const target = session.resolvePath(options.junit);
-          await writeFile(target, junitReport(waited.executions, names));
+          const reports = new Map<string, string>();
+          for (const execution of waited.executions) {
+            if (["queued", "running"].includes(execution.status)) continue;
+            reports.set(execution.id, await testbay.executions.junit(execution.id));
+          }
+          await writeFile(target, junitReport(waited.executions, names, reports));
           session.say(`Wrote the JUnit report to ${target}.`);
         }
         let code: ExitCode;

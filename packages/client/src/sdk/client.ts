@@ -282,6 +282,15 @@ export class Testbay {
       this.body({ method: "GET", path: "/executions", query: { ...query }, deadlineAt: options.deadlineAt }),
     all: (query: ExecutionQuery = {}): AsyncGenerator<Execution> =>
       everyItem((q) => this.executions.list(q), query),
+    /** `GET /executions/{id}/junit`: the test cases the agents reported, as one JUnit XML document. */
+    junit: async (id: string): Promise<string> => {
+      const response = await this.transport.send({
+        method: "GET",
+        path: `/executions/${segment(id)}/junit`,
+        headers: { accept: "application/xml" },
+      });
+      return response.text();
+    },
     /** Queued: cancelled at once; running: its agent is told to stop; finished: returned as it ended. */
     cancel: (id: string): Promise<Execution> =>
       this.body({ method: "POST", path: `/executions/${segment(id)}/cancel`, safeToResend: true }),
