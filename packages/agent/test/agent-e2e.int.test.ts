@@ -213,7 +213,8 @@ describe("testbay-agent against a real server", () => {
     startAgent("canceller", "--allow-shell");
     const id = await trigger(await createPlan([{ type: "shell", run: 'sleep 60 & echo "child=$!"; wait' }]));
     const childLine = await waitFor("the step to start", async () => (await log(id)).match(/child=(\d+)/));
-    const pid = Number(childLine[1]);
+    const pid = Number(childLine?.[1]);
+    expect(pid).toBeGreaterThan(0);
     const cancel = await call(`${server.baseUrl}/executions/${id}/cancel`, { method: "POST", headers: ci });
     expect(cancel.body.cancel_requested).toBe(true);
     const view = await finished(id);
