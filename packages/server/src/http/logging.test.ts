@@ -1,5 +1,7 @@
+import { Writable } from "node:stream";
+import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "./logging.ts";
+import { createLogger, redactUrl } from "./logging.ts";
 
 describe("redactUrl", () => {
   it("blanks sensitive query values and keeps the rest as sent", () => {
@@ -11,5 +13,81 @@ describe("redactUrl", () => {
   it("leaves URLs without a query alone, and copes with malformed encoding", () => {
     expect(redactUrl("/v1/apps/com.example")).toBe("/v1/apps/com.example");
     expect(redactUrl("/v1/x?%zz=1&password")).toBe("/v1/x?%zz=1&password=[REDACTED]");
+  });
+});
+
+/** A logger writing into an array, one parsed object per line, without the time and host fields. */
+function capturedLogger(level: string) {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split("\n")) {
+        if (!line) continue;
+        const { time: _time, pid: _pid, hostname: _hostname, ...rest } = JSON.parse(line);
+        lines.push(rest);
+      }
+      done();
+    },
+  });
+  return { logger: createLogger(level, destination) as unknown as Logger, lines };
+}
+
+describe("request loggers (children of the server's logger)", () => {
+  // Fastify makes each request's logger as logger.child({ request_id }, {}): the empty options included.
+  it("at warn, write nothing for info and debug, and errors with their bindings, as a plain child would", async () => {
+    const { logger, lines } = capturedLogger("warn");
+    const child = logger.child({ request_id: "req_1" }, {});
+    expect(child.level).toBe("warn");
+    child.info({ req: { method: "GET" } }, "incoming request");
+    child.debug("detail");
+    expect(child.isLevelEnabled("info")).toBe(false);
+    child.warn({ check: "database" }, "readiness check failed");
+    child.error({ err: new Error("boom") }, "request failed");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([
+      { level: 40, request_id: "req_1", check: "database", msg: "readiness check failed" },
+      expect.objectContaining({
+        level: 50,
+        request_id: "req_1",
+        msg: "request failed",
+        err: expect.objectContaining({ message: "boom" }),
+      }),
+    ]);
+  });
+
+  it("at warn, keep bindings through a grandchild and redact as the server's logger does", async () => {
+    const { logger, lines } = capturedLogger("warn");
+    const child = logger.child({ request_id: "req_2" }, {}).child({ client_id: "cl_1" });
+    child.error({ body: { client_secret: "s3cret" } }, "failed");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([
+      {
+        level: 50,
+        request_id: "req_2",
+        client_id: "cl_1",
+        body: { client_secret: "[REDACTED]" },
+        msg: "failed",
+      },
+    ]);
+  });
+
+  it("at info, write every request line with the request's bindings", async () => {
+    const { logger, lines } = capturedLogger("info");
+    const child = logger.child({ request_id: "req_3" }, {});
+    child.info({ res: { statusCode: 200 } }, "request completed");
+    child.debug("not written");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([
+      { level: 30, request_id: "req_3", res: { statusCode: 200 }, msg: "request completed" },
+    ]);
+  });
+
+  it("honour a route's own level, given in the options", async () => {
+    const { logger, lines } = capturedLogger("warn");
+    const child = logger.child({ request_id: "req_4" }, { level: "debug" });
+    expect(child.level).toBe("debug");
+    child.debug("written");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([{ level: 20, request_id: "req_4", msg: "written" }]);
   });
 });

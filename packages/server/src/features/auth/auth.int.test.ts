@@ -159,6 +159,42 @@ describe("POST /v1/oauth/token", () => {
     expect(fresh.status).toBe(401);
     expect(fresh.body.reason).toBe("client_disabled");
   });
+
+  it("stops a client's tokens at once when another instance on the same database disables it", async () => {
+    refillBuckets();
+    // Another process on the same store: the admin CLI, or a second API instance. Nothing tells this one.
+    const other = await startTestServer({ shareWith: server, clock: server.clock });
+    try {
+      const doomed = await server.createClient("acme", "ci");
+      const headers = { "x-api-key": await server.token(doomed) };
+      expect((await me(headers)).status).toBe(200);
+
+      await other.app.services.clients.disableClient(doomed.client_id);
+
+      const reuse = await me(headers);
+      expect(reuse.status).toBe(401);
+      expect(reuse.body.reason).toBe("client_disabled");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("judges each of many concurrent requests by the client as stored when it arrived", async () => {
+    refillBuckets();
+    const busy = await server.createClient("acme", "agent"); // the agent bucket takes 200 at once
+    const headers = { "x-api-key": await server.token(busy) };
+    const before = await Promise.all(Array.from({ length: 50 }, () => me(headers)));
+    expect(before.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(new Set(before.map((r) => r.body.client_id))).toEqual(new Set([busy.client_id]));
+
+    await server.app.services.clients.disableClient(busy.client_id);
+
+    const after = await Promise.all(Array.from({ length: 50 }, () => me(headers)));
+    expect(after.map((r) => r.status)).toEqual(Array(50).fill(401));
+    expect(new Set(after.map((r) => r.body.reason))).toEqual(new Set(["client_disabled"]));
+    // Every refusal is its own problem document, with its own request ID.
+    expect(new Set(after.map((r) => r.body.request_id)).size).toBe(50);
+  });
 });
 
 describe("x-api-key authentication", () => {

@@ -62,6 +62,12 @@ export class TokenService {
    * pipeline run, so it is checked once. Only successes are kept, and only the exact token string hits.
    */
   private readonly verified = new Map<string, VerifiedToken>();
+  /**
+   * The token of the last request, verified: a pipeline run sends the same token on every call, and comparing
+   * two strings is cheaper than hashing a new one (each request's header is a new string) for the Map.
+   */
+  private lastToken = "";
+  private lastVerified: VerifiedToken | undefined;
 
   constructor(
     private readonly key: SigningKey,
@@ -89,8 +95,11 @@ export class TokenService {
    * `verify` decides. Synchronous, so the authentication hook of a request with a known token needs no promise.
    */
   verifiedBefore(token: string): VerifiedToken | undefined {
-    const known = this.verified.get(token);
-    return known && this.clock.now() < known.expiresAt ? known : undefined;
+    const known = token === this.lastToken ? this.lastVerified : this.verified.get(token);
+    if (!known || this.clock.now() >= known.expiresAt) return undefined;
+    this.lastToken = token;
+    this.lastVerified = known;
+    return known;
   }
 
   /** Verifies signature, algorithm, issuer, audience and expiry; throws `invalid_access_token` with a reason. */
