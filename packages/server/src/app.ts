@@ -13,6 +13,8 @@ import {
   agentRoutes,
   LeasesRepo,
   LocalWorkSignal,
+  PostgresWorkSignal,
+  type WorkSignal,
 } from "./features/agent/index.ts";
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
@@ -46,6 +48,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Where logs go (stdout by default); tests capture them to check that no secret is logged. */
   logDestination?: DestinationStream;
+  /** How often a waiting claim looks again without a wake-up (5 s); tests lengthen it to prove wake-ups. */
+  claimPollIntervalMs?: number;
 }
 
 export interface AppServices {
@@ -92,6 +96,7 @@ async function assemble(
   database: DatabaseHandle,
 ): Promise<FastifyInstance> {
   const { config } = options;
+  const logger = createLogger(config.logLevel, options.logDestination);
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   const clients = new ClientsService(new ClientsRepo(database.db), clock);
   const tokens = new TokenService(signingKey, config.audience, clock);
@@ -111,10 +116,14 @@ async function assemble(
   const results = new ResultsRepo(database.db);
   const executionsRepo = new ExecutionsRepo(database.db, results);
   const executions = new ExecutionsService(executionsRepo, clock);
-  const workSignal = new LocalWorkSignal();
+  const workSignal: WorkSignal =
+    database.dialect === "postgres"
+      ? new PostgresWorkSignal(config.databaseUrl, database.db, logger)
+      : new LocalWorkSignal();
   const triggers = new TriggersService(versions, plans, executionsRepo, clock, (organizationId) =>
     workSignal.notify(organizationId),
   );
+  if (workSignal instanceof PostgresWorkSignal) await workSignal.start();
   const agents = new AgentService({
     leases: new LeasesRepo(database.db, database.dialect, results),
     results,
@@ -127,11 +136,12 @@ async function assemble(
     maxArtifactBytes: config.maxUploadBytes,
     stagingDir: path.join(config.dataDir, "tmp", "artifacts"),
     publicUrl: config.publicUrl,
+    pollIntervalMs: options.claimPollIntervalMs ?? 5000,
   });
   const idempotency = new IdempotencyStore(database.db, clock);
 
   const app = Fastify({
-    loggerInstance: createLogger(config.logLevel, options.logDestination),
+    loggerInstance: logger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: "request_id" }),
     bodyLimit: jsonBodyLimit,
@@ -198,6 +208,7 @@ async function assemble(
     await agents.close();
   });
   app.addHook("onClose", async () => {
+    await store.close?.();
     await limiter.close();
     await database.close();
   });

@@ -1,6 +1,7 @@
 import { createPrivateKey } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import { parseS3Url, redactUserInfo, S3UrlError } from "./storage/s3-url.ts";
 
 /**
  * Everything the server can be told, read once from `TESTBAY_*` environment variables.
@@ -71,8 +72,18 @@ const databaseUrl = z.string().refine((v) => /^(sqlite:.|postgres:\/\/|postgresq
   error: "must be sqlite:<file> or postgres://user@host:port/database",
 });
 
-const storageUrl = z.string().refine((v) => /^(file:|s3:\/\/)/.test(v), {
-  error: "must be file:<directory> or s3://bucket?endpoint=…",
+const storageUrl = z.string().superRefine((v, ctx) => {
+  if (!/^(file:|s3:\/\/)/.test(v)) {
+    ctx.addIssue({ code: "custom", message: "must be file:<directory> or s3://bucket?endpoint=…" });
+    return;
+  }
+  if (!v.startsWith("s3:")) return;
+  try {
+    parseS3Url(v);
+  } catch (error) {
+    if (!(error instanceof S3UrlError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message });
+  }
 });
 
 const signingKey = z.string().refine(
@@ -138,7 +149,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (result.success) values[name] = result.data;
     else {
       const message = result.error.issues[0]?.message ?? "is invalid";
-      const shown = name === "TESTBAY_SIGNING_KEY" ? "(not shown: it is a secret)" : JSON.stringify(raw);
+      const shown =
+        name === "TESTBAY_SIGNING_KEY"
+          ? "(not shown: it is a secret)"
+          : JSON.stringify(name === "TESTBAY_STORAGE_URL" && raw ? redactUserInfo(raw) : raw);
       problems.push(`${name} ${message}; got ${shown}`);
     }
   }

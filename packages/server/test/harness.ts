@@ -10,6 +10,7 @@ import { ManualClock } from "../src/clock.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import type { ClientRole } from "../src/db/schema.ts";
 import type { IssuedCredentials } from "../src/features/clients/index.ts";
+import { startRoundRobinProxy } from "./round-robin-proxy.ts";
 
 /** Which database the integration suite runs against: set per Vitest project (see vitest.config.ts). */
 export const testDatabase = process.env.TESTBAY_TEST_DB === "postgres" ? "postgres" : "sqlite";
@@ -60,6 +61,8 @@ export interface TestServer {
   clock: ManualClock;
   /** Every log line the server wrote, as text. */
   logs: string[];
+  /** The API instances behind `baseUrl`: one, or two in the scaled configuration (`app` is the first). */
+  instances: TestServer[];
   /** Creates a client in `org` (created if missing) straight in the database, as the admin CLI would. */
   createClient(org: string, role: ClientRole): Promise<IssuedCredentials>;
   /** Gets a token for the client over HTTP. */
@@ -76,10 +79,49 @@ export interface TestServerOptions {
   shareWith?: TestServer;
   /** A clock to share with another server; a new one by default. */
   clock?: ManualClock;
+  /** See AppOptions.claimPollIntervalMs. */
+  claimPollIntervalMs?: number;
 }
+
+/**
+ * The scaled configuration (vitest project `scaled`): every test server is two API instances on one
+ * PostgreSQL database and shared stores, behind a round-robin proxy that `baseUrl` points at, so the
+ * whole suite runs with its requests spread over both.
+ */
+export const scaledSuite = process.env.TESTBAY_TEST_SCALED === "true";
+
+/** Extra TESTBAY_* settings of the scaled configuration (shared limiter and blob store). */
+export const scaledEnv: Record<string, string> = {};
 
 /** A real server on a real port, with its own data dir, database and a clock that moves only when told. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  if (!scaledSuite || options.shareWith) return startOneServer(options);
+  const env = { ...scaledEnv, ...options.env };
+  const first = await startOneServer({ ...options, env });
+  const second = await startOneServer({
+    ...options,
+    env,
+    shareWith: first,
+    clock: first.clock,
+    logs: first.logs,
+  });
+  const proxy = await startRoundRobinProxy(
+    [first, second].map((s) => ({ host: "127.0.0.1", port: Number(new URL(s.origin).port) })),
+  );
+  return {
+    ...first,
+    origin: proxy.origin,
+    baseUrl: `${proxy.origin}/v1`,
+    instances: [first, second],
+    async close() {
+      await proxy.close();
+      await second.close();
+      await first.close();
+    },
+  };
+}
+
+async function startOneServer(options: TestServerOptions & { logs?: string[] }): Promise<TestServer> {
   const shared = options.shareWith;
   const dir = shared ? shared.config.dataDir : await mkdtemp(path.join(tmpdir(), "testbay-test-"));
   const database = shared ? undefined : await createTestDatabase(dir);
@@ -93,14 +135,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const clock = options.clock ?? new ManualClock();
-  const logs: string[] = [];
+  const logs: string[] = options.logs ?? [];
   const logDestination = new Writable({
     write(chunk, _encoding, done) {
       logs.push(String(chunk));
       done();
     },
   });
-  const app = await buildApp({ config, clock, logDestination });
+  const app = await buildApp({
+    config,
+    clock,
+    logDestination,
+    ...(options.claimPollIntervalMs ? { claimPollIntervalMs: options.claimPollIntervalMs } : {}),
+  });
   await options.beforeListen?.(app);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -108,13 +155,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const origin = `http://127.0.0.1:${address.port}`;
   const baseUrl = `${origin}/v1`;
 
-  return {
+  const server: TestServer = {
     app,
     origin,
     baseUrl,
     config,
     clock,
     logs,
+    instances: [],
     async createClient(org, role) {
       const clients = app.services.clients;
       try {
@@ -148,6 +196,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     },
   };
+  server.instances = [server];
+  return server;
 }
 
 /** GET/POST helper: returns status, headers and the parsed JSON body (or text). */

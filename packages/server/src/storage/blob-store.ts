@@ -21,6 +21,8 @@ export interface BlobStore {
   keys(): AsyncIterable<string>;
   /** Resolves when the store can be written to; for /readyz. */
   check(): Promise<void>;
+  /** Lets go of connections (S3); nothing to do for local files. */
+  close?(): Promise<void>;
 }
 
 const keyPattern = /^[a-z0-9]+(\/[A-Za-z0-9_-]+)+$/;

@@ -24,10 +24,10 @@ export interface AgentServiceOptions {
   stagingDir: string;
   /** TESTBAY_PUBLIC_URL (ends in /v1), to hand out absolute binary URLs; relative ones otherwise. */
   publicUrl: string | undefined;
+  /** Even without a wake-up, a waiting claim looks again this often: a wake-up may be missed (a dropped
+   * listening connection, another instance on SQLite). */
+  pollIntervalMs: number;
 }
-
-/** Even without a wake-up, a waiting claim looks again this often (a wake-up from elsewhere may be missed). */
-const pollIntervalMs = 5000;
 
 /** The agent protocol (API.md §7): claims with long polling, heartbeats, results, artifacts, completion. */
 export class AgentService {
@@ -51,7 +51,11 @@ export class AgentService {
       if (run) return this.jobFor(run);
       const left = deadline - performance.now();
       if (left <= 0 || abort.aborted) return undefined;
-      await this.options.signal.wait(request.organizationId, Math.min(left, pollIntervalMs), abort);
+      await this.options.signal.wait(
+        request.organizationId,
+        Math.min(left, this.options.pollIntervalMs),
+        abort,
+      );
     }
   }
 

@@ -2,4 +2,5 @@ export { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
 export { AgentService } from "./agent.service.ts";
 export { LeasesRepo } from "./leases.repo.ts";
 export { startLocalAgent } from "./local-agent.ts";
+export { PostgresWorkSignal } from "./postgres-work-signal.ts";
 export { LocalWorkSignal, type WorkSignal } from "./work-signal.ts";

@@ -208,8 +208,13 @@ export class VersionsService {
       if (!key.startsWith("versions/")) continue;
       if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
       if (await repo.isReferenced(key)) continue;
-      await store.delete(key);
-      log.info({ key }, "removed a stored binary no version refers to");
+      try {
+        await store.delete(key);
+        log.info({ key }, "removed a stored binary no version refers to");
+      } catch (error) {
+        // Something this server did not write (a foreign object in a shared bucket): leave it, go on.
+        log.warn({ key, err: error }, "could not remove an object no version refers to");
+      }
     }
   }
 }
