@@ -64,7 +64,7 @@ function startAgent(name: string, ...args: string[]): AgentProcess {
 async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
+  timeoutMs = 120_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
@@ -236,7 +236,7 @@ describe("testbay-agent against a real server", () => {
     expect(lines).toEqual(ids.map((id) => `${id} 1`).sort());
     const agents = new Set(views.map((v) => v.devices[0].agent_id));
     expect(agents.size).toBeGreaterThan(1);
-  });
+  }, 240_000);
 
   it("hands its running job back on SIGTERM once the grace period ends", async () => {
     const id = await trigger(

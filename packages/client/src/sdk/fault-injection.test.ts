@@ -408,7 +408,10 @@ describe("the run command against a scripted server", () => {
     const junit = await readFile(path.join(dir, "report.xml"), "utf8");
     expect(junit).toContain('<testsuites name="testbay" tests="2" failures="1" errors="0">');
     expect(junit).toContain('<failure type="failed"');
-    expect(junit).toContain("GET /v1/executions/{id}/junit");
+    // The CLI asked for each finished execution's agent report; this server has none (404), so each
+    // execution keeps its per-device-run testcase.
+    expect(server.count("GET /executions/ex_1/junit")).toBe(1);
+    expect(server.count("GET /executions/ex_2/junit")).toBe(1);
   });
 
   it("exits 0 when every execution passed, and makes no token call with TESTBAY_TOKEN", async () => {
