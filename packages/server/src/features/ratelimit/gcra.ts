@@ -21,6 +21,11 @@ export interface RateLimitDecision {
   nextTokenMs: number;
   /** When refused: milliseconds until this request would be admitted. */
   retryAfterMs: number;
+  /**
+   * Set when the shared store could not be asked (Redis down or slow) and the request was admitted unlimited:
+   * the limiter fails open rather than turning an outage of Redis into an outage of the API.
+   */
+  failedOpen?: true;
 }
 
 /**

@@ -8,3 +8,8 @@ export {
   type RateLimitPolicies,
   registerRateLimiting,
 } from "./ratelimit.hooks.ts";
+export {
+  type RateLimiterLogger,
+  RedisRateLimiter,
+  type RedisRateLimiterOptions,
+} from "./redis-limiter.ts";
