@@ -22,6 +22,16 @@ export default defineConfig({
         extends: true,
         test: { name: "postgres", include: integration, env: { TESTBAY_TEST_DB: "postgres" } },
       },
+      // The same suite with every server as two instances behind a round-robin proxy, on PostgreSQL with the
+      // shared limiter and blob store, plus the tests only that configuration can run (*.scaled.test.ts).
+      {
+        extends: true,
+        test: {
+          name: "scaled",
+          include: [...integration, "packages/*/src/**/*.scaled.test.ts"],
+          env: { TESTBAY_TEST_DB: "postgres", TESTBAY_TEST_SCALED: "true" },
+        },
+      },
     ],
   },
 });

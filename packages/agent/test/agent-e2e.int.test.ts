@@ -4,13 +4,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../server/test/harness.ts";
 
 // End to end: real `testbay-agent` processes (bin/testbay-agent.js, as an operator starts them) against a
 // real server on a port. The server's clock is a manual one, so lease expiry is made to happen by moving it.
 
 const agentBin = fileURLToPath(new URL("../bin/testbay-agent.js", import.meta.url));
-const apk = fileURLToPath(new URL("../../server/test/fixtures/binaries/app-basic.apk", import.meta.url));
 const ttlSeconds = 5;
 
 let server: TestServer;
@@ -114,16 +113,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), "testbay-e2e-"));
   ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
   agentCredentials = await server.createClient("acme", "agent");
-  await call(`${server.baseUrl}/apps`, {
-    headers: ci,
-    json: { package_name: "com.example.basic", platform: "android" },
-  });
-  const upload = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/1.0.0`, {
-    method: "PUT",
-    headers: ci,
-    body: await readFile(apk),
-  });
-  expect(upload.status).toBe(201);
+  await registerBasicApp(server, ci, "1.0.0");
 });
 
 afterEach(async () => {

@@ -27,7 +27,13 @@ import {
   resultsRoutes,
 } from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
-import { MemoryRateLimiter, policiesFrom, registerRateLimiting } from "./features/ratelimit/index.ts";
+import {
+  MemoryRateLimiter,
+  policiesFrom,
+  type RateLimiter,
+  RedisRateLimiter,
+  registerRateLimiting,
+} from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
@@ -40,7 +46,7 @@ import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { registerValidation } from "./http/validation.ts";
-import { openBlobStore } from "./storage/index.ts";
+import { type BlobStore, openBlobStore } from "./storage/index.ts";
 
 export interface AppOptions {
   config: Config;
@@ -57,6 +63,7 @@ export interface AppServices {
   clients: ClientsService;
   tokens: TokenService;
   agents: AgentService;
+  blobs: BlobStore;
   /**
    * Run first when the server closes, while it still answers: what runs beside it and talks to it over
    * HTTP (the local agent) stops here. Hooks cannot be added once the server listens; this list can.
@@ -100,7 +107,14 @@ async function assemble(
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   const clients = new ClientsService(new ClientsRepo(database.db), clock);
   const tokens = new TokenService(signingKey, config.audience, clock);
-  const limiter = new MemoryRateLimiter(clock);
+  // With several instances the buckets must be shared (Redis); one instance keeps them in memory.
+  const limiter: RateLimiter = config.redisUrl
+    ? await RedisRateLimiter.connect({
+        url: config.redisUrl,
+        clock,
+        logger: logger.child({ component: "rate_limiter" }),
+      })
+    : new MemoryRateLimiter(clock);
   const policies = policiesFrom(config);
   const store = openBlobStore(config.storageUrl);
   const apps = new AppsService(new AppsRepo(database.db), clock);
@@ -164,7 +178,7 @@ async function assemble(
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
   app.removeContentTypeParser("text/plain");
   const beforeClose: AppServices["beforeClose"] = [];
-  app.decorate("services", { database, clients, tokens, agents, beforeClose });
+  app.decorate("services", { database, clients, tokens, agents, blobs: store, beforeClose });
   // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -182,6 +196,10 @@ async function assemble(
   const readiness: ReadinessCheck[] = [
     { name: "database", check: async () => void (await sql`select 1`.execute(database.db)) },
     { name: "storage", check: () => store.check() },
+    // Without Redis the server still serves (fail open): /readyz says degraded but stays 200.
+    ...(limiter instanceof RedisRateLimiter
+      ? [{ name: "rate_limiter", check: () => limiter.check(), degradable: true }]
+      : []),
   ];
   await app.register(healthRoutes, { checks: readiness });
   await app.register(problemsRoutes);

@@ -27,11 +27,6 @@ function loopbackHost(host: string): string {
 
 /** Builds the app, listens, and on an empty embedded store creates the default organization and its clients. */
 export async function startServer(config: Config): Promise<RunningServer> {
-  if (config.redisUrl) {
-    throw new Error(
-      "TESTBAY_REDIS_URL: shared rate limits in Redis are not available in this version; unset it.",
-    );
-  }
   const app = await buildApp({ config });
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { buildApp } from "../src/app.ts";
@@ -11,6 +12,7 @@ import { type Config, loadConfig } from "../src/config.ts";
 import type { ClientRole } from "../src/db/schema.ts";
 import type { IssuedCredentials } from "../src/features/clients/index.ts";
 import { startRoundRobinProxy } from "./round-robin-proxy.ts";
+import { startS3Server } from "./s3-server.ts";
 
 /** Which database the integration suite runs against: set per Vitest project (see vitest.config.ts). */
 export const testDatabase = process.env.TESTBAY_TEST_DB === "postgres" ? "postgres" : "sqlite";
@@ -90,13 +92,17 @@ export interface TestServerOptions {
  */
 export const scaledSuite = process.env.TESTBAY_TEST_SCALED === "true";
 
-/** Extra TESTBAY_* settings of the scaled configuration (shared limiter and blob store). */
-export const scaledEnv: Record<string, string> = {};
+/** The shared rate limiter of the scaled configuration. */
+const scaledRedisUrl = process.env.TESTBAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A real server on a real port, with its own data dir, database and a clock that moves only when told. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   if (!scaledSuite || options.shareWith) return startOneServer(options);
-  const env = { ...scaledEnv, ...options.env };
+  // Each test server gets its own S3 endpoint (s3rver, in this process) and shares the machine's Redis.
+  const s3 = await startS3Server();
+  process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey;
+  const env = { TESTBAY_STORAGE_URL: s3.storageUrl, TESTBAY_REDIS_URL: scaledRedisUrl, ...options.env };
   const first = await startOneServer({ ...options, env });
   const second = await startOneServer({
     ...options,
@@ -117,6 +123,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await proxy.close();
       await second.close();
       await first.close();
+      await s3.close();
     },
   };
 }
@@ -226,4 +233,28 @@ export async function call(
     // not JSON: keep the text
   }
   return { status: response.status, headers: response.headers, body: parsed };
+}
+
+const basicApk = fileURLToPath(new URL("./fixtures/binaries/app-basic.apk", import.meta.url));
+
+/**
+ * Registers the Android app `com.example.basic` and uploads the basic APK fixture as `version`: the setup
+ * every test of plans, runs and agents starts from.
+ */
+export async function registerBasicApp(
+  server: TestServer,
+  headers: Record<string, string>,
+  version = "1.2.3",
+): Promise<void> {
+  await call(`${server.baseUrl}/apps`, {
+    headers,
+    json: { package_name: "com.example.basic", platform: "android" },
+  });
+  const upload = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/${version}`, {
+    method: "PUT",
+    headers,
+    body: await readFile(basicApk),
+  });
+  if (upload.status !== 201)
+    throw new Error(`upload of the basic APK failed: ${upload.status} ${await upload.text()}`);
 }

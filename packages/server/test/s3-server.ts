@@ -66,12 +66,12 @@ export interface TestS3Server {
  * An in-process S3 look-alike (s3rver) on 127.0.0.1, a free port, with its objects in a fresh temp directory
  * that close() removes. Path-style addressing; credentials S3RVER/S3RVER.
  */
-export async function startS3Server(options: { bucket?: string } = {}): Promise<TestS3Server> {
+export async function startS3Server(options: { bucket?: string; port?: number } = {}): Promise<TestS3Server> {
   const bucket = options.bucket ?? "testbay";
   const directory = await mkdtemp(path.join(tmpdir(), "testbay-s3-"));
   const server = new S3rver({
     address: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     directory,
     silent: true,
     vhostBuckets: false,

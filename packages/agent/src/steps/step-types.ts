@@ -4,21 +4,10 @@
  * through the context; it never talks HTTP itself.
  */
 
-/** What the server stored about the uploaded binary (mirror of the server's BinaryMetadata). */
-export interface BinaryMetadata {
-  format: "apk" | "aab" | "ipa" | "app";
-  platform: "android" | "ios";
-  package_name: string;
-  version_name: string | null;
-  version_code: number | string | null;
-  min_sdk: number | null;
-  target_sdk: number | null;
-  min_os_version: string | null;
-  abis: string[];
-  permissions: string[];
-  debuggable: boolean;
-  display_name: string | null;
-}
+/** What the server stored about the uploaded binary (the SDK's model of it). */
+export type { BinaryMetadata } from "@testbay/client";
+
+import type { BinaryMetadata } from "@testbay/client";
 
 /** A device the agent found (adb devices -l + getprop), or null when a step runs on the host itself. */
 export interface Device {

@@ -229,12 +229,11 @@ describe("operations endpoints", () => {
     expect((await call(`${server.origin}/healthz`)).body).toEqual({ status: "ok" });
     const ready = await call(`${server.origin}/readyz`);
     expect(ready.status).toBe(200);
+    // The scaled configuration has a shared rate limiter to check as well.
+    const limiter = server.config.redisUrl ? [{ name: "rate_limiter", ok: true }] : [];
     expect(ready.body).toEqual({
       status: "ready",
-      checks: [
-        { name: "database", ok: true },
-        { name: "storage", ok: true },
-      ],
+      checks: [{ name: "database", ok: true }, { name: "storage", ok: true }, ...limiter],
     });
   });
 

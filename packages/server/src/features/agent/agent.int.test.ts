@@ -1,10 +1,6 @@
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
-const fixtures = fileURLToPath(new URL("../../../test/fixtures/binaries/", import.meta.url));
 const ttlSeconds = 60;
 
 let server: TestServer;
@@ -85,16 +81,7 @@ beforeAll(async () => {
   agent = { "x-api-key": await server.token(await server.createClient("acme", "agent")) };
   otherOrgCi = { "x-api-key": await server.token(await server.createClient("globex", "ci")) };
   otherOrgAgent = { "x-api-key": await server.token(await server.createClient("globex", "agent")) };
-  await call(`${server.baseUrl}/apps`, {
-    headers: ci,
-    json: { package_name: "com.example.basic", platform: "android" },
-  });
-  const upload = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/1.2.3`, {
-    method: "PUT",
-    headers: ci,
-    body: await readFile(path.join(fixtures, "app-basic.apk")),
-  });
-  expect(upload.status).toBe(201);
+  await registerBasicApp(server, ci);
 });
 afterAll(() => server.close());
 

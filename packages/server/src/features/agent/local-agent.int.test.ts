@@ -1,11 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { startLocalAgent } from "./local-agent.ts";
-
-const apk = fileURLToPath(new URL("../../../test/fixtures/binaries/app-basic.apk", import.meta.url));
 
 let server: TestServer;
 let ci: Record<string, string>;
@@ -40,16 +37,7 @@ async function finished(id: string) {
 beforeAll(async () => {
   server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
   ci = { "x-api-key": await server.token(await server.createClient("default", "ci")) };
-  await call(`${server.baseUrl}/apps`, {
-    headers: ci,
-    json: { package_name: "com.example.basic", platform: "android" },
-  });
-  const upload = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/1.2.3`, {
-    method: "PUT",
-    headers: ci,
-    body: await readFile(apk),
-  });
-  expect(upload.status).toBe(201);
+  await registerBasicApp(server, ci);
   await startLocalAgent(server.app, server.config, server.app.services.clients, server.baseUrl);
 });
 afterAll(() => server.close());

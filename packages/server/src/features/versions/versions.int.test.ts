@@ -51,14 +51,18 @@ function upload(pkg: string, version: string, body: Buffer, extra: Record<string
 }
 
 /** Every file under the data dir, relative to it. */
+/** Files in the data dir (staging areas, local blobs) and objects in the blob store, wherever it is. */
 async function filesInDataDir(): Promise<string[]> {
   const root = server.config.dataDir;
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries
+  const files = entries
     .filter((entry) => entry.isFile())
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .filter((file) => !file.startsWith("testbay.db"))
-    .sort();
+    .filter((file) => !file.startsWith("testbay.db"));
+  if (!server.config.storageUrl.startsWith("file:")) {
+    for await (const key of server.app.services.blobs.keys()) files.push(`store:${key}`);
+  }
+  return files.sort();
 }
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest();
