@@ -14,7 +14,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
-          exclude: integration,
+          exclude: [...integration, "packages/*/src/**/*.scaled.test.ts"],
         },
       },
       { extends: true, test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },

@@ -56,6 +56,12 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
         body.wait_seconds ?? 0,
         gone.signal,
       );
+      if (gone.signal.aborted) {
+        // Nobody is listening: answering would leave a response the server waits on when it closes.
+        reply.hijack();
+        request.raw.socket?.destroy();
+        return reply;
+      }
       if (!job) return reply.code(204).send(null);
       return { job };
     },
