@@ -1,3 +1,4 @@
+import { mkdir } from "node:fs/promises";
 import { homedir, hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { resolveConfig, Testbay, UsageError } from "@testbay/client";
@@ -114,7 +115,6 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     token: config.token,
     userAgent: `testbay-agent/0.1.0 node/${process.versions.node}`,
   });
-  const { mkdir } = await import("node:fs/promises");
   await mkdir(flags.workDir, { recursive: true });
   const agent = new Agent({
     client,

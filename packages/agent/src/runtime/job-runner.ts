@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { type AgentJob, type RunStatus, type Step, type Testbay, TestbayApiError } from "@testbay/client";
 import { runStep } from "../steps/run-step.ts";
-import type { BinaryMetadata, StepContext, StepOutcome } from "../steps/step-types.ts";
+import type { StepContext, StepOutcome } from "../steps/step-types.ts";
 import { collectArtifacts } from "./artifacts.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
@@ -140,7 +140,7 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
         );
         return appPath;
       },
-      binary: job.binary.metadata as BinaryMetadata,
+      binary: job.binary.metadata,
       binarySizeBytes: job.binary.size_bytes,
       packageName: job.package_name,
       version: job.version,

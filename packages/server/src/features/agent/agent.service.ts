@@ -130,16 +130,16 @@ export class AgentService {
   }
 
   async complete(organizationId: string, leaseId: string, status: FinalStatus, reason: string | null) {
-    const run = await this.held(organizationId, leaseId);
-    const done = await this.options.leases.complete(run, status, reason, this.options.clock.now());
+    const done = await this.options.leases.complete(
+      organizationId,
+      leaseId,
+      status,
+      reason,
+      this.options.clock.now(),
+    );
     if (!done) throw leaseLost(leaseId);
     if (done.requeued) this.options.signal.notify(organizationId);
-    const execution = await this.options.executions.find(organizationId, run.executionId);
-    return {
-      status: done.status,
-      requeued: done.requeued,
-      execution_status: execution?.status ?? "unknown",
-    };
+    return { status: done.status, requeued: done.requeued, execution_status: done.executionStatus };
   }
 
   /** Re-queues runs whose agents stopped renewing their leases, and wakes agents for them. */

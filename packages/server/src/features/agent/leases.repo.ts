@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { isoTime } from "../../clock.ts";
 import type { Dialect } from "../../db/kysely.ts";
-import type { Database } from "../../db/schema.ts";
+import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import {
   attemptStatus,
@@ -56,6 +56,8 @@ export interface Completion {
   status: FinalStatus;
   /** The run goes back to the queue for another attempt. */
   requeued: boolean;
+  /** The execution's status once this attempt was counted. */
+  executionStatus: ExecutionStatus;
 }
 
 const leasedColumns = [
@@ -199,21 +201,7 @@ export class LeasesRepo {
       .where("device_runs.organization_id", "=", organizationId)
       .where("device_runs.status", "=", "running")
       .executeTakeFirst();
-    if (!row || row.lease_id === null || row.lease_expires_at === null || row.organization_id === null) {
-      return undefined;
-    }
-    return {
-      leaseId: row.lease_id,
-      leaseExpiresAt: row.lease_expires_at,
-      deviceRunId: row.device_run_id,
-      executionId: row.execution_id,
-      organizationId: row.organization_id,
-      position: Number(row.position),
-      attempt: Number(row.attempt),
-      maxAttempts: Number(row.max_attempts ?? 1),
-      device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
-      cancelRequested: Number(row.cancel_requested) === 1,
-    };
+    return row ? toLeasedRun(row) : undefined;
   }
 
   /** Extends a lease; undefined when it is no longer held (expired and swept, or completed). */
@@ -240,14 +228,15 @@ export class LeasesRepo {
    * attempts (and nobody asked to cancel); otherwise the run ends with this attempt's status.
    */
   async complete(
-    run: LeasedRun,
+    organizationId: string,
+    leaseId: string,
     reported: FinalStatus,
     reason: string | null,
     now: number,
   ): Promise<Completion | undefined> {
     const at = isoTime(now);
     return this.db.transaction().execute(async (trx) => {
-      const held = await this.current(run.organizationId, run.leaseId, trx);
+      const held = await this.current(organizationId, leaseId, trx);
       if (!held) return undefined;
       const summary = await this.results.attemptSummary(held, trx);
       const status = held.cancelRequested ? "cancelled" : attemptStatus(reported, summary);
@@ -255,7 +244,12 @@ export class LeasesRepo {
         ? held.attempt < maxAttemptsWithHandBacks
         : (status === "failed" || status === "errored") && held.attempt < held.maxAttempts;
       await this.endAttempt(trx, held, status, reason, JSON.stringify(summary), at, requeued);
-      return { status, requeued };
+      const execution = await trx
+        .selectFrom("executions")
+        .select("status")
+        .where("id", "=", held.executionId)
+        .executeTakeFirstOrThrow();
+      return { status, requeued, executionStatus: execution.status };
     });
   }
 
@@ -285,8 +279,7 @@ export class LeasesRepo {
           .where("device_runs.status", "=", "running")
           .where("device_runs.lease_expires_at", "<", at)
           .executeTakeFirst();
-        if (!row || row.organization_id === null) return;
-        const held = await this.current(row.organization_id, leaseId, trx);
+        const held = row && toLeasedRun(row);
         if (!held) return;
         const cancelled = held.cancelRequested;
         const requeued = !cancelled && held.attempt < held.maxAttempts;
@@ -341,4 +334,35 @@ export class LeasesRepo {
       .execute();
     await settleExecution(trx, this.results, held.executionId, at);
   }
+}
+
+type LeasedRow = {
+  device_run_id: string;
+  execution_id: string;
+  organization_id: string | null;
+  position: number;
+  attempt: number;
+  max_attempts: number | null;
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  claimed_device: string | null;
+  cancel_requested: number;
+};
+
+/** A row of `leasedColumns` as the lease holder sees it; undefined when it holds no lease. */
+function toLeasedRun(row: LeasedRow): LeasedRun | undefined {
+  if (row.lease_id === null || row.lease_expires_at === null || row.organization_id === null)
+    return undefined;
+  return {
+    leaseId: row.lease_id,
+    leaseExpiresAt: row.lease_expires_at,
+    deviceRunId: row.device_run_id,
+    executionId: row.execution_id,
+    organizationId: row.organization_id,
+    position: Number(row.position),
+    attempt: Number(row.attempt),
+    maxAttempts: Number(row.max_attempts ?? 1),
+    device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
+    cancelRequested: Number(row.cancel_requested) === 1,
+  };
 }

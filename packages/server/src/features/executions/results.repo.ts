@@ -107,38 +107,27 @@ export class ResultsRepo {
           message: event.message ?? null,
           details: event.details ?? null,
         });
-      } else if (event.type === "step_started") {
-        await db
-          .insertInto("step_results")
-          .values({
-            device_run_id: run.deviceRunId,
-            attempt: run.attempt,
-            step_index: event.step_index,
-            status: "running",
-            message: null,
-            started_at: event.at,
-            finished_at: null,
-          })
-          .onConflict((conflict) => conflict.doNothing())
-          .execute();
       } else {
+        // A step's row: made when it starts, completed when it finishes (a finish may come alone).
+        const finished = event.type === "step_finished";
+        const result = {
+          status: finished ? event.status : "running",
+          message: finished ? (event.message ?? null) : null,
+          finished_at: finished ? event.at : null,
+        };
         await db
           .insertInto("step_results")
           .values({
             device_run_id: run.deviceRunId,
             attempt: run.attempt,
             step_index: event.step_index,
-            status: event.status,
-            message: event.message ?? null,
             started_at: event.at,
-            finished_at: event.at,
+            ...result,
           })
           .onConflict((conflict) =>
-            conflict.columns(["device_run_id", "attempt", "step_index"]).doUpdateSet({
-              status: event.status,
-              message: event.message ?? null,
-              finished_at: event.at,
-            }),
+            finished
+              ? conflict.columns(["device_run_id", "attempt", "step_index"]).doUpdateSet(result)
+              : conflict.doNothing(),
           )
           .execute();
       }
