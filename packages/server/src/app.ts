@@ -23,6 +23,7 @@ import {
   ExecutionsRepo,
   ExecutionsService,
   executionsRoutes,
+  LogStore,
   ResultsRepo,
   resultsRoutes,
 } from "./features/executions/index.ts";
@@ -129,6 +130,12 @@ async function assemble(
   });
   const results = new ResultsRepo(database.db);
   const executionsRepo = new ExecutionsRepo(database.db, results);
+  const logs = new LogStore({
+    db: database.db,
+    store,
+    stagingDir: path.join(config.dataDir, "tmp", "logs"),
+    maxExecutionBytes: config.maxExecutionLogBytes,
+  });
   const executions = new ExecutionsService(executionsRepo, clock);
   const workSignal: WorkSignal =
     database.dialect === "postgres"
@@ -142,6 +149,7 @@ async function assemble(
     leases: new LeasesRepo(database.db, database.dialect, results),
     results,
     executions: executionsRepo,
+    logs,
     versions,
     signal: workSignal,
     store,
@@ -210,12 +218,13 @@ async function assemble(
   await app.register(testPlansRoutes, { plans });
   await app.register(triggersRoutes, { triggers, idempotency });
   await app.register(executionsRoutes, { executions });
-  await app.register(resultsRoutes, { executions, results, store });
+  await app.register(resultsRoutes, { executions, results, logs, store });
   await app.register(agentRoutes, { agents });
   await app.register(agentArtifactRoutes, { agents });
   await versions.cleanUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
+  await logs.startUp(app.log);
 
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),

@@ -20,6 +20,8 @@ export interface Config {
   publicUrl: string | undefined;
   audience: string;
   maxUploadBytes: number;
+  /** Per execution: past it, log lines are dropped after one marker line. */
+  maxExecutionLogBytes: number;
   rateLimit: RateLimitSettings;
   agentRateLimit: RateLimitSettings;
   supportEmail: string | undefined;
@@ -116,6 +118,7 @@ const variables = {
     .optional(),
   TESTBAY_AUDIENCE: z.string().min(1, { error: "must be a non-empty string" }).default("testbay"),
   TESTBAY_MAX_UPLOAD_BYTES: positiveInt("a whole number of bytes ≥ 1").default(524_288_000),
+  TESTBAY_MAX_EXECUTION_LOG_BYTES: positiveInt("a whole number of bytes ≥ 1").default(104_857_600),
   TESTBAY_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(20),
   TESTBAY_RATE_LIMIT_PER_SECOND: positiveDecimal.default(4),
   TESTBAY_AGENT_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(200),
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: v.TESTBAY_PUBLIC_URL?.replace(/\/+$/, ""),
     audience: v.TESTBAY_AUDIENCE,
     maxUploadBytes: v.TESTBAY_MAX_UPLOAD_BYTES,
+    maxExecutionLogBytes: v.TESTBAY_MAX_EXECUTION_LOG_BYTES,
     rateLimit: { burst: v.TESTBAY_RATE_LIMIT_BURST, perSecond: v.TESTBAY_RATE_LIMIT_PER_SECOND },
     agentRateLimit: {
       burst: v.TESTBAY_AGENT_RATE_LIMIT_BURST,

@@ -16,6 +16,7 @@ export interface Database {
   step_results: StepResultsTable;
   test_cases: TestCasesTable;
   log_lines: LogLinesTable;
+  log_chunks: LogChunksTable;
   artifacts: ArtifactsTable;
 }
 
@@ -186,6 +187,19 @@ export interface LogLinesTable {
   at: string;
   stream: string;
   line: string;
+}
+
+/** The index of a log chunk object in the blob store (see migration 2026-11-23-0007). */
+export interface LogChunksTable {
+  device_run_id: string;
+  attempt: number;
+  first_seq: number;
+  last_seq: number;
+  execution_id: string;
+  blob_key: string;
+  bytes: number | string;
+  lines: number;
+  truncated: number;
 }
 
 export interface ArtifactsTable {

@@ -5,6 +5,7 @@ import * as testplans from "./2026-11-22-0003-testplans.ts";
 import * as executions from "./2026-11-22-0004-executions.ts";
 import * as executionFilterIndexes from "./2026-11-23-0005-execution-filter-indexes.ts";
 import * as agents from "./2026-11-23-0006-agents.ts";
+import * as logChunks from "./2026-11-23-0007-log-chunks.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-22-0004-executions": executions,
   "2026-11-23-0005-execution-filter-indexes": executionFilterIndexes,
   "2026-11-23-0006-agents": agents,
+  "2026-11-23-0007-log-chunks": logChunks,
 };

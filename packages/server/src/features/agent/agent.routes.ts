@@ -86,7 +86,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
   app.post(
     "/v1/agent/jobs/:lease_id/events",
     {
-      config: agentsOnly,
+      // What devices and tools printed: stored with what no database can hold escaped, never refused.
+      config: { ...agentsOnly, deviceText: true },
       schema: {
         summary: "Report step results, test cases and log lines",
         description:

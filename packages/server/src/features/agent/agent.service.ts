@@ -5,7 +5,7 @@ import { type Clock, isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
-import type { ExecutionsRepo, FinalStatus, ResultsRepo, RunEvent } from "../executions/index.ts";
+import type { ExecutionsRepo, FinalStatus, LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { VersionsService } from "../versions/index.ts";
 import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
 import type { ClaimRequest, LeasedRun, LeasesRepo } from "./leases.repo.ts";
@@ -14,6 +14,8 @@ import type { WorkSignal } from "./work-signal.ts";
 export interface AgentServiceOptions {
   leases: LeasesRepo;
   results: ResultsRepo;
+  /** Where log events go: chunk objects in the blob store. */
+  logs: LogStore;
   executions: ExecutionsRepo;
   versions: VersionsService;
   signal: WorkSignal;
@@ -72,6 +74,9 @@ export class AgentService {
 
   async record(organizationId: string, leaseId: string, events: readonly RunEvent[]) {
     const run = await this.held(organizationId, leaseId);
+    const lines = events.filter((event): event is Extract<RunEvent, { type: "log" }> => event.type === "log");
+    // Lines first: both halves are idempotent by seq, so if either fails the agent's resent batch completes it.
+    await this.options.logs.append(run, lines);
     await this.options.results.recordBatch(run, events);
     return { accepted: events.length, cancel_requested: run.cancelRequested };
   }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, TestCaseStatus } from "../../db/schema.ts";
+import { storableDeviceText, storableDeviceTextOrNull } from "./device-text.ts";
 import type { Summary } from "./executions.repo.ts";
 import { summarize } from "./run-outcome.ts";
 
@@ -69,50 +70,42 @@ export interface StepResult {
 /** SQLite allows 32,766 bound values per statement; rows of ~10 columns in chunks of 500 stay far below. */
 const chunkSize = 500;
 
-/** What agents report about their runs: step results, test cases, log lines and artifacts. */
+/** What agents report about their runs: step results, test cases and artifacts (log lines: LogStore). */
 export class ResultsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   /**
-   * Stores a batch of events of one attempt. Test cases and log lines are keyed by the agent's `seq`, so a
-   * batch sent again after a lost answer is stored once.
+   * Stores the step results and test cases of a batch of events of one attempt (its log lines go to the
+   * LogStore). Test cases are keyed by the agent's `seq`, so a batch sent again after a lost answer is stored
+   * once. What the agent reports is stored as reported, with only what no database can hold escaped.
    */
   async recordBatch(run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
     await this.db.transaction().execute((trx) => this.record(trx, run, events));
   }
 
   private async record(db: Kysely<Database>, run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
-    const logs = [];
     const cases = [];
     for (const event of events) {
-      if (event.type === "log") {
-        logs.push({
-          device_run_id: run.deviceRunId,
-          attempt: run.attempt,
-          seq: event.seq,
-          at: event.at,
-          stream: event.stream,
-          line: event.line,
-        });
-      } else if (event.type === "test_case") {
+      if (event.type === "log") continue;
+      if (event.type === "test_case") {
         cases.push({
           device_run_id: run.deviceRunId,
           attempt: run.attempt,
           seq: event.seq,
           step_index: event.step_index,
-          classname: event.classname,
-          name: event.name,
+          classname: storableDeviceText(event.classname),
+          name: storableDeviceText(event.name),
           status: event.status,
           duration_ms: event.duration_ms ?? null,
-          message: event.message ?? null,
-          details: event.details ?? null,
+          message: storableDeviceTextOrNull(event.message),
+          details: storableDeviceTextOrNull(event.details),
         });
       } else {
         // A step's row: made when it starts, completed when it finishes (a finish may come alone).
         const finished = event.type === "step_finished";
         const result = {
           status: finished ? event.status : "running",
-          message: finished ? (event.message ?? null) : null,
+          message: finished ? storableDeviceTextOrNull(event.message) : null,
           finished_at: finished ? event.at : null,
         };
         await db
@@ -131,13 +124,6 @@ export class ResultsRepo {
           )
           .execute();
       }
-    }
-    for (let i = 0; i < logs.length; i += chunkSize) {
-      await db
-        .insertInto("log_lines")
-        .values(logs.slice(i, i + chunkSize))
-        .onConflict((conflict) => conflict.doNothing())
-        .execute();
     }
     for (let i = 0; i < cases.length; i += chunkSize) {
       await db
@@ -215,52 +201,6 @@ export class ResultsRepo {
       startedAt: row.started_at,
       finishedAt: row.finished_at,
     }));
-  }
-
-  /**
-   * Log lines of an execution in reading order (device run, attempt, seq), a page at a time, so a long log
-   * streams out without being held in memory.
-   */
-  async *logLines(executionId: string, pageSize = 2000) {
-    let after: { position: number; attempt: number; seq: number } | undefined;
-    for (;;) {
-      let query = this.db
-        .selectFrom("log_lines")
-        .innerJoin("device_runs", "device_runs.id", "log_lines.device_run_id")
-        .select([
-          "device_runs.position as position",
-          "log_lines.attempt as attempt",
-          "log_lines.seq as seq",
-          "log_lines.at as at",
-          "log_lines.stream as stream",
-          "log_lines.line as line",
-        ])
-        .where("device_runs.execution_id", "=", executionId);
-      if (after) {
-        const { position, attempt, seq } = after;
-        query = query.where(
-          sql<boolean>`(device_runs.position, log_lines.attempt, log_lines.seq) > (${position}, ${attempt}, ${seq})`,
-        );
-      }
-      const rows = await query
-        .orderBy("device_runs.position")
-        .orderBy("log_lines.attempt")
-        .orderBy("log_lines.seq")
-        .limit(pageSize)
-        .execute();
-      for (const row of rows) {
-        yield {
-          position: Number(row.position),
-          attempt: Number(row.attempt),
-          at: row.at,
-          stream: row.stream,
-          line: row.line,
-        };
-      }
-      const last = rows.at(-1);
-      if (!last || rows.length < pageSize) return;
-      after = { position: Number(last.position), attempt: Number(last.attempt), seq: Number(last.seq) };
-    }
   }
 
   /**
