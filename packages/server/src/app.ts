@@ -211,7 +211,7 @@ async function assemble(
   ];
   await app.register(healthRoutes, { checks: readiness });
   await app.register(problemsRoutes);
-  await app.register(authRoutes, { tokens, clients, limiter, policies, clock });
+  await app.register(authRoutes, { tokens, clients, limiter, policies, clock, publicUrl: config.publicUrl });
   await app.register(clientsRoutes, { clients });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });

@@ -28,6 +28,11 @@ declare module "fastify" {
     deferContinue?: boolean;
     /** The token endpoint: its error bodies also carry OAuth's `error` and `error_description`. */
     oauthErrors?: boolean;
+    /**
+     * The body is what agents report from devices and tools (log lines, test names): text that no database
+     * can store is escaped where it is stored instead of refused (API.md §2). Path and query are still checked.
+     */
+    deviceText?: boolean;
   }
 
   interface FastifyRequest {

@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { ApiError } from "../errors.ts";
+import { isStorableText } from "./storable-text.ts";
 
 /** `?limit=&cursor=` of every list: newest first, keyset paginated on (created_at, id). */
 export const PageQuery = {
@@ -21,7 +22,10 @@ export function decodeCursor(cursor: string | undefined): Position | undefined {
   if (cursor === undefined) return undefined;
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown[];
-    if (typeof createdAt === "string" && typeof id === "string") return { createdAt, id };
+    // A forged cursor holding a NUL would reach the query as is: refuse it like any other bad cursor.
+    if (typeof createdAt === "string" && typeof id === "string" && isStorableText(createdAt + id)) {
+      return { createdAt, id };
+    }
   } catch {
     // fall through to the error below
   }

@@ -87,7 +87,9 @@ export class LeasesRepo {
 
   /** Takes the oldest queued run this agent can do, or returns undefined when there is none. */
   async claim(request: ClaimRequest, now: number, ttlMs: number): Promise<LeasedRun | undefined> {
-    if (!request.host && request.devices.length === 0) return undefined;
+    const runnable = runnableSets(request.stepTypes);
+    // Nothing to offer; and `in ()` is a syntax error on PostgreSQL.
+    if ((!request.host && request.devices.length === 0) || runnable.length === 0) return undefined;
     const at = isoTime(now);
     return this.db.transaction().execute(async (trx) => {
       let query = trx
@@ -104,7 +106,7 @@ export class LeasesRepo {
         ])
         .where("organization_id", "=", request.organizationId)
         .where("status", "=", "queued")
-        .where("needs", "in", runnableSets(request.stepTypes))
+        .where("needs", "in", runnable)
         .where((eb) =>
           eb.or([
             ...(request.host ? [eb("required_platform", "is", null)] : []),

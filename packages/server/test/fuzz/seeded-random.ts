@@ -1,0 +1,35 @@
+/**
+ * A seeded pseudo-random source (mulberry32): the fuzz rounds must send the same requests every time, so a
+ * failure can be replayed and rounds can be compared for memory growth.
+ */
+export class SeededRandom {
+  private state: number;
+
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+
+  /** A float in [0, 1). */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** An integer in [0, n). */
+  below(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  pick<T>(items: readonly T[]): T {
+    const item = items[this.below(items.length)];
+    if (item === undefined) throw new Error("pick from an empty list");
+    return item;
+  }
+
+  chance(probability: number): boolean {
+    return this.next() < probability;
+  }
+}
