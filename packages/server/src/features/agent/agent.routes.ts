@@ -51,7 +51,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
           agentId: body.agent_id,
           devices: body.devices,
           host: body.host ?? true,
-          stepTypes: body.step_types ?? ["inspect"],
+          // Every agent can inspect a binary (its schema says so), also one that lists no step types.
+          stepTypes: [...new Set(["inspect", ...(body.step_types ?? [])])],
         },
         body.wait_seconds ?? 0,
         gone.signal,
