@@ -82,7 +82,9 @@ function oauthError(code: ErrorCode, extra: Record<string, unknown>): string {
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   const problem = toProblem(error, request.id);
-  if (request.routeOptions.config?.oauthErrors) {
+  // OAuth clients read token errors only as application/json (RFC 6749 §5.2); the members stay the same.
+  const oauth = request.routeOptions.config?.oauthErrors === true;
+  if (oauth) {
     problem.error = oauthError(error.code, error.extra);
     problem.error_description = error.detail;
   }
@@ -90,7 +92,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .code(error.status)
     .headers(error.headers)
     .header("cache-control", "no-store")
-    .type("application/problem+json")
+    .type(oauth ? "application/json" : "application/problem+json")
     .send(problem);
 }
 

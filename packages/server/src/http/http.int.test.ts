@@ -247,6 +247,7 @@ describe("operations endpoints", () => {
       name: "x-api-key",
     });
     expect(body.paths["/v1/oauth/token"].post.security).toEqual([]);
+    // client_id and client_secret may come by HTTP Basic instead (client_secret_basic).
     expect(
       body.paths["/v1/oauth/token"].post.requestBody.content["application/json"].schema.required,
     ).toEqual(["client_id", "client_secret", "audience"]);

@@ -88,7 +88,9 @@ describe("POST /v1/oauth/token", () => {
       audience: "testbay",
     });
     expect(status).toBe(401);
-    expect(headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    // OAuth clients read token errors only as JSON (RFC 6749 §5.2); the problem members are all there.
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(headers.get("www-authenticate")).toBeNull();
     expect(body).toMatchObject({
       code: "invalid_access_token",
       reason: "invalid_client",
