@@ -174,6 +174,37 @@ describe("testbay-agent against a real server", () => {
     expect(agent.child.exitCode).toBeNull();
   });
 
+  it("keeps all the output and test cases of a step that prints NUL bytes and names a test with one", async () => {
+    startAgent("binary", "--allow-shell");
+    const script = [
+      "printf 'before\\n'",
+      "printf 'bin\\0ary\\n'",
+      "mkdir -p reports",
+      "cat > reports/TEST-nul.xml <<'XML'",
+      '<testsuite name="NulTest" tests="2"><testcase classname="NulTest" name="reads&#0;binary" time="0.1"/>',
+      '<testcase classname="NulTest" name="after" time="0.1"/></testsuite>',
+      "XML",
+      "printf 'after\\n'",
+    ].join("\n");
+    const id = await trigger(
+      await createPlan([{ type: "shell", name: "binary output", run: script, junit: "reports/*.xml" }]),
+    );
+    const view = await finished(id);
+    expect(view).toMatchObject({
+      status: "passed",
+      summary: { tests: 2, passed: 2, failed: 0 },
+      devices: [{ status: "passed", steps: [{ name: "binary output", status: "passed" }] }],
+    });
+    const text = await log(id);
+    // The NUL is kept as the textual escape `\u0000` (API.md §2), and no line around it is lost.
+    expect(text).toContain("[stdout] before\n");
+    expect(text).toContain("[stdout] bin\\u0000ary\n");
+    expect(text).toContain("[stdout] after\n");
+    const junit = await (await fetch(`${server.baseUrl}/executions/${id}/junit`, { headers: ci })).text();
+    expect(junit).toContain('classname="NulTest" name="reads\\u0000binary"');
+    expect(junit).toContain('classname="NulTest" name="after"');
+  });
+
   it("re-queues the run of an agent killed mid-run, and another agent finishes it as attempt 2", async () => {
     const marker = path.join(scratch, "killed-once");
     const script = `if [ -e "$MARKER" ]; then echo "second attempt"; else touch "$MARKER"; echo "first attempt"; sleep 20; fi`;
