@@ -49,6 +49,11 @@ export class LogStore {
    * Stores the log lines of one events batch. Lines whose seq falls inside a chunk stored earlier (a batch
    * resent after a lost answer) are skipped; the rest go to new chunks, split so that no chunk's seq range
    * straddles another's and reading chunks in first_seq order reads lines in seq order.
+   *
+   * The cap is checked against the total stored before this batch. Batches of several device runs of one
+   * execution stored at the same moment may each fit on their own and overshoot it together, by at most one
+   * batch (≤ 1 MiB, the JSON body limit) per device run: a bound, which a lock held across blob writes would
+   * only tighten at the price of stalling every other write on SQLite's single connection.
    */
   async append(run: AttemptRef & { executionId: string }, events: readonly LogEvent[]): Promise<void> {
     if (events.length === 0) return;
