@@ -6,11 +6,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fuzzRequests, type Caller, type FuzzFixtures } from "./fuzz/fuzz-requests.ts";
+import { type Caller, type FuzzFixtures, fuzzRequests } from "./fuzz/fuzz-requests.ts";
 import { type OpenApiDocument, operationsOf } from "./fuzz/openapi-operations.ts";
 import { type FuzzOutcome, sendAll } from "./fuzz/send-requests.ts";
 import { createTestDatabase, type TestDatabase } from "./harness.ts";
-import { startServerProcess, type ServerProcess } from "./server-process.ts";
+import { type ServerProcess, startServerProcess } from "./server-process.ts";
 
 const fixtureApk = new URL("./fixtures/binaries/app-basic.apk", import.meta.url);
 const rounds = 3;
@@ -44,7 +44,10 @@ async function api(method: string, url: string, token: string | undefined, body?
 }
 
 async function token(client: { client_id: string; client_secret: string }): Promise<string> {
-  const { status, body } = await api("POST", "/v1/oauth/token", undefined, { ...client, audience: "testbay" });
+  const { status, body } = await api("POST", "/v1/oauth/token", undefined, {
+    ...client,
+    audience: "testbay",
+  });
   expect(status, JSON.stringify(body)).toBe(200);
   return body.access_token;
 }
@@ -53,7 +56,9 @@ async function token(client: { client_id: string; client_secret: string }): Prom
 async function createFixtures(): Promise<FuzzFixtures> {
   const packageName = "com.example.basic";
   const version = "1.2.3";
-  expect((await api("POST", "/v1/apps", tokens.ci, { package_name: packageName, platform: "android" })).status).toBe(201);
+  expect(
+    (await api("POST", "/v1/apps", tokens.ci, { package_name: packageName, platform: "android" })).status,
+  ).toBe(201);
   const upload = await fetch(`${server.origin}/v1/apps/${packageName}/versions/${version}`, {
     method: "PUT",
     headers: { "x-api-key": tokens.ci ?? "", "content-type": "application/octet-stream" },
@@ -99,7 +104,8 @@ function fault(outcome: FuzzOutcome): string | undefined {
     return `no response: ${error}`;
   }
   if (status >= 500) return `${status}: ${outcome.body?.slice(0, 300)}`;
-  if (request.mustRefuse && (status < 400 || status >= 500)) return `${status} where unstorable text must be refused`;
+  if (request.mustRefuse && (status < 400 || status >= 500))
+    return `${status} where unstorable text must be refused`;
   if (status >= 400 && request.method !== "HEAD") {
     if (!/json/.test(outcome.contentType ?? "")) return `${status} answered as ${outcome.contentType}`;
     const problem = JSON.parse(outcome.body ?? "{}") as { code?: unknown; fix?: unknown };
@@ -128,7 +134,9 @@ beforeAll(async () => {
   // Made as an operator would, with the admin CLI (only the embedded store gets a default organization).
   await server.runCli(["org", "create", "fuzz"]);
   for (const role of ["ci", "agent", "admin"] as const) {
-    tokens[role] = await token(JSON.parse(await server.runCli(["client", "create", "--org", "fuzz", "--role", role])));
+    tokens[role] = await token(
+      JSON.parse(await server.runCli(["client", "create", "--org", "fuzz", "--role", role])),
+    );
   }
 }, 120_000);
 
@@ -146,8 +154,12 @@ describe("hostile input on every documented route", () => {
     expect(operations.length).toBeGreaterThan(30);
     const requests = fuzzRequests(document, operations, fixtures, seed, randomPerOperation);
     // Every operation was probed with unstorable text (generated from the document, not a hand list).
-    const probed = new Set(requests.filter((r) => r.label.includes("unstorable")).map((r) => r.label.split(":")[0]));
-    const withInput = operations.filter((o) => o.parameters.some((p) => p.in !== "header") || o.bodies["application/json"]);
+    const probed = new Set(
+      requests.filter((r) => r.label.includes("unstorable")).map((r) => r.label.split(":")[0]),
+    );
+    const withInput = operations.filter(
+      (o) => o.parameters.some((p) => p.in !== "header") || o.bodies["application/json"],
+    );
     expect(probed.size).toBe(withInput.length);
 
     const rss: number[] = [];
@@ -156,7 +168,10 @@ describe("hostile input on every documented route", () => {
       const faults = outcomes
         .map((outcome) => ({ label: outcome.request.label, url: outcome.request.url, fault: fault(outcome) }))
         .filter((entry) => entry.fault !== undefined);
-      expect(faults.slice(0, 20), `round ${round}: ${faults.length} faults; server said:\n${server.problems.slice(0, 5).join("\n")}`).toEqual([]);
+      expect(
+        faults.slice(0, 20),
+        `round ${round}: ${faults.length} faults; server said:\n${server.problems.slice(0, 5).join("\n")}`,
+      ).toEqual([]);
       rss.push(await server.rssBytes());
     }
 

@@ -52,7 +52,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
       if (match?.[1]) resolve(match[1]);
     });
     void exited.then((code) => reject(new Error(`testbay-server exited (${code}):\n${stderr.join("\n")}`)));
-    setTimeout(() => reject(new Error(`testbay-server did not listen within ${patienceMs} ms`)), patienceMs).unref();
+    setTimeout(
+      () => reject(new Error(`testbay-server did not listen within ${patienceMs} ms`)),
+      patienceMs,
+    ).unref();
   });
   let origin: string;
   try {
@@ -74,7 +77,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
     runCli(args) {
       return new Promise((resolve, reject) => {
-        const cli = spawn(process.execPath, [bin, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+        const cli = spawn(process.execPath, [bin, ...args], {
+          env: childEnv(env),
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let out = "";
         let err = "";
         cli.stdout.setEncoding("utf8").on("data", (chunk: string) => {

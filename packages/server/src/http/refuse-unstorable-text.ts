@@ -29,7 +29,9 @@ export function registerUnstorableTextCheck(app: FastifyInstance): void {
       new ApiError("invalid_request", {
         detail: `The request's ${found.part} holds a NUL character (U+0000) or an unpaired UTF-16 surrogate at ${found.path}.`,
         fix: "Remove NUL characters and send text as well-formed UTF-8 (names, identifiers and filters cannot hold control character U+0000).",
-        extra: { errors: [{ path: found.path, in: found.part, message: "holds text that cannot be stored" }] },
+        extra: {
+          errors: [{ path: found.path, in: found.part, message: "holds text that cannot be stored" }],
+        },
       }),
     );
   });

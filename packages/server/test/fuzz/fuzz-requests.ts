@@ -88,7 +88,12 @@ interface Parts {
 }
 
 /** Path and query parameters filled with valid values (percent-encoded). */
-function validParts(operation: Operation, known: KnownValues, random: SeededRandom, doc: OpenApiDocument): Parts {
+function validParts(
+  operation: Operation,
+  known: KnownValues,
+  random: SeededRandom,
+  doc: OpenApiDocument,
+): Parts {
   const parts: Parts = { path: {}, query: [], headers: {} };
   for (const parameter of operation.parameters) {
     const value = String(sampleFromSchema(doc, parameter.schema, random, known, parameter.name));
@@ -202,10 +207,20 @@ export function fuzzRequests(
       } else if (kind === 2) {
         add("repeated and raw query", parts, {
           ...withBody(sampleBody()),
-          rawQuery: random.pick(["limit=1&limit=2", "cursor=%00", "status=%ED%A0%80", "a[b]=1&a[c]=2", "%=%"]),
+          rawQuery: random.pick([
+            "limit=1&limit=2",
+            "cursor=%00",
+            "status=%ED%A0%80",
+            "a[b]=1&a[c]=2",
+            "%=%",
+          ]),
         });
       } else if (kind === 3 && jsonSchema) {
-        const value = replaceRandomLeaf(sampleBody(), random.pick([...hostileJsonValues, ...hostileStrings]), random);
+        const value = replaceRandomLeaf(
+          sampleBody(),
+          random.pick([...hostileJsonValues, ...hostileStrings]),
+          random,
+        );
         add("hostile JSON value", parts, jsonBody(value));
       } else if (kind === 4 && (jsonSchema || operation.method !== "GET")) {
         add("malformed JSON", parts, {
@@ -235,13 +250,19 @@ export function fuzzRequests(
         const header = random.pick([
           ["idempotency-key", "k".repeat(4000)],
           ["idempotency-key", "\u00ff\u00fe\u00e9"],
-          ["range", random.pick(["bytes=999999999999-", "bytes=-0", "bytes=5-1", "bytes=a-b", "bytes=0-0,1-1,2-2"])],
+          [
+            "range",
+            random.pick(["bytes=999999999999-", "bytes=-0", "bytes=5-1", "bytes=a-b", "bytes=0-0,1-1,2-2"]),
+          ],
           ["content-digest", random.pick(["sha-256=:AAAA:", "sha-256=::", "md5=:x:", "x"])],
           ["x-api-key", "e30.e30.e30"],
           ["accept", "application/xml"],
           ["x-forwarded-for", "::1, 999.1.1.1"],
         ]) as [string, string];
-        add(`odd header ${header[0]}`, parts, { ...withBody(sampleBody()), headers: { [header[0]]: header[1] } });
+        add(`odd header ${header[0]}`, parts, {
+          ...withBody(sampleBody()),
+          headers: { [header[0]]: header[1] },
+        });
       } else if (kind === 8 && operation.bodies["application/octet-stream"]) {
         add("random binary body", parts, {
           body: randomBytes(random.below(64 * 1024)),

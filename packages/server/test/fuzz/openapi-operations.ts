@@ -58,7 +58,9 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
         .map((raw) => asParameter(document, raw))
         .filter((parameter): parameter is Parameter => parameter !== undefined);
       const bodies: Record<string, JsonSchema> = {};
-      const requestBody = operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined;
+      const requestBody = operation.requestBody as
+        | { content?: Record<string, { schema?: unknown }> }
+        | undefined;
       for (const [mediaType, content] of Object.entries(requestBody?.content ?? {})) {
         bodies[mediaType] = resolveSchema(document, content.schema);
       }

@@ -1,5 +1,5 @@
-import type { SeededRandom } from "./seeded-random.ts";
 import { type JsonSchema, type OpenApiDocument, resolveSchema } from "./openapi-operations.ts";
+import type { SeededRandom } from "./seeded-random.ts";
 
 /**
  * Values a valid request would carry, by field name: patterns cannot be sampled in general, and a request

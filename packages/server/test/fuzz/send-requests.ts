@@ -57,7 +57,9 @@ function send(
           body: Buffer.concat(chunks).toString("utf8"),
         }),
       );
-      response.on("error", (error) => resolve({ request, status: response.statusCode, error: String(error) }));
+      response.on("error", (error) =>
+        resolve({ request, status: response.statusCode, error: String(error) }),
+      );
     });
     outgoing.on("timeout", () => {
       outgoing.destroy(new Error(`no answer within ${stallMs} ms`));

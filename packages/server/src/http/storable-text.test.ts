@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { findUnstorableText, isStorableText } from "./storable-text.ts";
+
+describe("storable text", () => {
+  it("accepts ordinary text, including astral characters made of surrogate pairs", () => {
+    expect(isStorableText("com.example.app ✓ 😀 é")).toBe(true);
+    expect(isStorableText("")).toBe(true);
+  });
+
+  it("refuses U+0000 and unpaired surrogates, leading or trailing", () => {
+    for (const text of ["\u0000", "a\u0000b", "\ud800", "x\udfffy", "😀".slice(0, 1), "😀".slice(1)]) {
+      expect(isStorableText(text), JSON.stringify(text)).toBe(false);
+    }
+  });
+
+  it("points at the first bad string or key, escaping the pointer", () => {
+    expect(findUnstorableText({ a: "ok", b: ["ok", "bad\u0000"] })).toBe("/b/1");
+    expect(findUnstorableText({ env: { "K\u0000": "v" } })).toBe("/env/K\u0000");
+    expect(findUnstorableText({ "a/b": { "c~d": "\ud800" } })).toBe("/a~1b/c~0d");
+    expect(findUnstorableText("\u0000")).toBe("/");
+    expect(findUnstorableText({ n: 1, t: true, z: null, s: "fine" })).toBeUndefined();
+  });
+
+  it("walks null-prototype objects (parsed query strings) and leaves binary bodies alone", () => {
+    const query = Object.assign(Object.create(null), { status: "\u0000" });
+    expect(findUnstorableText(query)).toBe("/status");
+    expect(findUnstorableText(Buffer.from([0, 0xff]))).toBeUndefined();
+  });
+});
