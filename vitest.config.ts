@@ -29,6 +29,8 @@ export default defineConfig({
         test: {
           name: "scaled",
           include: [...integration, "packages/*/src/**/*.scaled.test.ts"],
+          // The fuzz test runs its own server process on the suite's database: scaling adds nothing to it.
+          exclude: ["packages/server/test/api-fuzz.int.test.ts"],
           env: { TESTBAY_TEST_DB: "postgres", TESTBAY_TEST_SCALED: "true" },
         },
       },
