@@ -207,7 +207,11 @@ describe("execution logs", () => {
         })),
       )
       .execute();
-    const restarted = await startTestServer({ shareWith: setup.server });
+    // The same database and blob store (S3 in the scaled configuration), as after an upgrade's restart.
+    const restarted = await startTestServer({
+      shareWith: setup.server,
+      env: { TESTBAY_STORAGE_URL: setup.server.config.storageUrl },
+    });
     try {
       expect(await db.selectFrom("log_lines").select("seq").execute()).toEqual([]);
       const lines = (await logOf({ ...setup, server: restarted }, executionId)).trimEnd().split("\n");
