@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
 import { migrateToLatest, openDatabase } from "./db/kysely.ts";
 import type { ClientRole } from "./db/schema.ts";
 import { AdminError, ClientsRepo, ClientsService, clientRoles } from "./features/clients/index.ts";
-import { closeOnSignals, startServer } from "./main.ts";
+import { closeOnSignals, logCrashes, startServer } from "./main.ts";
 
 /** Runs `work` against the configured database, migrated, and closes it afterwards. */
 async function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
@@ -32,6 +32,7 @@ program
       console.error(`warning: ${name} is not a Testbay setting (a typo?)`);
     const { app, baseUrl, credentialsFile } = await startServer(config);
     closeOnSignals(app);
+    logCrashes(app);
     console.error(`Testbay is listening on ${baseUrl}`);
     if (credentialsFile) {
       console.error(`Created organization "default" with a ci and an agent client.`);

@@ -3,6 +3,7 @@ import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { startLocalAgent } from "./features/agent/index.ts";
 import { bootstrapDefaultOrganization } from "./features/clients/index.ts";
+import { flushLogsSync } from "./http/logging.ts";
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -56,20 +57,40 @@ export async function startServer(config: Config): Promise<RunningServer> {
   return { app, baseUrl, credentialsFile };
 }
 
-/** Stops taking requests on SIGTERM/SIGINT, lets those in flight finish, then exits. */
+/**
+ * Stops taking requests on SIGTERM/SIGINT, lets those in flight finish, then exits, with every buffered log
+ * line written out first (the logger writes asynchronously; see http/logging.ts).
+ */
 export function closeOnSignals(app: FastifyInstance): void {
   let closing = false;
+  const exit = (code: number) => {
+    flushLogsSync(app.log);
+    process.exit(code);
+  };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.once(signal, () => {
       if (closing) return;
       closing = true;
       app.log.info({ signal }, "shutting down");
-      const force = setTimeout(() => process.exit(1), 10_000);
+      const force = setTimeout(() => exit(1), 10_000);
       force.unref();
       app.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => exit(0),
+        () => exit(1),
       );
     });
   }
+}
+
+/**
+ * On a crash (an exception nothing caught, or a rejected promise nothing handled, which Node turns into one)
+ * the error is logged at `fatal`, which writes out the log buffer synchronously with it, so the lines
+ * leading up to the crash are not lost; then the process exits with 1, as Node's default would.
+ */
+export function logCrashes(app: FastifyInstance): void {
+  process.on("uncaughtException", (error, origin) => {
+    app.log.fatal({ err: error, origin }, "crashed: an error nothing handled; exiting");
+    flushLogsSync(app.log);
+    process.exit(1);
+  });
 }

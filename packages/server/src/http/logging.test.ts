@@ -82,6 +82,18 @@ describe("request loggers (children of the server's logger)", () => {
     ]);
   });
 
+  it("at info, write through a grandchild (authentication binds the client) with every binding", async () => {
+    const { logger, lines } = capturedLogger("info");
+    const child = logger.child({ request_id: "req_5" }, {}).child({ client_id: "cl_2" });
+    expect(child.level).toBe("info");
+    child.info({ check: "x" }, "written");
+    child.debug("not written");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([
+      { level: 30, request_id: "req_5", client_id: "cl_2", check: "x", msg: "written" },
+    ]);
+  });
+
   it("honour a route's own level, given in the options", async () => {
     const { logger, lines } = capturedLogger("warn");
     const child = logger.child({ request_id: "req_4" }, { level: "debug" });
