@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
@@ -46,6 +46,7 @@ import { createLogger } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
 import { requestIdFor } from "./http/request-id.ts";
+import { RequestLogController } from "./http/request-log.ts";
 import { registerValidation } from "./http/validation.ts";
 import { type BlobStore, openBlobStore } from "./storage/index.ts";
 
@@ -165,7 +166,8 @@ async function assemble(
   const app = Fastify({
     loggerInstance: logger,
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    // One line per request, written when it is answered (http/request-log.ts).
+    logController: new RequestLogController(logger),
     bodyLimit: jsonBodyLimit,
     // Closing with requests in flight waits for them; idle keep-alive sockets are closed at once.
     forceCloseConnections: "idle",
