@@ -38,6 +38,7 @@ import {
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
+import { registerApiReference } from "./http/api-reference.ts";
 import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
 import { registerExpectContinue } from "./http/expect-continue.ts";
@@ -202,6 +203,7 @@ async function assemble(
   registerRateLimiting(app, limiter, policies);
   registerExpectContinue(app);
   await registerOpenApi(app);
+  await registerApiReference(app);
 
   const readiness: ReadinessCheck[] = [
     { name: "database", check: async () => void (await sql`select 1`.execute(database.db)) },

@@ -241,16 +241,18 @@ describe("operations endpoints", () => {
     const { status, body } = await call(`${server.baseUrl}/openapi.json`);
     expect(status).toBe(200);
     expect(body.openapi).toBe("3.1.0");
-    expect(body.components.securitySchemes.apiKey).toEqual({
+    expect(body.components.securitySchemes.apiKey).toMatchObject({
       type: "apiKey",
       in: "header",
       name: "x-api-key",
     });
-    expect(body.paths["/v1/oauth/token"].post.security).toEqual([]);
+    // No token yet: HTTP Basic (client_secret_basic), or the credentials in the body.
+    expect(body.paths["/v1/oauth/token"].post.security).toEqual([{}, { clientSecretBasic: [] }]);
+    expect(body.paths["/v1/oauth/token"].post.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/TokenRequest",
+    });
     // client_id and client_secret may come by HTTP Basic instead (client_secret_basic).
-    expect(
-      body.paths["/v1/oauth/token"].post.requestBody.content["application/json"].schema.required,
-    ).toEqual(["audience"]);
+    expect(body.components.schemas.TokenRequest.required).toEqual(["audience"]);
     expect(body.components.schemas.Problem.required).toContain("fix");
     expect(body.paths["/v1/test/boom"]).toBeDefined();
   });

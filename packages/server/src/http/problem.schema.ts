@@ -1,12 +1,18 @@
 import { Type } from "typebox";
+import { type ErrorCode, errorCatalog } from "../errors.ts";
 
 /** RFC 9457 problem document as every error response carries it (extra members pass through). */
 export const Problem = Type.Object(
   {
-    type: Type.String(),
+    type: Type.String({ description: "A URI reference to the problem type: /problems/{code}." }),
     title: Type.String(),
     status: Type.Integer(),
-    code: Type.String({ description: "Stable, machine-readable error code." }),
+    // An enum, not a free string, so generated clients get one ErrorCode union shared with the server.
+    code: Type.Unsafe<ErrorCode>({
+      type: "string",
+      enum: Object.keys(errorCatalog),
+      description: "Stable, machine-readable error code; GET /problems/{code} describes each.",
+    }),
     reason: Type.Optional(
       Type.String({ description: "Finer cause within the code, where there are several." }),
     ),

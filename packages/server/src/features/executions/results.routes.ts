@@ -12,7 +12,7 @@ import { junitReport } from "./junit-report.ts";
 import type { LogStore } from "./log-store.ts";
 import type { ResultsRepo } from "./results.repo.ts";
 
-const ArtifactView = Type.Object({
+export const ArtifactView = Type.Object({
   name: Type.String(),
   device: Type.Integer({
     description: "Position of the device run in the plan's devices (0 for a host run)",

@@ -1,0 +1,109 @@
+/**
+ * What the OpenAPI document says about each operation beyond its route schema: a stable operationId, and
+ * the parts a JSON route schema cannot express (raw uploads, downloads, text responses, form bodies).
+ * Keyed by `method path` as the document writes it. Every documented operation must have an entry here
+ * (openapi.test.ts checks it): operationIds are what generated clients name their calls after.
+ */
+export interface OperationDoc {
+  operationId: string;
+  /** The request body is raw bytes (an upload), in these media types. */
+  rawBody?: { mediaTypes: string[]; description: string };
+  /** The JSON body may also be sent as `application/x-www-form-urlencoded`. */
+  formBody?: true;
+  /** The success body is a stored file: 200 whole or 206 one range, with ETag and Range support. */
+  download?: { mediaTypes: string[]; description: string };
+  /** The 200 body is text in this media type instead of JSON. */
+  text?: { mediaType: string; description: string };
+  /** The response with this status carries a Location header (the created resource). */
+  location?: string;
+  /** Request headers the operation reads, by name in components.parameters. */
+  headers?: string[];
+  /** Overrides the route's security requirements. */
+  security?: Array<Record<string, string[]>>;
+}
+
+export const operationDocs: Record<string, OperationDoc> = {
+  "get /healthz": { operationId: "getLiveness" },
+  "get /readyz": { operationId: "getReadiness" },
+  "get /problems/{code}": { operationId: "getProblemType" },
+  "get /docs": { operationId: "getApiReference" },
+  "get /.well-known/oauth-authorization-server": { operationId: "getAuthorizationServerMetadata" },
+  "get /v1/openapi.json": { operationId: "getOpenApiDocument" },
+  "post /v1/oauth/token": {
+    operationId: "createToken",
+    formBody: true,
+    // No token yet: the client authenticates by HTTP Basic, or by client_id and client_secret in the body.
+    security: [{}, { clientSecretBasic: [] }],
+  },
+  "get /v1/me": { operationId: "getMe" },
+  "get /v1/clients": { operationId: "listClients" },
+  "get /v1/clients/{client_id}": { operationId: "getClient" },
+  "post /v1/apps": { operationId: "createApp" },
+  "get /v1/apps": { operationId: "listApps" },
+  "get /v1/apps/{package_name}": { operationId: "getApp" },
+  "put /v1/apps/{package_name}/versions/{version}": {
+    operationId: "uploadAppVersion",
+    rawBody: {
+      mediaTypes: ["application/octet-stream"],
+      description: "The binary itself (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked.",
+    },
+    location: "201",
+    headers: ["ContentDigest"],
+  },
+  "get /v1/apps/{package_name}/versions/{version}": { operationId: "getAppVersion" },
+  "head /v1/apps/{package_name}/versions/{version}": { operationId: "checkAppVersion" },
+  "get /v1/apps/{package_name}/versions": { operationId: "listAppVersions" },
+  "get /v1/apps/{package_name}/versions/{version}/binary": {
+    operationId: "downloadAppVersionBinary",
+    download: { mediaTypes: ["application/octet-stream"], description: "The binary as it was uploaded." },
+  },
+  "post /v1/testplans": { operationId: "createTestPlan" },
+  "get /v1/testplans": { operationId: "listTestPlans" },
+  "get /v1/testplans/{id}": { operationId: "getTestPlan" },
+  "patch /v1/testplans/{id}": { operationId: "updateTestPlan" },
+  "delete /v1/testplans/{id}": { operationId: "deleteTestPlan" },
+  "post /v1/testplans/{id}/archive": { operationId: "archiveTestPlan" },
+  "post /v1/testplans/{id}/restore": { operationId: "restoreTestPlan" },
+  "post /v1/testplan/run": { operationId: "triggerTestPlan" },
+  "post /v1/testplan/run/batch": { operationId: "triggerTestPlans" },
+  "get /v1/executions": { operationId: "listExecutions" },
+  "get /v1/executions/{id}": { operationId: "getExecution" },
+  "post /v1/executions/{id}/cancel": { operationId: "cancelExecution" },
+  "get /v1/executions/{id}/junit": {
+    operationId: "getExecutionJunit",
+    text: { mediaType: "application/xml", description: "A JUnit XML report: one testsuite per device run." },
+  },
+  "get /v1/executions/{id}/log": {
+    operationId: "getExecutionLog",
+    text: { mediaType: "text/plain", description: "The log, streamed as UTF-8 text." },
+  },
+  "get /v1/executions/{id}/artifacts": { operationId: "listExecutionArtifacts" },
+  "get /v1/executions/{id}/artifacts/{name}": {
+    operationId: "downloadExecutionArtifact",
+    download: {
+      // The agent's Content-Type is kept; without one the artifact is application/octet-stream.
+      mediaTypes: ["application/octet-stream", "*/*"],
+      description: "The artifact, in the content type the agent uploaded it with; always an attachment.",
+    },
+  },
+  "post /v1/agent/claim": { operationId: "claimJob" },
+  "post /v1/agent/jobs/{lease_id}/heartbeat": { operationId: "renewLease" },
+  "post /v1/agent/jobs/{lease_id}/events": { operationId: "reportJobEvents" },
+  "post /v1/agent/jobs/{lease_id}/complete": { operationId: "completeJob" },
+  "put /v1/agent/jobs/{lease_id}/artifacts/{name}": {
+    operationId: "uploadJobArtifact",
+    rawBody: {
+      mediaTypes: ["application/octet-stream", "*/*"],
+      description: "The file itself, streamed; its Content-Type is kept and served back on download.",
+    },
+  },
+};
+
+/** A stand-in for an operation missing above, so the document stays valid; the unit test catches it. */
+export function fallbackOperationId(method: string, path: string): string {
+  const words = `${method} ${path}`
+    .replace(/[{}]/g, "")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1))).join("");
+}
