@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import {
   CompiledQuery,
@@ -14,6 +12,7 @@ import {
   SqliteDriver,
 } from "kysely";
 import pg from "pg";
+import { prepareSqliteFileSync, sqliteFilesRestricted } from "../fs-permissions.ts";
 import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 
@@ -22,27 +21,32 @@ export type Dialect = "sqlite" | "postgres";
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Database files that other users could read when it was opened, restricted since (to be warned of). */
+  restrictedPaths: string[];
   close(): Promise<void>;
 }
 
-/** Opens `sqlite:<file>` (creating its directory) or `postgres://…`. */
+/** Opens `sqlite:<file>` (creating it and its directory, private to this user) or `postgres://…`. */
 export function openDatabase(url: string): DatabaseHandle {
   if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length));
   return openPostgres(url);
 }
 
 function openSqlite(file: string): DatabaseHandle {
-  if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // The database holds the token signing key: it is 0600 before SQLite opens it, so -wal and -shm are too.
+  const restrictedPaths = file === ":memory:" ? [] : prepareSqliteFileSync(file);
   const sqlite = new SqliteDatabase(file);
   // WAL lets readers run while a writer commits; busy_timeout makes a second writer wait instead of failing.
   sqlite.pragma("journal_mode = WAL");
+  // SQLite created -wal and -shm just now, or another process did earlier with whatever mode: check them.
+  if (file !== ":memory:") restrictedPaths.push(...sqliteFilesRestricted(file));
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
   });
-  return { db, dialect: "sqlite", close: () => db.destroy() };
+  return { db, dialect: "sqlite", restrictedPaths, close: () => db.destroy() };
 }
 
 const statementCacheSize = 500;
@@ -116,7 +120,7 @@ function openPostgres(url: string): DatabaseHandle {
     process.emitWarning(`PostgreSQL connection lost while idle: ${error.message}`);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: "postgres", close: () => db.destroy() };
+  return { db, dialect: "postgres", restrictedPaths: [], close: () => db.destroy() };
 }
 
 /**

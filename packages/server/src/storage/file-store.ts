@@ -2,6 +2,7 @@ import { constants, createReadStream } from "node:fs";
 import { access, copyFile, mkdir, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
+import { privateDirMode } from "../fs-permissions.ts";
 import { assertValidKey, type BlobStore, type ByteRange } from "./blob-store.ts";
 
 /** Objects as files under one directory; the key is the relative path. */
@@ -17,7 +18,7 @@ export class FileBlobStore implements BlobStore {
 
   async putFile(key: string, localPath: string): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true, mode: privateDirMode });
     try {
       // Same file system (the default: staging and blobs both live in the data dir): an atomic rename.
       await rename(localPath, target);
@@ -58,7 +59,7 @@ export class FileBlobStore implements BlobStore {
   }
 
   async check(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
+    await mkdir(this.root, { recursive: true, mode: privateDirMode });
     await access(this.root, constants.W_OK);
   }
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { type Clock, isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
+import { privateDirMode } from "../../fs-permissions.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import type { ExecutionsRepo, FinalStatus, LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
@@ -93,7 +94,7 @@ export class AgentService {
     contentType: string,
   ) {
     const run = await this.held(organizationId, leaseId);
-    await mkdir(this.options.stagingDir, { recursive: true });
+    await mkdir(this.options.stagingDir, { recursive: true, mode: privateDirMode });
     const staged = path.join(this.options.stagingDir, `${newId("art")}.part`);
     let received: Awaited<ReturnType<typeof receiveBody>>;
     try {

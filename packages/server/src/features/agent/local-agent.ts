@@ -4,6 +4,7 @@ import { Agent } from "@testbay/agent";
 import { Testbay, TestbayApiError } from "@testbay/client";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.ts";
+import { privateDirMode } from "../../fs-permissions.ts";
 import type { ClientsService } from "../clients/index.ts";
 
 interface LocalAgentCredentials {
@@ -58,7 +59,7 @@ export async function startLocalAgent(
       app.log.warn({ err: error }, `local agent not started: it runs plans of organization ${organization}`);
       return undefined;
     }
-    await mkdir(config.dataDir, { recursive: true });
+    await mkdir(config.dataDir, { recursive: true, mode: privateDirMode });
     const partial = `${file}.${process.pid}.tmp`;
     await writeFile(
       partial,
@@ -69,7 +70,10 @@ export async function startLocalAgent(
     client = connect(issued);
   }
   const workRoot = path.join(config.dataDir, "tmp", "local-agent");
-  await mkdir(workRoot, { recursive: true });
+  await mkdir(workRoot, { recursive: true, mode: privateDirMode });
+  // Created here, private, so the agent (which knows nothing of data dirs) finds it rather than making it 0755.
+  const cacheDir = path.join(config.dataDir, "cache", "binaries");
+  await mkdir(cacheDir, { recursive: true, mode: privateDirMode });
   const agent = new Agent({
     client,
     name: "local",
@@ -77,7 +81,7 @@ export async function startLocalAgent(
     devices: "none",
     concurrency: 2,
     workRoot,
-    cacheDir: path.join(config.dataDir, "cache", "binaries"),
+    cacheDir,
     log: (message) => app.log.info({ agent: "local" }, message),
   });
   await agent.start();

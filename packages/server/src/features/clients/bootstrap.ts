@@ -1,5 +1,6 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { privateDirMode } from "../../fs-permissions.ts";
 import { AdminError, type ClientsService } from "./clients.service.ts";
 
 export interface BootstrapOptions {
@@ -34,7 +35,7 @@ export async function bootstrapDefaultOrganization(
     ci: { client_id: ci.client_id, client_secret: ci.client_secret },
     agent: { client_id: agent.client_id, client_secret: agent.client_secret },
   };
-  await mkdir(options.dataDir, { recursive: true });
+  await mkdir(options.dataDir, { recursive: true, mode: privateDirMode });
   const file = path.join(options.dataDir, "credentials.json");
   // Written under another name with mode 0600 from the start, then renamed: never world-readable, never half-written.
   const partial = `${file}.${process.pid}.tmp`;

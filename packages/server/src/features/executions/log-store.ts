@@ -3,6 +3,7 @@ import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { privateDirMode } from "../../fs-permissions.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import { storableDeviceText } from "./device-text.ts";
@@ -175,7 +176,7 @@ export class LogStore {
    */
   async startUp(log: FastifyBaseLogger): Promise<void> {
     const { db, stagingDir } = this.options;
-    await mkdir(stagingDir, { recursive: true });
+    await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
     for (const name of await readdir(stagingDir)) await rm(path.join(stagingDir, name), { force: true });
     let moved = 0;
     for (;;) {
@@ -244,7 +245,7 @@ export class LogStore {
     const id = newId("blob");
     const key = `logs/${run.executionId}/${id}`;
     const staged = path.join(stagingDir, `${id}.part`);
-    await mkdir(stagingDir, { recursive: true });
+    await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
     try {
       await writeFile(staged, chunk.body, { mode: 0o600 });
       await store.putFile(key, staged);

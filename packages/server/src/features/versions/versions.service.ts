@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
+import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId, timeOfId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
@@ -199,7 +200,7 @@ export class VersionsService {
    */
   async cleanUp(log: FastifyBaseLogger): Promise<void> {
     const { stagingDir, store, repo, clock } = this.options;
-    await mkdir(stagingDir, { recursive: true });
+    await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
     for (const name of await readdir(stagingDir)) {
       await rm(path.join(stagingDir, name), { force: true, recursive: true });
       log.info({ file: name }, "removed an upload left over from an earlier run");
