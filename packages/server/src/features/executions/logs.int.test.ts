@@ -1,3 +1,5 @@
+import { stat } from "node:fs/promises";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
@@ -24,7 +26,11 @@ async function setUp(env: Record<string, string> = {}): Promise<Setup> {
 async function claimedRun({ server, ci, agent }: Setup): Promise<{ executionId: string; lease: string }> {
   const plan = await call(`${server.baseUrl}/testplans`, {
     headers: ci,
-    json: { name: "logs", package_name: "com.example.basic", steps: [{ type: "inspect", expect: { debuggable: false } }] },
+    json: {
+      name: "logs",
+      package_name: "com.example.basic",
+      steps: [{ type: "inspect", expect: { debuggable: false } }],
+    },
   });
   expect(plan.status).toBe(201);
   const run = await call(`${server.baseUrl}/testplan/run`, {
@@ -229,6 +235,7 @@ describe("execution logs", () => {
     const batches = 500;
     const perBatch = 1000;
     const text = "y".repeat(110);
+    const databaseBefore = await databaseBytes(setup);
     for (let b = 0; b < batches; b++) {
       await post(
         setup,
@@ -238,6 +245,8 @@ describe("execution logs", () => {
     }
     const expectedBytes = await logBytes(setup, executionId);
     expect(expectedBytes).toBeGreaterThan(64 * 1024 * 1024);
+    // The lines went to the blob store: the database grew by its index (it grew by twice the log before).
+    expect((await databaseBytes(setup)) - databaseBefore).toBeLessThan(8 * 1024 * 1024);
 
     let streaming = 3;
     const read = async () => {
@@ -334,4 +343,25 @@ async function logBytes({ server }: Setup, executionId: string): Promise<number>
     .where("execution_id", "=", executionId)
     .execute();
   return rows.reduce((sum, row) => sum + Number(row.bytes), 0);
+}
+
+/** The database's size on disk: the SQLite file and its write-ahead log, or PostgreSQL's database size. */
+async function databaseBytes({ server }: Setup): Promise<number> {
+  const url = server.config.databaseUrl;
+  if (url.startsWith("sqlite:")) {
+    const file = url.slice("sqlite:".length);
+    const sizes = await Promise.all(
+      [file, `${file}-wal`].map((f) =>
+        stat(f).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
+    return sizes.reduce((sum, size) => sum + size, 0);
+  }
+  const { rows } = await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(
+    server.app.services.database.db,
+  );
+  return Number(rows[0]?.size);
 }
