@@ -156,6 +156,13 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const rps = (s: Subject) => median(s.runs.map((r) => r.requestsPerSecond));
     const perRound = (a: Subject, b: Subject) =>
       a.runs.map((r, i) => r.requestsPerSecond / (b.runs[i]?.requestsPerSecond ?? Number.NaN));
+    const cpuUs = (s: Subject) =>
+      median(s.runs.map(cpuPerRequest).filter((v): v is number => v !== undefined));
+    const cpuPerRound = (a: Subject, b: Subject) =>
+      a.runs.map((r, i) => {
+        const other = b.runs[i];
+        return (cpuPerRequest(r) ?? Number.NaN) / (other ? (cpuPerRequest(other) ?? Number.NaN) : Number.NaN);
+      });
     const ratios = [
       ratio("testbay (log warn) ÷ bare, req/s", rps(warn) / rps(bare), target, perRound(warn, bare)),
       ratio("testbay (log info) ÷ bare, req/s", rps(info) / rps(bare), target, perRound(info, bare)),
@@ -164,6 +171,18 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         rps(info) / rps(warn),
         undefined,
         perRound(info, warn),
+      ),
+      ratio(
+        "server CPU per request, bare ÷ testbay (log warn)",
+        cpuUs(bare) / cpuUs(warn),
+        undefined,
+        cpuPerRound(bare, warn),
+      ),
+      ratio(
+        "server CPU per request, bare ÷ testbay (log info)",
+        cpuUs(bare) / cpuUs(info),
+        undefined,
+        cpuPerRound(bare, info),
       ),
     ];
 
@@ -255,7 +274,17 @@ function metrics(runs: LoadRun[]): Metric[] {
     { label: "server CPU", value: of((r) => r.serverCpuPercent), unit: "%" },
     { label: "loadgen CPU", value: of((r) => r.loadgenCpuPercent), unit: "%" },
     { label: "other CPU", value: of((r) => r.otherCpuPercent), unit: "%" },
+    { label: "server CPU µs/req", value: of(cpuPerRequest), unit: "", decimals: 1 },
   ];
+}
+
+/**
+ * Microseconds of the server's CPU (all its threads, the log writes included) per request: steadier than
+ * req/s when other processes share the machine, since they slow a run down but add little to this.
+ */
+function cpuPerRequest(run: LoadRun): number | undefined {
+  if (run.serverCpuPercent === undefined || run.requestsPerSecond <= 0) return undefined;
+  return (run.serverCpuPercent / 100 / run.requestsPerSecond) * 1e6;
 }
 
 /** A server that did not keep its core busy was not the bottleneck: then its req/s is not what it seems. */
