@@ -1,5 +1,6 @@
 // Streaming a 500 MiB APK to PUT /v1/apps/{pkg}/versions/{v} against a bare node:http server that pipes the
-// body into a file (the raw cost of loopback to disk), each server alone on one core; the server's RSS
+// body into a file (the raw cost of loopback to disk), and against the same pipe hashing the body with SHA-256
+// as it goes (the limit for any upload that is verified), each server alone on one core; the server's RSS
 // growth during the upload; and how much of a body the server reads before it answers 409 for a version
 // that exists, with and without Expect: 100-continue.
 import { execFileSync } from "node:child_process";
@@ -31,7 +32,7 @@ import type { TestbayReady } from "./servers/testbay.ts";
 
 export const name = "upload";
 export const description =
-  "a 500 MiB APK upload against a raw loopback-to-disk pipe, each server alone on one core; server RSS growth; body bytes read before a 409";
+  "a 500 MiB APK upload against a raw loopback-to-disk pipe and a SHA-256 hashing one, each server alone on one core; server RSS growth; body bytes read before a 409";
 
 const MiB = 1024 * 1024;
 const KiB = 1024;
@@ -56,6 +57,8 @@ const uploadTimeoutMs = 120_000;
 const rssIntervalMs = 20;
 
 const targets = {
+  /** Against the hashing pipe: what Testbay does beyond hashing and writing should cost little. */
+  throughputVsHashing: { op: ">=", value: 0.9 },
   throughput: { op: ">=", value: 0.8 },
   rssGrowthMiB: { op: "<=", value: 64 },
   bodyBeforeConflictKiB: { op: "<=", value: 64 },
@@ -105,19 +108,25 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         : `NOT pinned (${pinning.reason}): servers and client share the CPUs`;
     log(pinned);
 
-    // The baseline: node:http piping the body into a file, in the same temp file system as Testbay's data.
-    const sinkDir = path.join(dir, "sink");
-    await mkdir(sinkDir);
-    const sinkProcess = await startServerProcess<SinkReady & ReadyMessage>(
-      {
-        label: "sink",
-        entry: path.join(benchDir, "servers", "sink.ts"),
-        cpu,
-        stdoutFile: path.join(dir, "sink.stdout.log"),
-        env: { BENCH_SINK_DIR: sinkDir },
-      },
-      scope,
-    );
+    // The baselines: node:http piping the body into a file, in the same temp file system as Testbay's data;
+    // and the same, hashing the body with SHA-256 on its way.
+    const startSink = async (label: string, hash: "sha256" | undefined) => {
+      const sinkDir = path.join(dir, label);
+      await mkdir(sinkDir);
+      const started = await startServerProcess<SinkReady & ReadyMessage>(
+        {
+          label,
+          entry: path.join(benchDir, "servers", "sink.ts"),
+          cpu,
+          stdoutFile: path.join(dir, `${label}.stdout.log`),
+          env: { BENCH_SINK_DIR: sinkDir, ...(hash && { BENCH_SINK_HASH: hash }) },
+        },
+        scope,
+      );
+      return { process: started, dir: sinkDir };
+    };
+    const plainSink = await startSink("sink", undefined);
+    const hashingSink = await startSink("sink-sha256", "sha256");
 
     // The subject: Testbay on the embedded SQLite store, blobs in its data dir.
     const dataDir = path.join(dir, "testbay");
@@ -145,13 +154,29 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const sink: Server = {
       label: "raw pipe: node:http → file",
       short: "raw pipe",
-      process: sinkProcess,
-      storeDir: sinkDir,
+      process: plainSink.process,
+      storeDir: plainSink.dir,
       check({ status }, body) {
         const size = (parseJson(body) as { size_bytes?: number }).size_bytes;
         if (status !== 201 || size !== apk.bytes) {
           throw new Error(
             `the raw pipe answered ${status} ${body.slice(0, 300)}; expected 201 and ${apk.bytes} bytes`,
+          );
+        }
+      },
+      idleRss: undefined,
+      runs: [],
+    };
+    const hashing: Server = {
+      label: "hashing pipe: node:http → SHA-256 → file",
+      short: "hashing",
+      process: hashingSink.process,
+      storeDir: hashingSink.dir,
+      check({ status }, body) {
+        const got = parseJson(body) as { size_bytes?: number; sha256?: string };
+        if (status !== 201 || got.size_bytes !== apk.bytes || got.sha256 !== apkSha256) {
+          throw new Error(
+            `the hashing pipe answered ${status} ${body.slice(0, 300)}; expected 201, ${apk.bytes} bytes and sha256 ${apkSha256}`,
           );
         }
       },
@@ -185,7 +210,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       idleRss: undefined,
       runs: [],
     };
-    const servers = [sink, testbay];
+    const servers = [sink, hashing, testbay];
 
     // The same client, file and request head for both (the raw pipe ignores the path and the token).
     const runId = Date.now().toString(36);
@@ -220,7 +245,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       log(`warm-up    ${describeUpload(server, server.warmup)}`);
     }
     for (let round = 0; round < plan.rounds; round++) {
-      // A B, B A, A B…: drift over the run falls on both alike.
+      // A B C, C B A, A B C…: drift over the run falls on all alike.
       const order = round % 2 === 0 ? servers : [...servers].reverse();
       for (const server of order) {
         await quiet.wait();
@@ -263,6 +288,18 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         testbay.runs.map((r, i) => r.mibPerSecond / (sink.runs[i]?.mibPerSecond ?? Number.NaN)),
       ),
       ratio(
+        "testbay ÷ hashing pipe (SHA-256), MiB/s",
+        mibps(testbay) / mibps(hashing),
+        targets.throughputVsHashing,
+        testbay.runs.map((r, i) => r.mibPerSecond / (hashing.runs[i]?.mibPerSecond ?? Number.NaN)),
+      ),
+      ratio(
+        "hashing pipe ÷ raw pipe, MiB/s (what SHA-256 costs; no target)",
+        mibps(hashing) / mibps(sink),
+        undefined,
+        hashing.runs.map((r, i) => r.mibPerSecond / (sink.runs[i]?.mibPerSecond ?? Number.NaN)),
+      ),
+      ratio(
         `testbay peak RSS growth in one ${sizeLabel} upload, MiB (absolute; max; warm-up first)`,
         Math.max(...growthsMiB(testbay)),
         targets.rssGrowthMiB,
@@ -289,9 +326,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const allUploads = servers.flatMap((s) => [s.warmup, ...s.runs]);
     const notes = [
       `file: ${path.basename(fixture)} + a STORED entry ${apk.entry} of ${formatNumber(apk.entryBytes)} random bytes = ${formatNumber(apk.bytes)} bytes (${sizeLabel}${plan.bytes === fullBytes ? ", Testbay's upload limit" : ""}), a zip written by bench/lib/big-apk.ts in ${apk.seconds.toFixed(1)} s (fsynced) + ${hashSeconds.toFixed(1)} s to hash it, in a temp dir removed afterwards; the client reads it from the page cache`,
-      `upload: PUT with Content-Length, the file piped by node:http (agent: false, ${uploadChunkBytes / MiB} MiB reads); the same client, file and request head for both servers; time = from the request to the end of the response; one warm-up upload per server, then ${plan.rounds} rounds alternating A B / B A; MiB/s and the ratio are medians; a fresh version per upload`,
-      "every upload is checked: Testbay 201 with size_bytes and sha256 of the file, format apk; the raw pipe 201 with the size. The stored file is then deleted, before the kernel writes it back, so one upload's writeback never lands on the next",
-      `servers: one child process each (node --import tsx bench/servers/{sink,testbay}.ts), both writing to ${os.tmpdir()} (${fsType(os.tmpdir())}); Testbay: buildApp, embedded SQLite, file storage in its data dir, TESTBAY_LOG_LEVEL=warn, rate limit ${unlimited}/s; raw pipe: node:http, pipeline(request, fs.createWriteStream), 201 when written`,
+      `upload: PUT with Content-Length, the file piped by node:http (agent: false, ${uploadChunkBytes / MiB} MiB reads); the same client, file and request head for both servers; time = from the request to the end of the response; one warm-up upload per server, then ${plan.rounds} rounds alternating A B C / C B A; MiB/s and the ratio are medians; a fresh version per upload`,
+      "every upload is checked: Testbay 201 with size_bytes and sha256 of the file, format apk; the raw pipe 201 with the size; the hashing pipe 201 with the size and sha256. The stored file is then deleted, before the kernel writes it back, so one upload's writeback never lands on the next",
+      `servers: one child process each (node --import tsx bench/servers/{sink,testbay}.ts), all writing to ${os.tmpdir()} (${fsType(os.tmpdir())}); Testbay: buildApp, embedded SQLite, file storage in its data dir, TESTBAY_LOG_LEVEL=warn, rate limit ${unlimited}/s; raw pipe: node:http, pipeline(request, fs.createWriteStream), 201 when written; hashing pipe: the same with a 'data' listener feeding crypto.createHash("sha256"), 201 with the digest`,
       pinned,
       "CPU: server = the server process, % of one core; client = this process; client core = everything that ran on the client's CPU, other processes included. The kernel's loopback TCP receive work runs on the sender's core, or on the receiver's when the receiver is inside a read, so the server/client split varies from run to run",
       `RSS: the server's VmRSS sampled every ${rssIntervalMs} ms during each upload (longest gap ${formatNumber(Math.max(...allUploads.map((r) => r?.rss?.longestGapMs ?? 0)))} ms), VmHWM read before and after (when it rose, it is the exact peak); growth = peak − RSS just before the upload; idle RSS = before the first upload`,
