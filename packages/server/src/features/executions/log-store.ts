@@ -164,11 +164,6 @@ export class LogStore {
     }
   }
 
-  /** Whether the execution's log reached TESTBAY_MAX_EXECUTION_LOG_BYTES (its later lines were dropped). */
-  async isTruncated(executionId: string): Promise<boolean> {
-    return (await this.totals(executionId)).truncated;
-  }
-
   /**
    * Start-up housekeeping: removes chunks staged by a run that died before storing them, and moves log lines
    * written before logs went to the blob store (table `log_lines`) into chunks, deleting them as it goes.
