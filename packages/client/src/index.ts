@@ -5,14 +5,21 @@ export type {
   AgentDevice,
   AgentEvent,
   AgentJob,
+  ArtifactUploaded,
   ClaimRequest,
+  CompleteRequest,
   CompleteResult,
+  EventsResult,
+  HeartbeatResult,
   RunStatus,
 } from "./sdk/agent-api.ts";
+export type { components, operations, paths } from "./sdk/api.generated.ts";
 export { Testbay, type TestbayOptions } from "./sdk/client.ts";
 export { type Clock, FakeClock, type Random, seededRandom, systemClock } from "./sdk/clock.ts";
 export {
+  type ErrorCode,
   type FailedExecution,
+  type HttpStatusCode,
   notFoundHint,
   type Problem,
   TestbayApiError,

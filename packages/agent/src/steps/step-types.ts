@@ -7,30 +7,21 @@
 /** What the server stored about the uploaded binary (the SDK's model of it). */
 export type { BinaryMetadata } from "@testbay/client";
 
-import type { BinaryMetadata } from "@testbay/client";
+import type { AgentDevice, AgentEvent, BinaryMetadata } from "@testbay/client";
 
-/** A device the agent found (adb devices -l + getprop), or null when a step runs on the host itself. */
-export interface Device {
-  serial: string;
-  platform: "android" | "ios";
-  model: string;
-  os_version: string;
-}
+/** A device the agent found (adb devices -l + getprop), as it offers it in claims; null: the host itself. */
+export type Device = AgentDevice;
 
-export type TestCaseStatus = "passed" | "failed" | "skipped" | "errored";
+type TestCaseEvent = Extract<AgentEvent, { type: "test_case" }>;
 
-/** One test case result, as stored by the server and written into the merged JUnit report. */
-export interface TestCase {
-  /** JUnit classname (instrumentation: the test class; inspect: "inspect"). */
-  classname: string;
-  name: string;
-  status: TestCaseStatus;
-  duration_ms: number | null;
-  /** One line: the assertion message (inspect: includes the actual value). */
-  message: string | null;
-  /** Stack trace or longer output. */
-  details: string | null;
-}
+export type TestCaseStatus = TestCaseEvent["status"];
+
+/**
+ * One test case result, as the events endpoint takes it (and the merged JUnit report shows it): classname
+ * (instrumentation: the test class; inspect: "inspect"), name, status, duration, a one-line message
+ * (inspect: with the actual value) and details (stack trace or longer output); every member present.
+ */
+export type TestCase = Required<Omit<TestCaseEvent, "seq" | "type" | "step_index">>;
 
 export type StepStatus = "passed" | "failed" | "errored" | "cancelled";
 

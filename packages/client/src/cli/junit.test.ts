@@ -25,6 +25,11 @@ const run = (status: Execution["status"], model?: string) => ({
   attempt: 1,
   started_at: "2026-01-01T00:00:00.000Z",
   finished_at: "2026-01-01T00:00:30.500Z",
+  reason: null,
+  summary: null,
+  agent_id: null,
+  claimed_device: null,
+  steps: [],
 });
 
 describe("the merged JUnit report", () => {

@@ -24,7 +24,7 @@ function seconds(start: string | null, end: string | null): string {
   return Math.max(0, (Date.parse(end) - Date.parse(start)) / 1000).toFixed(3);
 }
 
-function deviceName(run: DeviceRun, index: number): string {
+function deviceName(run: Pick<DeviceRun, "device" | "attempt">, index: number): string {
   const device = run.device;
   if (!device) return `agent host, attempt ${run.attempt}`;
   const parts = [device.model, device.platform, device.os_version].filter((p) => typeof p === "string" && p);
@@ -99,17 +99,19 @@ export function junitReport(
     const cases: string[] = [];
     let suiteFailures = 0;
     let suiteErrors = 0;
-    const runs: DeviceRun[] = execution.devices.length
-      ? execution.devices
-      : [
-          {
-            device: null,
-            status: execution.status,
-            attempt: 1,
-            started_at: execution.started_at,
-            finished_at: execution.finished_at,
-          },
-        ];
+    // A host run has no device entry: only the fields the report reads are filled in.
+    const runs: Array<Pick<DeviceRun, "device" | "status" | "attempt" | "started_at" | "finished_at">> =
+      execution.devices.length
+        ? execution.devices
+        : [
+            {
+              device: null,
+              status: execution.status,
+              attempt: 1,
+              started_at: execution.started_at,
+              finished_at: execution.finished_at,
+            },
+          ];
     const plan = planNames.get(execution.test_plan_id);
     const classname = `${execution.package_name}.${plan ?? execution.test_plan_id}`;
     runs.forEach((run, index) => {

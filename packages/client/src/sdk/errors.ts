@@ -1,27 +1,23 @@
-/** A plan that a batch trigger could not start, as the server lists it in `failed_executions`. */
-export interface FailedExecution {
-  test_plan_id: string;
-  status: number;
-  code: string;
-  reason?: string;
-  detail: string;
-  fix: string;
-}
+import type { components } from "./api.generated.ts";
 
-/** An RFC 9457 problem document as the Testbay API sends it; unknown members are kept. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  code?: string;
-  reason?: string;
-  detail?: string;
-  fix?: string;
-  retryable?: boolean;
-  request_id?: string;
+/** Every error `code` the API answers with: the server's error catalog, from the OpenAPI document. */
+export type ErrorCode = components["schemas"]["ErrorCode"];
+
+/** A plan that a batch trigger could not start, as the server lists it in `failed_executions`. */
+export type FailedExecution = components["schemas"]["FailedExecution"];
+
+/**
+ * An RFC 9457 problem document as the Testbay API sends it (components["schemas"]["Problem"]), read
+ * defensively: an error may come from a proxy in between, so every member may be missing. Unknown members
+ * are kept.
+ */
+export type Problem = Partial<components["schemas"]["Problem"]> & {
   failed_executions?: FailedExecution[];
   [member: string]: unknown;
-}
+};
+
+/** What `TestbayApiError.code` holds when the answer was no problem document: `http_<status>`. */
+export type HttpStatusCode = `http_${number}`;
 
 /** What a 404 means, said wherever one is reported: the service answered, so it is not down (rule 7). */
 export const notFoundHint =
@@ -34,7 +30,8 @@ export const notFoundHint =
 export class TestbayApiError extends Error {
   override readonly name = "TestbayApiError";
   readonly status: number;
-  readonly code: string;
+  /** The server's error code; `http_<status>` when the answer carried none (a proxy's error page). */
+  readonly code: ErrorCode | HttpStatusCode;
   readonly reason: string | undefined;
   readonly detail: string;
   readonly fix: string | undefined;
@@ -48,7 +45,8 @@ export class TestbayApiError extends Error {
 
   constructor(init: { status: number; problem: Problem; method: string; path: string }) {
     const { status, problem } = init;
-    const code = typeof problem.code === "string" ? problem.code : `http_${status}`;
+    const code: ErrorCode | HttpStatusCode =
+      typeof problem.code === "string" ? problem.code : `http_${status}`;
     const detail =
       typeof problem.detail === "string"
         ? problem.detail

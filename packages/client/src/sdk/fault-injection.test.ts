@@ -66,7 +66,20 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
     started_at: status === "queued" ? null : "2026-01-01T00:00:01.000Z",
     finished_at: ["queued", "running"].includes(status) ? null : "2026-01-01T00:00:31.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
-    devices: [{ device: null, status, attempt: 1, started_at: null, finished_at: null }],
+    devices: [
+      {
+        device: null,
+        status,
+        attempt: 1,
+        started_at: null,
+        finished_at: null,
+        reason: null,
+        summary: null,
+        agent_id: null,
+        claimed_device: null,
+        steps: [],
+      },
+    ],
     steps: [],
   };
 }

@@ -1,12 +1,8 @@
+import type { components } from "./api.generated.ts";
 import type { Clock } from "./clock.ts";
 
 /** The token endpoint's answer (API.md §1). */
-export interface TokenResponse {
-  access_token: string;
-  token_type: string;
-  expires_in: number;
-  expires_at: string;
-}
+export type TokenResponse = components["schemas"]["TokenResponse"];
 
 /** Refresh this long before the token expires, so no call goes out with a token about to lapse in flight. */
 export const defaultRefreshMarginMs = 5 * 60_000;
