@@ -536,3 +536,137 @@ describe("signing keys across instances on one database", () => {
     expect((await me(c.url, fromA)).status).toBe(200);
   });
 });
+
+describe("secrets in what the server prints", () => {
+  const secret = "hunter2-Secret";
+  /** Everything the command wrote, both streams. */
+  const printed = (result: CliResult) => `${result.stdout}\n${result.stderr}`;
+
+  it("shows misconfigured URLs with their passwords as ***", async () => {
+    const result = await runCli(["start"], {
+      TESTBAY_DATA_DIR: path.join(root, "never-created"),
+      TESTBAY_PORT: "0",
+      TESTBAY_DATABASE_URL: `mysql://root:${secret}@db.example.com/testbay`,
+      TESTBAY_REDIS_URL: `http://default:${secret}@cache:6379`,
+      TESTBAY_STORAGE_URL: `s3://blobs?region=us-east-1&secret_access_key=${secret}`,
+    });
+    expect(result.code).toBe(2);
+    expect(stderrLines(result)).toEqual([
+      expect.stringContaining('got "mysql://root:***@db.example.com/testbay"'),
+      expect.stringContaining('got "http://default:***@cache:6379"'),
+      expect.stringContaining('got "s3://blobs?region=us-east-1&secret_access_key=***"'),
+    ]);
+    expect(printed(result)).not.toContain(secret);
+  });
+
+  it("names PostgreSQL it cannot reach with the password hidden, and exits", async () => {
+    for (const url of [
+      `postgres://app:${secret}@127.0.0.1:1/testbay`,
+      `postgres://app:${secret}@[::1/testbay`,
+    ]) {
+      const result = await runCli(["start"], {
+        TESTBAY_DATA_DIR: path.join(root, "pg-unreachable"),
+        TESTBAY_PORT: "0",
+        TESTBAY_DATABASE_URL: url,
+      });
+      expect(result.code, url).toBe(1);
+      expect(result.stderr, url).toMatch(
+        /^testbay-server: cannot connect to PostgreSQL at postgres:\/\/app:\*\*\*@/,
+      );
+      expect(printed(result), url).not.toContain(secret);
+    }
+  });
+
+  it("names a Redis URL it cannot parse with the password hidden, and exits", async () => {
+    const ws = await createWorkspace();
+    const result = await runCli(["start"], {
+      ...ws.env,
+      TESTBAY_REDIS_URL: `redis://:${secret}@[cache:6379`,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("cannot use Redis at redis://:***@[cache:6379");
+    expect(printed(result)).not.toContain(secret);
+  });
+
+  it("logs a Redis that refuses its password without the password (ioredis attaches the AUTH command)", async () => {
+    const ws = await createWorkspace();
+    const { child, exit } = spawnBinary(["start"], {
+      ...ws.env,
+      TESTBAY_LOCAL_AGENT: "false",
+      TESTBAY_REDIS_URL: `redis://testbay-nobody:${secret}@127.0.0.1:6379`,
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    // The limiter waits for Redis (up to 1 s) and says why it failed before the server listens.
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        const check = () => (/Testbay is listening on/.test(output) ? resolve() : setTimeout(check, 50));
+        check();
+      }),
+      "testbay-server start with a Redis that refuses it",
+    );
+    child.kill("SIGTERM");
+    expect(await withTimeout(exit, "testbay-server start after SIGTERM")).toBe(0);
+    expect(output).toContain('"redis":"redis://testbay-nobody:***@127.0.0.1:6379"');
+    expect(output).toMatch(/Redis failed; admitting requests without limit/);
+    expect(output).not.toContain(secret);
+  });
+});
+
+describe("the data dir of testbay-server start", () => {
+  it("is 0700 with every file in it 0600, even when started under umask 000", async () => {
+    const ws = await createWorkspace();
+    const dataDir = path.join(ws.dataDir, "fresh");
+    const env: Env = {
+      ...ws.env,
+      TESTBAY_DATA_DIR: dataDir,
+      ...(testDatabase === "sqlite"
+        ? { TESTBAY_DATABASE_URL: `sqlite:${path.join(dataDir, "testbay.db")}` }
+        : {}),
+    };
+    // The shell sets the umask and then becomes the server, so it is the server's umask.
+    const child = spawn("/bin/sh", ["-c", 'umask 000 && exec "$@"', "sh", process.execPath, bin, "start"], {
+      cwd: root,
+      env: childEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exit = new Promise<number | null>((resolve) => child.once("close", resolve));
+    running.set(child, exit);
+    child.stdout.resume();
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    await withTimeout(
+      new Promise<void>((resolve) => {
+        const check = () => (/Testbay is listening on/.test(stderr) ? resolve() : setTimeout(check, 50));
+        check();
+      }),
+      "testbay-server start under umask 000",
+    );
+    child.kill("SIGTERM");
+    expect(await withTimeout(exit, "testbay-server start after SIGTERM")).toBe(0);
+    running.delete(child);
+
+    const loose: string[] = [];
+    const visit = async (target: string) => {
+      const stats = await stat(target);
+      if ((stats.mode & 0o077) !== 0)
+        loose.push(`${path.relative(dataDir, target)} ${(stats.mode & 0o777).toString(8)}`);
+      if (stats.isDirectory()) for (const name of await readdir(target)) await visit(path.join(target, name));
+    };
+    await visit(dataDir);
+    expect(loose).toEqual([]);
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    if (testDatabase === "sqlite") {
+      for (const file of ["testbay.db", "credentials.json"]) {
+        expect((await stat(path.join(dataDir, file))).mode & 0o777).toBe(0o600);
+      }
+    }
+  });
+});

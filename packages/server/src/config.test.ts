@@ -250,6 +250,53 @@ describe("loadConfig and TESTBAY_SIGNING_KEY", () => {
   });
 });
 
+describe("loadConfig never shows a password it rejects", () => {
+  const secret = "hunter2-Secret";
+  it.each([
+    [
+      "TESTBAY_DATABASE_URL",
+      `mysql://root:${secret}@db.example.com/testbay`,
+      "mysql://root:***@db.example.com/testbay",
+    ],
+    [
+      "TESTBAY_DATABASE_URL",
+      `mysql://root:${secret}@db/x?password=${secret}`,
+      "mysql://root:***@db/x?password=***",
+    ],
+    ["TESTBAY_REDIS_URL", `http://:${secret}@cache:6379`, "http://:***@cache:6379"],
+    ["TESTBAY_REDIS_URL", `cache:6379?password=${secret}`, "cache:6379?password=***"],
+    [
+      "TESTBAY_STORAGE_URL",
+      `s3://blobs?region=us-east-1&secret_access_key=${secret}`,
+      "s3://blobs?region=us-east-1&secret_access_key=***",
+    ],
+    ["TESTBAY_STORAGE_URL", `s3://AKIAEXAMPLE:${secret}@blobs`, "s3://***@blobs"],
+    [
+      "TESTBAY_STORAGE_URL",
+      `s3://blobs?endpoint=http://minio:${secret}@host:9000`,
+      "s3://blobs?endpoint=http://minio:***@host:9000",
+    ],
+    [
+      "TESTBAY_PUBLIC_URL",
+      `https://admin:${secret}@testbay.example.com/`,
+      "https://admin:***@testbay.example.com/",
+    ],
+  ])("%s=%s is named, shown with the password as ***", (name, value, shown) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name} `));
+    expect(problems[0]).toContain(`; got ${JSON.stringify(shown)}`);
+    expect(`${message}\n${problems.join("\n")}`).not.toContain(secret);
+  });
+});
+
 describe("unknownVariables", () => {
   it("flags a TESTBAY_ variable the server does not read, such as a typo", () => {
     expect(unknownVariables({ TESTBAY_PROT: "9", TESTBAY_PORT: "9" })).toEqual(["TESTBAY_PROT"]);

@@ -1,7 +1,8 @@
 import { createPrivateKey } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
-import { parseS3Url, redactUserInfo, S3UrlError } from "./storage/s3-url.ts";
+import { redactConnectionUrl } from "./redact-connection-url.ts";
+import { parseS3Url, S3UrlError } from "./storage/s3-url.ts";
 
 /**
  * Everything the server can be told, read once from `TESTBAY_*` environment variables.
@@ -151,11 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const result = (schema as z.ZodType).safeParse(value);
     if (result.success) values[name] = result.data;
     else {
-      const message = result.error.issues[0]?.message ?? "is invalid";
+      // Messages may quote part of the value (an S3 endpoint): both pass through the same redaction.
+      const message = redactConnectionUrl(result.error.issues[0]?.message ?? "is invalid");
       const shown =
         name === "TESTBAY_SIGNING_KEY"
           ? "(not shown: it is a secret)"
-          : JSON.stringify(name === "TESTBAY_STORAGE_URL" && raw ? redactUserInfo(raw) : raw);
+          : JSON.stringify(raw === undefined ? raw : redactConnectionUrl(raw));
       problems.push(`${name} ${message}; got ${shown}`);
     }
   }

@@ -13,6 +13,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import { prepareSqliteFileSync, sqliteFilesRestricted } from "../fs-permissions.ts";
+import { loggableConnectionError, redactConnectionUrl } from "../redact-connection-url.ts";
 import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 
@@ -116,10 +117,24 @@ function openPostgres(url: string): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle pooled connection that the server ends (restart, failover, DROP DATABASE … FORCE) emits an
   // error with no query to fail; unhandled, it would crash the process. The pool replaces it on next use.
+  const where = redactConnectionUrl(url);
   pool.on("error", (error) => {
-    process.emitWarning(`PostgreSQL connection lost while idle: ${error.message}`);
+    process.emitWarning(`PostgreSQL connection lost while idle: ${loggableConnectionError(error).message}`);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A failed connection names the server (password hidden), and nothing pg or the URL parser attached to
+  // the error (Node's "Invalid URL" carries the whole URL as `input`) reaches a log or the terminal.
+  const connect = async () => {
+    try {
+      // Awaited here: pg parses the URL when it makes a client, and throws that synchronously.
+      return await pool.connect();
+    } catch (error) {
+      const { message, code } = loggableConnectionError(error);
+      throw Object.assign(new Error(`cannot connect to PostgreSQL at ${where}: ${message}`), { code });
+    }
+  };
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }),
+  });
   return { db, dialect: "postgres", restrictedPaths: [], close: () => db.destroy() };
 }
 

@@ -1,9 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { redactConnectionUrl } from "../redact-connection-url.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { FileBlobStore } from "./file-store.ts";
 import { S3BlobStore } from "./s3-store.ts";
-import { parseS3Url, redactUserInfo } from "./s3-url.ts";
+import { parseS3Url } from "./s3-url.ts";
 
 export type { BlobStore, ByteRange } from "./blob-store.ts";
 export { FileBlobStore } from "./file-store.ts";
@@ -25,11 +26,13 @@ export function openBlobStore(storageUrl: string): BlobStore {
     try {
       location = parseS3Url(storageUrl);
     } catch (error) {
-      throw new Error(`TESTBAY_STORAGE_URL ${(error as Error).message}; got ${redactUserInfo(storageUrl)}`);
+      throw new Error(
+        `TESTBAY_STORAGE_URL ${(error as Error).message}; got ${redactConnectionUrl(storageUrl)}`,
+      );
     }
     return new S3BlobStore(location);
   }
   throw new Error(
-    `TESTBAY_STORAGE_URL ${redactUserInfo(storageUrl.split("?")[0] ?? "")}: must be file:<directory> or s3://bucket?endpoint=…`,
+    `TESTBAY_STORAGE_URL ${redactConnectionUrl(storageUrl.split("?")[0] ?? "")}: must be file:<directory> or s3://bucket?endpoint=…`,
   );
 }

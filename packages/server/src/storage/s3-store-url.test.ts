@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openBlobStore } from "./index.ts";
 import { S3BlobStore } from "./s3-store.ts";
-import { hasUserInfo, parseS3Url, redactUserInfo, S3UrlError } from "./s3-url.ts";
+import { hasUserInfo, parseS3Url, S3UrlError } from "./s3-url.ts";
 
 function errorOf(url: string): string {
   try {
@@ -78,17 +78,8 @@ describe("parseS3Url", () => {
   });
 });
 
-describe("redactUserInfo", () => {
-  it("hides user names and passwords, the URL's own and an endpoint's", () => {
-    expect(redactUserInfo("s3://key:secret@bucket?region=x")).toBe(
-      "s3://(credentials not shown)@bucket?region=x",
-    );
-    expect(redactUserInfo("s3://bucket?endpoint=http://u:p@host:9000&region=x")).toBe(
-      "s3://bucket?endpoint=http://(credentials not shown)@host:9000&region=x",
-    );
-    expect(redactUserInfo("s3://bucket?endpoint=http://host:9000")).toBe(
-      "s3://bucket?endpoint=http://host:9000",
-    );
+describe("hasUserInfo", () => {
+  it("sees a user name or password in the URL itself", () => {
     expect(hasUserInfo("s3://k:s@bucket")).toBe(true);
     expect(hasUserInfo("s3://bucket?endpoint=http://host")).toBe(false);
   });
@@ -114,7 +105,7 @@ describe("TESTBAY_STORAGE_URL in loadConfig", () => {
     const problems = problemsOf("s3://AKIAEXAMPLE:wJalrXUtnFEMI@blobs?region=us-east-1");
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
-      /^TESTBAY_STORAGE_URL must not contain credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY .*; got "s3:\/\/\(credentials not shown\)@blobs\?region=us-east-1"$/,
+      /^TESTBAY_STORAGE_URL must not contain credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY .*; got "s3:\/\/\*\*\*@blobs\?region=us-east-1"$/,
     );
     expect(problems[0]).not.toContain("wJalrXUtnFEMI");
     expect(problems[0]).not.toContain("AKIAEXAMPLE");
@@ -143,7 +134,7 @@ describe("openBlobStore", () => {
 
   it("refuses a bad s3:// URL with the variable's name and without its credentials", () => {
     expect(() => openBlobStore("s3://key:secret@blobs")).toThrow(
-      "TESTBAY_STORAGE_URL must not contain credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or use an instance role) instead; got s3://(credentials not shown)@blobs",
+      "TESTBAY_STORAGE_URL must not contain credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or use an instance role) instead; got s3://***@blobs",
     );
   });
 

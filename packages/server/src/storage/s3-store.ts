@@ -10,6 +10,7 @@ import {
   S3ServiceException,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { redactConnectionUrl } from "../redact-connection-url.ts";
 import { assertValidKey, type BlobStore, type ByteRange } from "./blob-store.ts";
 import type { S3Location } from "./s3-url.ts";
 
@@ -197,7 +198,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   private failure(what: string, error: unknown): Error {
-    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const reason = redactConnectionUrl(
+      error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    );
     const hint = /region is missing/i.test(reason)
       ? " (set ?region=… in TESTBAY_STORAGE_URL, or AWS_REGION)"
       : /credential/i.test(reason)

@@ -44,11 +44,6 @@ export function hasUserInfo(url: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url);
 }
 
-/** The URL with every `user:password@` (its own, or an endpoint's) replaced, for messages and logs. */
-export function redactUserInfo(url: string): string {
-  return url.replace(/\/\/[^/?#&@]*@/g, "//(credentials not shown)@");
-}
-
 /** Parses an `s3://` storage URL; throws an S3UrlError saying what is wrong and how to write it. */
 export function parseS3Url(url: string): S3Location {
   if (!/^s3:\/\//i.test(url)) throw new S3UrlError(`must start with s3:// (${example})`);

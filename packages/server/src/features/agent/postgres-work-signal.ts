@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import pg from "pg";
 import type { Database } from "../../db/schema.ts";
+import { loggableConnectionError } from "../../redact-connection-url.ts";
 import { LocalWorkSignal, type WorkSignal } from "./work-signal.ts";
 
 const channel = "testbay_work";
@@ -70,7 +71,10 @@ export class PostgresWorkSignal implements WorkSignal {
     client.on("error", () => {});
     client.end().catch(() => {});
     if (this.retryTimer) return;
-    this.log.warn({ err: error, retry_in_ms: this.retryMs }, "work wake-ups from other instances paused");
+    this.log.warn(
+      { error: loggableConnectionError(error), retry_in_ms: this.retryMs },
+      "work wake-ups from other instances paused",
+    );
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       void this.connect();

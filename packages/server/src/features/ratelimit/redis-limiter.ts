@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { Clock } from "../../clock.ts";
+import { loggableConnectionError, redactConnectionUrl } from "../../redact-connection-url.ts";
 import type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
 import type { RateLimiter } from "./limiter.ts";
 
@@ -108,6 +109,8 @@ export class RedisRateLimiter implements RateLimiter {
   private suppressed = 0;
   private closed = false;
   private readonly connectTimeoutMs: number;
+  /** The Redis URL with its password hidden: what log lines and errors name. */
+  private readonly where: string;
 
   /**
    * A limiter whose connection is up, or that gave up waiting after `connectTimeoutMs` (then it starts degraded,
@@ -130,21 +133,26 @@ export class RedisRateLimiter implements RateLimiter {
     this.warnIntervalMs = options.warnIntervalMs ?? 60_000;
     this.slack = String(Math.max(0, Math.ceil(options.ttlSlackMs ?? 1000)));
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
-    this.redis = new Redis(options.url, {
-      commandTimeout: options.commandTimeoutMs ?? 200,
-      connectTimeout: this.connectTimeoutMs,
-      // Fail fast rather than wait: no queue while disconnected, no resending after a reconnection.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      // Reconnect for ever, backing off to every 2 s.
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-      // No auto-pipelining: it delays each command to the next turn of the event loop, which doubled a lone
-      // request's round trip on loopback (0.41 against 0.18 ms) and gained nothing at 50 in flight.
-      // Redis before 7.2 has no CLIENT SETINFO: skip a command that would fail on every connection.
-      disableClientInfo: true,
-      ...options.redisOptions,
-    }) as Redis & WithGcra;
+    this.where = redactConnectionUrl(options.url);
+    this.redis = connectTo(
+      this.where,
+      () =>
+        new Redis(options.url, {
+          commandTimeout: options.commandTimeoutMs ?? 200,
+          connectTimeout: this.connectTimeoutMs,
+          // Fail fast rather than wait: no queue while disconnected, no resending after a reconnection.
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          autoResendUnfulfilledCommands: false,
+          // Reconnect for ever, backing off to every 2 s.
+          retryStrategy: (times) => Math.min(times * 100, 2000),
+          // No auto-pipelining: it delays each command to the next turn of the event loop, which doubled a lone
+          // request's round trip on loopback (0.41 against 0.18 ms) and gained nothing at 50 in flight.
+          // Redis before 7.2 has no CLIENT SETINFO: skip a command that would fail on every connection.
+          disableClientInfo: true,
+          ...options.redisOptions,
+        }),
+    ) as Redis & WithGcra;
     this.redis.defineCommand("testbayGcra", { numberOfKeys: 1, lua: gcraScript });
     // Without a listener ioredis prints every connection error to stderr.
     this.redis.on("error", (error: Error) => this.problem(error));
@@ -238,8 +246,9 @@ export class RedisRateLimiter implements RateLimiter {
       this.suppressed++;
       return;
     }
+    // Not the error itself: ioredis attaches the failed command, and a failed AUTH carries the password.
     this.logger.warn(
-      { err: error, suppressed: this.suppressed },
+      { error: loggableConnectionError(error), redis: this.where, suppressed: this.suppressed },
       "rate limiter: Redis failed; admitting requests without limit until it answers again",
     );
     this.lastWarnAt = now;
@@ -249,5 +258,14 @@ export class RedisRateLimiter implements RateLimiter {
   private recovered(): void {
     this.failing = false;
     this.logger.info?.({}, "rate limiter: Redis answers again; limiting requests");
+  }
+}
+
+/** Opens the client; a URL it cannot parse is named (password hidden) rather than thrown as "Invalid URL". */
+function connectTo(where: string, open: () => Redis): Redis {
+  try {
+    return open();
+  } catch (error) {
+    throw new Error(`cannot use Redis at ${where}: ${loggableConnectionError(error).message}`);
   }
 }
