@@ -1203,15 +1203,10 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "app_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "app_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
-    parameters: {
-        /** @description `sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match. */
-        ContentDigest: string;
-        /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
-        Range: string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: {
         /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
@@ -2020,7 +2015,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match. */
-                "content-digest"?: components["parameters"]["ContentDigest"];
+                "content-digest"?: string;
             };
             path: {
                 /**
@@ -2235,7 +2230,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
-                range?: components["parameters"]["Range"];
+                range?: string;
             };
             path: {
                 /**
@@ -3318,7 +3313,7 @@ export interface operations {
             };
             header?: {
                 /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
-                range?: components["parameters"]["Range"];
+                range?: string;
             };
             path: {
                 id: string;

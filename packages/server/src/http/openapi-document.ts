@@ -45,7 +45,7 @@ const problemRef = { $ref: "#/components/schemas/Problem" };
 const binarySchema = { type: "string", format: "binary" };
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** Headers and parameters used across operations, published once in components. */
+/** Response headers used across operations, published once in components. */
 export const sharedComponents = {
   headers: {
     RequestId: {
@@ -77,24 +77,31 @@ export const sharedComponents = {
       schema: { type: "string" },
     },
   },
-  parameters: {
-    ContentDigest: {
-      name: "content-digest",
-      in: "header",
-      required: false,
-      description:
-        "`sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match.",
-      schema: { type: "string", maxLength: 200 },
-    },
-    Range: {
-      name: "range",
-      in: "header",
-      required: false,
-      description: "One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`.",
-      schema: { type: "string", maxLength: 200 },
-    },
-  },
 };
+
+/**
+ * Request headers some operations read, written out in each (not referenced): tools that walk the document
+ * (the fuzz test among them) then find them without resolving parameter references.
+ */
+const requestHeaders = {
+  ContentDigest: {
+    name: "content-digest",
+    in: "header",
+    required: false,
+    description:
+      "`sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match.",
+    schema: { type: "string", maxLength: 200 },
+  },
+  Range: {
+    name: "range",
+    in: "header",
+    required: false,
+    description: "One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`.",
+    schema: { type: "string", maxLength: 200 },
+  },
+} satisfies Record<string, Json>;
+
+export type RequestHeader = keyof typeof requestHeaders;
 
 const reasonPhrases: Record<string, string> = {
   "200": "OK",
@@ -142,7 +149,7 @@ function completeOperation(method: string, path: string, operation: Operation, d
     operation.requestBody.content["application/x-www-form-urlencoded"] = jsonBody;
   }
   for (const name of doc?.headers ?? []) {
-    operation.parameters = [...(operation.parameters ?? []), { $ref: `#/components/parameters/${name}` }];
+    operation.parameters = [...(operation.parameters ?? []), structuredClone(requestHeaders[name])];
   }
   if (doc?.text) {
     operation.responses["200"] = {
@@ -189,7 +196,7 @@ function documentDownload(operation: Operation, download: NonNullable<OperationD
     "Accept-Ranges": header("AcceptRanges"),
     "Content-Disposition": header("ContentDisposition"),
   };
-  operation.parameters = [...(operation.parameters ?? []), { $ref: "#/components/parameters/Range" }];
+  operation.parameters = [...(operation.parameters ?? []), structuredClone(requestHeaders.Range)];
   operation.responses = {
     "200": { description: download.description, headers: fileHeaders, content },
     "206": {

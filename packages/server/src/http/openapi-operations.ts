@@ -1,3 +1,5 @@
+import type { RequestHeader } from "./openapi-document.ts";
+
 /**
  * What the OpenAPI document says about each operation beyond its route schema: a stable operationId, and
  * the parts a JSON route schema cannot express (raw uploads, downloads, text responses, form bodies).
@@ -16,8 +18,8 @@ export interface OperationDoc {
   text?: { mediaType: string; description: string };
   /** The response with this status carries a Location header (the created resource). */
   location?: string;
-  /** Request headers the operation reads, by name in components.parameters. */
-  headers?: string[];
+  /** Request headers the operation reads, by name in openapi-document.ts's `requestHeaders`. */
+  headers?: RequestHeader[];
   /** Overrides the route's security requirements. */
   security?: Array<Record<string, string[]>>;
 }
