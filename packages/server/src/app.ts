@@ -133,6 +133,7 @@ async function assemble(
     stagingDir: path.join(config.dataDir, "tmp", "uploads"),
     maxUploadBytes: config.maxUploadBytes,
   });
+    bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
   const results = new ResultsRepo(database.db);
   const executionsRepo = new ExecutionsRepo(database.db, results);
   const logs = new LogStore({
@@ -163,6 +164,7 @@ async function assemble(
     maxArtifactBytes: config.maxUploadBytes,
     stagingDir: path.join(config.dataDir, "tmp", "artifacts"),
     publicUrl: config.publicUrl,
+    bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
     pollIntervalMs: options.claimPollIntervalMs ?? 5000,
   });
   const idempotency = new IdempotencyStore(database.db, clock);

@@ -38,6 +38,7 @@ const settings = [
   "TESTBAY_LOCAL_AGENT",
   "TESTBAY_LOCAL_AGENT_SHELL",
   "TESTBAY_LEASE_TTL_SECONDS",
+  "TESTBAY_BODY_IDLE_TIMEOUT_SECONDS",
   "TESTBAY_LOG_LEVEL",
 ];
 
@@ -62,6 +63,7 @@ describe("loadConfig defaults", () => {
       localAgent: true,
       localAgentShell: false,
       leaseTtlSeconds: 60,
+      bodyIdleTimeoutSeconds: 60,
       logLevel: "info",
     });
   });
@@ -111,6 +113,7 @@ describe("loadConfig values", () => {
       TESTBAY_LOCAL_AGENT: "no",
       TESTBAY_LOCAL_AGENT_SHELL: "1",
       TESTBAY_LEASE_TTL_SECONDS: "30",
+      TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: "5",
       TESTBAY_LOG_LEVEL: "warn",
     });
     expect(config).toEqual({
@@ -131,6 +134,7 @@ describe("loadConfig values", () => {
       localAgent: false,
       localAgentShell: true,
       leaseTtlSeconds: 30,
+      bodyIdleTimeoutSeconds: 5,
       logLevel: "warn",
     });
   });
@@ -187,6 +191,8 @@ describe("loadConfig rejects invalid values", () => {
     ["TESTBAY_LEASE_TTL_SECONDS", "4", /seconds from 5 to 3600/],
     ["TESTBAY_LEASE_TTL_SECONDS", "3601", /seconds from 5 to 3600/],
     ["TESTBAY_LEASE_TTL_SECONDS", "1m", /seconds from 5 to 3600/],
+    ["TESTBAY_BODY_IDLE_TIMEOUT_SECONDS", "0", /seconds from 1 to 3600/],
+    ["TESTBAY_BODY_IDLE_TIMEOUT_SECONDS", "1.5", /seconds from 1 to 3600/],
     ["TESTBAY_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
   ])("%s=%s: names the variable, what it accepts and what it got", (name, value, accepts) => {
     const problems = problemsOf({ [name]: value });

@@ -31,6 +31,8 @@ export interface Config {
   localAgent: boolean;
   localAgentShell: boolean;
   leaseTtlSeconds: number;
+  /** A request body that sends no byte for this long is cut off and its staging file removed. */
+  bodyIdleTimeoutSeconds: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
 
@@ -129,6 +131,9 @@ const variables = {
   TESTBAY_LOCAL_AGENT: bool.default(true),
   TESTBAY_LOCAL_AGENT_SHELL: bool.default(false),
   TESTBAY_LEASE_TTL_SECONDS: wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600).default(60),
+  TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: wholeNumber("a whole number of seconds from 1 to 3600", 1, 3600).default(
+    60,
+  ),
   TESTBAY_LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
       error: "must be one of fatal, error, warn, info, debug, trace, silent",
@@ -186,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localAgent: v.TESTBAY_LOCAL_AGENT,
     localAgentShell: v.TESTBAY_LOCAL_AGENT_SHELL,
     leaseTtlSeconds: v.TESTBAY_LEASE_TTL_SECONDS,
+    bodyIdleTimeoutSeconds: v.TESTBAY_BODY_IDLE_TIMEOUT_SECONDS,
     logLevel: v.TESTBAY_LOG_LEVEL,
   };
 }

@@ -108,6 +108,12 @@ export const errorCatalog = {
     fix: "Send a smaller JSON body; binaries go to the upload endpoint instead.",
     retryable: false,
   },
+  request_timeout: {
+    status: 408,
+    title: "Request body stalled",
+    fix: "Send the body without long pauses (check the network and any proxy between); then send the request again.",
+    retryable: true,
+  },
   lease_lost: {
     status: 409,
     title: "Lease lost",

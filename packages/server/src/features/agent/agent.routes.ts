@@ -4,6 +4,7 @@ import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
+import { settleBodyFailure } from "../versions/index.ts";
 import {
   ArtifactResponse,
   artifactNamePattern,
@@ -159,13 +160,21 @@ export const agentArtifactRoutes: FastifyPluginAsyncTypebox<{ agents: AgentServi
         });
       }
       const body = (request.body as Readable | undefined) ?? Readable.from([]);
-      const stored = await agents.putArtifact(
-        principalOf(request).organizationId,
-        request.params.lease_id,
-        name,
-        body,
-        contentTypeOf(request.headers["content-type"]),
-      );
+      let stored: Awaited<ReturnType<AgentService["putArtifact"]>>;
+      try {
+        stored = await agents.putArtifact(
+          principalOf(request).organizationId,
+          request.params.lease_id,
+          name,
+          body,
+          contentTypeOf(request.headers["content-type"]),
+        );
+      } catch (error) {
+        // An agent that hung up or stalled mid-artifact is no server failure (not logged as an error).
+        const settled = settleBodyFailure(request, reply, error, "artifact upload");
+        if (settled) return settled;
+        throw error;
+      }
       return reply.code(stored.created ? 201 : 200).send(stored);
     },
   );

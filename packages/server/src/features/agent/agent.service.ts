@@ -25,6 +25,8 @@ export interface AgentServiceOptions {
   leaseTtlSeconds: number;
   maxArtifactBytes: number;
   stagingDir: string;
+  /** An artifact body with no byte for this long is cut off (TESTBAY_BODY_IDLE_TIMEOUT_SECONDS). */
+  bodyIdleTimeoutMs?: number;
   /** TESTBAY_PUBLIC_URL (ends in /v1), to hand out absolute binary URLs; relative ones otherwise. */
   publicUrl: string | undefined;
   /** Even without a wake-up, a waiting claim looks again this often: a wake-up may be missed (a dropped
@@ -98,7 +100,13 @@ export class AgentService {
     const staged = path.join(this.options.stagingDir, `${newId("art")}.part`);
     let received: Awaited<ReturnType<typeof receiveBody>>;
     try {
-      received = await receiveBody(body, staged, this.options.maxArtifactBytes);
+      const { bodyIdleTimeoutMs } = this.options;
+      received = await receiveBody(
+        body,
+        staged,
+        this.options.maxArtifactBytes,
+        bodyIdleTimeoutMs ? { idleTimeoutMs: bodyIdleTimeoutMs } : {},
+      );
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
         throw new ApiError("file_size_exceeded", {

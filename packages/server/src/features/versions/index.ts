@@ -1,4 +1,5 @@
 export type { BinaryMetadata } from "./inspection/index.ts";
+export { settleBodyFailure } from "./upload/body-failure.ts";
 export { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";
 export { type VersionRecord, VersionsRepo } from "./versions.repo.ts";
 export { versionsRoutes } from "./versions.routes.ts";

@@ -6,8 +6,8 @@ import { ProblemResponses } from "../../http/problem.schema.ts";
 import { sendStoredFile } from "../../http/send-stored-file.ts";
 import { PackageName } from "../apps/index.ts";
 import { principalOf } from "../auth/index.ts";
+import { settleBodyFailure } from "./upload/body-failure.ts";
 import { parseContentDigest } from "./upload/content-digest.ts";
-import { BodyAbortedError } from "./upload/receive-body.ts";
 import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";
 import { type VersionsService, versionView } from "./versions.service.ts";
 
@@ -70,10 +70,8 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
           .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`)
           .send(versionView(target, record));
       } catch (error) {
-        if (error instanceof BodyAbortedError) {
-          request.log.info("upload abandoned by the client; nothing was kept");
-          return reply;
-        }
+        const settled = settleBodyFailure(request, reply, error, "upload");
+        if (settled) return settled;
         if (error instanceof ApiError && error.code === "file_size_exceeded")
           reply.header("connection", "close");
         throw error;

@@ -35,6 +35,8 @@ export interface VersionsServiceOptions {
   /** Local directory where bodies are received before they are verified and moved into the store. */
   stagingDir: string;
   maxUploadBytes: number;
+  /** A body with no byte for this long is cut off (TESTBAY_BODY_IDLE_TIMEOUT_SECONDS); unset: never. */
+  bodyIdleTimeoutMs?: number;
 }
 
 /** Blobs younger than this are never swept: their upload may still be about to record them. */
@@ -95,6 +97,7 @@ export class VersionsService {
       let received: Awaited<ReturnType<typeof receiveBody>>;
       try {
         received = await receiveBody(body, staged, maxUploadBytes, {
+          ...(this.options.bodyIdleTimeoutMs ? { idleTimeoutMs: this.options.bodyIdleTimeoutMs } : {}),
           sha512: digest?.algorithm === "sha-512",
         });
       } catch (error) {

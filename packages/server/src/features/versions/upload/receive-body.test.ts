@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BodyAbortedError, BodyTooLargeError, receiveBody } from "./receive-body.ts";
+import { BodyAbortedError, BodyIdleTimeoutError, BodyTooLargeError, receiveBody } from "./receive-body.ts";
 
 let dir: string;
 beforeEach(async () => {
@@ -72,5 +72,26 @@ describe("receiveBody", () => {
     source.destroy(new Error("aborted"));
     await expect(done).rejects.toBeInstanceOf(BodyAbortedError);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("gives up on a body that stalls for the idle timeout, keeps nothing and leaves the source undestroyed", async () => {
+    const source = new PassThrough();
+    const done = receiveBody(source, path.join(dir, "stalled.part"), 1024 * 1024, { idleTimeoutMs: 50 });
+    source.write(randomBytes(1000));
+    await expect(done).rejects.toBeInstanceOf(BodyIdleTimeoutError);
+    // Left to the route: it answers 408 on the same connection, then closes it.
+    expect(source.destroyed).toBe(false);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("does not time out a body whose bytes keep coming, each within the idle timeout", async () => {
+    const source = new PassThrough();
+    const done = receiveBody(source, path.join(dir, "slow.part"), 1024, { idleTimeoutMs: 200 });
+    for (let i = 0; i < 5; i++) {
+      source.write(Buffer.from("x"));
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    source.end();
+    expect((await done).size).toBe(5);
   });
 });

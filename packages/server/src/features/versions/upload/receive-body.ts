@@ -21,9 +21,28 @@ export class BodyAbortedError extends Error {
   override name = "BodyAbortedError";
 }
 
+/** No byte of the body arrived for the idle timeout: it was cut off there and nothing was kept. */
+export class BodyIdleTimeoutError extends Error {
+  override name = "BodyIdleTimeoutError";
+  constructor(readonly idleMs: number) {
+    super(`no byte of the body arrived for ${idleMs / 1000} s`);
+  }
+}
+
+export interface ReceiveBodyOptions {
+  /** Only when asked for (a Content-Digest with sha-512): hashing twice costs throughput. */
+  sha512?: boolean;
+  /**
+   * Gives up (BodyIdleTimeoutError) when no byte arrives for this long, so that a client trickling or
+   * stalled mid-body does not hold a connection and a staging file for ever. Unset: no limit.
+   */
+  idleTimeoutMs?: number;
+}
+
 /**
  * Streams a request body into a new file, counting and hashing on the way, never holding more than a
- * chunk in memory. Stops reading at `maxBytes`. On any failure the file is removed.
+ * chunk in memory. Stops reading at `maxBytes`, or when the body stalls for `idleTimeoutMs`. On any
+ * failure the file is removed.
  *
  * The request is piped rather than put in `pipeline()`: pipeline destroys its source on error, and destroying
  * the request destroys the socket, which would leave no way to answer 413.
@@ -32,13 +51,21 @@ export async function receiveBody(
   source: Readable,
   target: string,
   maxBytes: number,
-  options: { sha512?: boolean } = {},
+  options: ReceiveBodyOptions = {},
 ): Promise<ReceivedBody> {
   const sha256 = createHash("sha256");
   const sha512 = options.sha512 ? createHash("sha512") : undefined;
   let size = 0;
+  const { idleTimeoutMs } = options;
+  // One timer, refreshed per chunk (cheaper than a new one), armed from the start: a body that never
+  // begins is as stalled as one that stops.
+  const idle =
+    idleTimeoutMs === undefined
+      ? undefined
+      : setTimeout(() => meter.destroy(new BodyIdleTimeoutError(idleTimeoutMs)), idleTimeoutMs);
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      idle?.refresh();
       size += chunk.length;
       if (size > maxBytes) return done(new BodyTooLargeError(`body larger than ${maxBytes} bytes`));
       sha256.update(chunk);
@@ -62,6 +89,7 @@ export async function receiveBody(
     await rm(target, { force: true });
     throw error;
   } finally {
+    clearTimeout(idle);
     source.off("error", onError);
     source.off("close", onClose);
   }
