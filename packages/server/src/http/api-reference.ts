@@ -41,7 +41,12 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
     await docs.register(swaggerUi, {
       routePrefix: apiReferencePath,
       // BaseLayout: no top bar (a third-party logo and a box to load other documents); just this API.
-      uiConfig: { layout: "BaseLayout", deepLinking: true, docExpansion: "list", defaultModelsExpandDepth: 0 },
+      uiConfig: {
+        layout: "BaseLayout",
+        deepLinking: true,
+        docExpansion: "list",
+        defaultModelsExpandDepth: 0,
+      },
       theme: { title: "Testbay API reference" },
       validatorUrl: false,
       staticCSP: true,
