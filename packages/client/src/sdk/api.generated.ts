@@ -215,7 +215,7 @@ export interface paths {
         get: operations["getAppVersion"];
         /**
          * Upload a version's binary
-         * @description The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it the connection is closed instead of drained. A body that grows past the limit is cut off with 413. Optional Content-Digest: sha-256=:<base64>: (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.
+         * @description The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it the connection is closed instead of drained. A body that grows past the limit is cut off with 413. Optional `Content-Digest: sha-256=:<base64>:` (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.
          */
         put: operations["uploadAppVersion"];
         post?: never;
@@ -982,6 +982,16 @@ export interface components {
             message?: string | null;
             details?: string | null;
         };
+        ProblemType: {
+            /** @description Stable, machine-readable error code; GET /problems/{code} describes each. */
+            code: components["schemas"]["ErrorCode"];
+            title: string;
+            /** @description The HTTP status this code is answered with. */
+            status: number;
+            retryable: boolean;
+            /** @description The usual remedy; a response may carry a more specific one. */
+            fix: string;
+        };
         AuthorizationServerMetadata: {
             /**
              * Format: uri
@@ -1418,7 +1428,9 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ProblemType"];
+                };
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
@@ -1433,7 +1445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A problem the caller can fix. */
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
             "4XX": {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -1445,7 +1457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A server failure. */
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
             "5XX": {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

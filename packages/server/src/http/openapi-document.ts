@@ -258,7 +258,7 @@ function publishErrorCode(schemas: Record<string, Json>): void {
   if (!code) return;
   const { description, ...errorCode } = code;
   schemas.ErrorCode = { ...errorCode, description: "Every error code the API answers with." };
-  for (const owner of ["Problem", "OAuthProblem", "FailedExecution"]) {
+  for (const owner of ["Problem", "OAuthProblem", "ProblemType", "FailedExecution"]) {
     const members = properties(owner);
     if (members?.code) members.code = { $ref: "#/components/schemas/ErrorCode", description };
   }

@@ -44,6 +44,7 @@ import {
   TriggerResponse,
 } from "../features/triggers/triggers.schemas.ts";
 import { BinaryMetadataSchema, VersionList, VersionView } from "../features/versions/versions.schemas.ts";
+import { ProblemType } from "./problems.routes.ts";
 
 /**
  * What a claimed job's `plan` holds: the plan as it was when the run was triggered. The route's own schema
@@ -77,6 +78,7 @@ export const documentedAs = new Map<object, TSchema>([
  * these objects gets a `$ref` to it. Names are part of the client's API: rename only with the SDK.
  */
 export const namedSchemas: ReadonlyArray<readonly [string, object | undefined]> = [
+  ["ProblemType", ProblemType],
   ["TokenRequest", TokenRequest],
   ["TokenResponse", TokenResponse],
   ["OAuthProblem", OAuthProblem],

@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ApiError, type ErrorCode, errorCatalog } from "../errors.ts";
+import { Problem, ProblemResponses } from "./problem.schema.ts";
+
+export const ProblemType = Type.Object({
+  code: Problem.properties.code,
+  title: Type.String(),
+  status: Type.Integer({ description: "The HTTP status this code is answered with." }),
+  retryable: Type.Boolean(),
+  fix: Type.String({ description: "The usual remedy; a response may carry a more specific one." }),
+});
 
 /** Problem `type` URIs resolve here: what a code means and what to do about it. */
 export const problemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -13,6 +22,7 @@ export const problemsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ["errors"],
         security: [],
         params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
+        response: { 200: ProblemType, ...ProblemResponses },
       },
     },
     async (request) => {
