@@ -40,6 +40,7 @@ import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/tr
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
 import { makeTreePrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
+import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
 import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
 import { registerExpectContinue } from "./http/expect-continue.ts";
@@ -205,6 +206,7 @@ async function assemble(
   registerErrorHandling(app, config.supportEmail);
   // Order matters: who is calling must be known before their requests are counted.
   registerAuthentication(app, tokens, clients);
+  registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
   registerRateLimiting(app, limiter, policies);
   registerExpectContinue(app);
   await registerOpenApi(app);

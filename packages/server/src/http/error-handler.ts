@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, type ErrorCode, errorCatalog, toProblem } from "../errors.ts";
+import { BodyIdleTimeoutError, bodyIdleTimeoutProblem } from "./body-idle-timeout.ts";
 
 interface ValidationIssue {
   instancePath: string;
@@ -28,6 +29,7 @@ function validationErrors(context: string, issues: ValidationIssue[]) {
 /** Turns anything thrown while handling a request into an ApiError; internals never reach the caller. */
 function toApiError(error: FastifyError, supportEmail: string | undefined): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof BodyIdleTimeoutError) return bodyIdleTimeoutProblem(error);
   if (error.validation) {
     const errors = validationErrors(error.validationContext ?? "body", error.validation as ValidationIssue[]);
     const first = errors[0];

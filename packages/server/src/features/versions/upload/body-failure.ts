@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "../../../errors.ts";
+import { bodyIdleTimeoutProblem } from "../../../http/body-idle-timeout.ts";
 import { BodyAbortedError, BodyIdleTimeoutError } from "./receive-body.ts";
 
 /**
@@ -26,10 +26,6 @@ export function settleBodyFailure(
   if (!(error instanceof BodyIdleTimeoutError)) return undefined;
   const seconds = error.idleMs / 1000;
   request.log.info({ idle_seconds: seconds }, `${what} stalled; cut off, nothing was kept`);
-  reply.header("connection", "close");
   reply.raw.once("finish", () => request.raw.socket?.destroy());
-  throw new ApiError("request_timeout", {
-    detail: `No byte of the body arrived for ${seconds} s, so the ${what} was cut off there; nothing was kept.`,
-    fix: `Send the body without pauses of ${seconds} s or more (check the network and any proxy in between), then send the ${what} again.`,
-  });
+  throw bodyIdleTimeoutProblem(error, what);
 }

@@ -3,6 +3,9 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { BodyIdleTimeoutError } from "../../../http/body-idle-timeout.ts";
+
+export { BodyIdleTimeoutError };
 
 export interface ReceivedBody {
   size: number;
@@ -19,14 +22,6 @@ export class BodyTooLargeError extends Error {
 /** The client went away before the body was complete. */
 export class BodyAbortedError extends Error {
   override name = "BodyAbortedError";
-}
-
-/** No byte of the body arrived for the idle timeout: it was cut off there and nothing was kept. */
-export class BodyIdleTimeoutError extends Error {
-  override name = "BodyIdleTimeoutError";
-  constructor(readonly idleMs: number) {
-    super(`no byte of the body arrived for ${idleMs / 1000} s`);
-  }
 }
 
 export interface ReceiveBodyOptions {
