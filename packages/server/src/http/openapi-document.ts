@@ -233,16 +233,16 @@ function addHeadOfVersion(document: OpenApiDocument): void {
   };
 }
 
-/** RFC 9457: every error body is application/problem+json. */
+/**
+ * RFC 9457: every error body is application/problem+json, whatever the route's success bodies are (a route
+ * that `produces` XML would otherwise have its problems listed as XML too).
+ */
 function publishProblemsAsProblemJson(document: OpenApiDocument): void {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
       for (const response of Object.values(operation.responses)) {
-        const json = response.content?.["application/json"];
-        if (response.content && json?.schema?.$ref === problemRef.$ref) {
-          delete response.content["application/json"];
-          response.content["application/problem+json"] = json;
-        }
+        const problem = Object.values(response.content ?? {}).find((m) => m.schema?.$ref === problemRef.$ref);
+        if (problem) response.content = { "application/problem+json": problem };
       }
     }
   }
