@@ -59,15 +59,9 @@ export function registerBodyIdleTimeout(app: FastifyInstance, idleMs: number): v
     lift(request);
     done();
   });
-  // A request answered before its body was read (a 404, a refusal) must not be cut later on a kept-alive socket.
-  app.addHook("onResponse", (request, _reply, done) => {
-    const onIdle = guards.get(request);
-    if (onIdle) {
-      guards.delete(request);
-      request.raw.off("timeout", onIdle);
-    }
-    done();
-  });
+  // A request answered before its body was read (a 404, a refusal) keeps its guard: once the answer is out,
+  // Node gives the socket its keep-alive timeout instead, and a guard that fires after that only closes a
+  // connection that timeout would close. No hook on every response for it.
 }
 
 function lift(request: FastifyRequest): void {
