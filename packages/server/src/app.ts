@@ -38,7 +38,7 @@ import {
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
-import { makeTreePrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
+import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
 import { answerClientError } from "./http/client-errors.ts";
@@ -111,7 +111,8 @@ async function assemble(
   const logger = createLogger(config.logLevel, options.logDestination);
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   // The data dir holds secrets and binaries: 0700, every file 0600, whatever an earlier run or umask left.
-  warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeTreePrivate(config.dataDir))]);
+  warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeDataDirPrivate(config.dataDir))]);
+  const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   const clients = new ClientsService(new ClientsRepo(database.db), clock);
   const tokens = new TokenService(signingKey, config.audience, clock);
   // With several instances the buckets must be shared (Redis); one instance keeps them in memory.

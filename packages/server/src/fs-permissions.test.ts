@@ -2,7 +2,12 @@ import { chmod, lstat, mkdir, mkdtemp, rm, stat, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makePrivateDirSync, makeTreePrivate, prepareSqliteFileSync } from "./fs-permissions.ts";
+import {
+  makeDataDirPrivate,
+  makePrivateDirSync,
+  makeTreePrivate,
+  prepareSqliteFileSync,
+} from "./fs-permissions.ts";
 
 let root: string;
 let umask: number;
@@ -78,10 +83,34 @@ describe("makeTreePrivate", () => {
     expect(await makeTreePrivate(dir)).toEqual([]);
     expect(await modeOf(outside)).toBe(0o644);
   });
+});
 
-  it("creates a missing root 0700", async () => {
+describe("makeDataDirPrivate", () => {
+  it("creates a missing data dir 0700", async () => {
     const dir = path.join(root, "new", "data");
-    expect(await makeTreePrivate(dir)).toEqual([]);
+    expect(await makeDataDirPrivate(dir)).toEqual([]);
     expect(await modeOf(dir)).toBe(0o700);
+  });
+
+  it("restricts the data dir and what Testbay keeps in it, and leaves the user's own files alone", async () => {
+    const dir = path.join(root, "home");
+    await mkdir(path.join(dir, "blobs"), { recursive: true, mode: 0o755 });
+    await mkdir(path.join(dir, "projects"), { mode: 0o755 });
+    for (const name of ["testbay.db", "testbay.db-wal", "credentials.json", "notes.txt", "projects/app.kt"]) {
+      await writeFile(path.join(dir, name), "x", { mode: 0o644 });
+    }
+    await chmod(dir, 0o755);
+
+    const restricted = await makeDataDirPrivate(dir);
+
+    expect(restricted.sort()).toEqual(
+      [
+        dir,
+        ...["blobs", "credentials.json", "testbay.db", "testbay.db-wal"].map((p) => path.join(dir, p)),
+      ].sort(),
+    );
+    expect(await modeOf(path.join(dir, "notes.txt"))).toBe(0o644);
+    expect(await modeOf(path.join(dir, "projects"))).toBe(0o755);
+    expect(await modeOf(path.join(dir, "projects", "app.kt"))).toBe(0o644);
   });
 });

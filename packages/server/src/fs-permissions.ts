@@ -75,11 +75,10 @@ export function sqliteFilesRestricted(file: string): string[] {
 }
 
 /**
- * Makes `root` (created 0700 if missing) and everything under it private to the owner, and returns the
- * paths that were not. Symbolic links are not followed: what they point to is not ours to change.
+ * Makes `root` and everything under it private to the owner, and returns the paths that were not. Symbolic
+ * links are not followed: what they point to is not ours to change. A missing `root` needs nothing.
  */
 export async function makeTreePrivate(root: string): Promise<string[]> {
-  await mkdir(root, { recursive: true, mode: privateDirMode });
   const restricted: string[] = [];
   const visit = async (target: string): Promise<void> => {
     let stats: Awaited<ReturnType<typeof lstat>>;
@@ -103,6 +102,33 @@ export async function makeTreePrivate(root: string): Promise<string[]> {
     for (const name of names) await visit(path.join(target, name));
   };
   await visit(path.resolve(root));
+  return restricted;
+}
+
+/**
+ * What Testbay keeps in a data dir: the SQLite database with its -wal/-shm/-journal, the credentials files
+ * (and their half-written temporaries), the blob store, staging and caches.
+ */
+const ownEntry =
+  /^(testbay\.db(-wal|-shm|-journal)?|(credentials|local-agent)\.json(\.\d+\.tmp)?|blobs|tmp|cache)$/;
+
+/**
+ * Makes the data dir (created 0700 if missing) and everything Testbay keeps in it private to the owner;
+ * returns the paths that were not. Other entries are left as they are: TESTBAY_DATA_DIR may name a
+ * directory that also holds files of the user's own (a home directory, a project), whose modes are theirs.
+ */
+export async function makeDataDirPrivate(dataDir: string): Promise<string[]> {
+  await mkdir(dataDir, { recursive: true, mode: privateDirMode });
+  const root = path.resolve(dataDir);
+  const restricted: string[] = [];
+  const stats = await lstat(root);
+  if (!stats.isSymbolicLink() && (stats.mode & openToOthers) !== 0) {
+    await chmod(root, stats.mode & 0o700);
+    restricted.push(root);
+  }
+  for (const name of await readdir(root)) {
+    if (ownEntry.test(name)) restricted.push(...(await makeTreePrivate(path.join(root, name))));
+  }
   return restricted;
 }
 
