@@ -31,6 +31,7 @@ function contentSecurityPolicy(app: FastifyInstance): string {
  * entirely from the npm package (no CDN). Public like the document itself.
  */
 export async function registerApiReference(app: FastifyInstance): Promise<void> {
+  let policy: string | undefined;
   await app.register(async (docs) => {
     // The plugin's routes know nothing of Testbay's route config: they are public, and only its static
     // files (served from disk, fetched several per page view) skip the per-address rate limit.
@@ -50,7 +51,10 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
       theme: { title: "Testbay API reference" },
       validatorUrl: false,
       staticCSP: true,
-      transformStaticCSP: () => contentSecurityPolicy(docs),
+      transformStaticCSP: () => {
+        policy ??= contentSecurityPolicy(docs);
+        return policy;
+      },
     });
   });
 }
