@@ -109,7 +109,6 @@ async function assemble(
 ): Promise<FastifyInstance> {
   const { config } = options;
   const logger = createLogger(config.logLevel, options.logDestination);
-  const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   // The data dir holds secrets and binaries: 0700, every file 0600, whatever an earlier run or umask left.
   warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeDataDirPrivate(config.dataDir))]);
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
