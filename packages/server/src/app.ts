@@ -133,8 +133,8 @@ async function assemble(
     clock,
     stagingDir: path.join(config.dataDir, "tmp", "uploads"),
     maxUploadBytes: config.maxUploadBytes,
-  });
     bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
+  });
   const results = new ResultsRepo(database.db);
   const executionsRepo = new ExecutionsRepo(database.db, results);
   const logs = new LogStore({
@@ -204,9 +204,9 @@ async function assemble(
   });
   registerValidation(app);
   registerErrorHandling(app, config.supportEmail);
+  registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
   // Order matters: who is calling must be known before their requests are counted.
   registerAuthentication(app, tokens, clients);
-  registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
   registerRateLimiting(app, limiter, policies);
   registerExpectContinue(app);
   await registerOpenApi(app);
