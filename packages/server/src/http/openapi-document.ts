@@ -43,41 +43,55 @@ export const marker = { public: "x-testbay-public", rateLimited: "x-testbay-rate
 
 const problemRef = { $ref: "#/components/schemas/Problem" };
 const binarySchema = { type: "string", format: "binary" };
-const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
-
-/** Response headers used across operations, published once in components. */
-export const sharedComponents = {
-  headers: {
-    RequestId: {
-      description: "Identifies the request in the server's logs (also `request_id` in problem bodies).",
-      schema: { type: "string" },
-    },
-    RateLimit: {
-      description:
-        'The caller\'s remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers).',
-      schema: { type: "string" },
-    },
-    RateLimitPolicy: {
-      description: 'The caller\'s policy: `"default";q=<burst>;w=<seconds to refill>`.',
-      schema: { type: "string" },
-    },
-    RetryAfter: {
-      description: "Whole seconds to wait before trying again.",
-      schema: { type: "integer", minimum: 0 },
-    },
-    Location: { description: "Where the created resource is.", schema: { type: "string" } },
-    ETag: { description: "The quoted hex SHA-256 of the whole file.", schema: { type: "string" } },
-    AcceptRanges: { description: "Always `bytes`: one Range is supported.", schema: { type: "string" } },
-    ContentRange: {
-      description: "`bytes first-last/size` on 206; `bytes */size` on 416.",
-      schema: { type: "string" },
-    },
-    ContentDisposition: {
-      description: "Always `attachment`, with the file's name.",
-      schema: { type: "string" },
-    },
+/**
+ * Response headers, written out in each response rather than referenced: `required` differs (the RateLimit
+ * headers are missing where a request is refused before it is counted, a 401 for one), and generated
+ * clients honour `required` only on headers written out.
+ */
+const responseHeaders = {
+  RequestId: {
+    description: "Identifies the request in the server's logs (also `request_id` in problem bodies).",
+    required: true,
+    schema: { type: "string" },
   },
-};
+  RateLimit: {
+    description:
+      'The caller\'s remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401).',
+    schema: { type: "string" },
+  },
+  RateLimitPolicy: {
+    description: 'The caller\'s policy: `"default";q=<burst>;w=<seconds to refill>`.',
+    schema: { type: "string" },
+  },
+  RetryAfter: {
+    description: "Whole seconds to wait before trying again.",
+    required: true,
+    schema: { type: "integer", minimum: 0 },
+  },
+  Location: { description: "Where the created resource is.", required: true, schema: { type: "string" } },
+  ETag: {
+    description: "The quoted hex SHA-256 of the whole file.",
+    required: true,
+    schema: { type: "string" },
+  },
+  AcceptRanges: {
+    description: "Always `bytes`: one Range is supported.",
+    required: true,
+    schema: { type: "string" },
+  },
+  ContentRange: {
+    description: "`bytes first-last/size` on 206; `bytes */size` on 416.",
+    required: true,
+    schema: { type: "string" },
+  },
+  ContentDisposition: {
+    description: "Always `attachment`, with the file's name.",
+    required: true,
+    schema: { type: "string" },
+  },
+} satisfies Record<string, Json>;
+
+const header = (name: keyof typeof responseHeaders): Json => structuredClone(responseHeaders[name]);
 
 /**
  * Request headers some operations read, written out in each (not referenced): tools that walk the document
@@ -124,7 +138,6 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
   publishErrorCode(document.components.schemas);
   addDiscriminatorMappings(document.components.schemas);
   mergeLiteralUnions(document);
-  Object.assign(document.components, sharedComponents);
   return document;
 }
 
