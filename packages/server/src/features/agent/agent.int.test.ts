@@ -284,6 +284,33 @@ describe("reporting results", () => {
     expect(missing.body.code).toBe("artifact_not_found");
   });
 
+  it("keeps one artifact, and one stored object, when uploads of the same name finish together", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan());
+    const lease = (await claim()).body.job.lease_id;
+    const bodies = Array.from({ length: 8 }, (_, i) => `retry ${i}`);
+    const answers = await Promise.all(
+      bodies.map((body) =>
+        fetch(`${server.baseUrl}/agent/jobs/${lease}/artifacts/video.mp4`, {
+          method: "PUT",
+          headers: { ...agent, "content-type": "video/mp4" },
+          body,
+        }),
+      ),
+    );
+    // One created it, the others replaced it: none failed on the race (PostgreSQL answered 500 here).
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    const list = await call(`${server.baseUrl}/executions/${executionId}/artifacts`, { headers: ci });
+    expect(list.body.items).toHaveLength(1);
+    const served = await (await fetch(`${server.origin}${list.body.items[0].url}`, { headers: ci })).text();
+    expect(bodies).toContain(served);
+    const stored: string[] = [];
+    for await (const key of server.app.services.blobs.keys()) {
+      if (key.startsWith(`artifacts/${executionId}/`)) stored.push(key);
+    }
+    expect(stored).toHaveLength(1);
+  });
+
   it("refuses anything on a lease that ended", async () => {
     await drainQueue();
     await trigger(await createPlan());

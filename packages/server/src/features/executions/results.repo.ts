@@ -206,48 +206,55 @@ export class ResultsRepo {
   /**
    * Records an artifact; one already recorded under the name in the same attempt is replaced, and its
    * blob key returned so the caller can delete the old object.
+   *
+   * Two uploads of one name may finish at the same moment (an agent retrying an upload whose answer it
+   * lost). A look-then-insert would let both insert on PostgreSQL (read committed) and one fail on the key;
+   * instead the insert yields on conflict, and a replacement swaps the row only if it still holds the
+   * blob key it read, trying again otherwise: the last to finish wins and every replaced blob is returned
+   * exactly once.
    */
   async putArtifact(artifact: ArtifactRecord): Promise<string | undefined> {
-    return this.db.transaction().execute(async (trx) => {
-      const existing = await trx
+    const inserted = await this.db
+      .insertInto("artifacts")
+      .values({
+        device_run_id: artifact.deviceRunId,
+        attempt: artifact.attempt,
+        name: artifact.name,
+        execution_id: artifact.executionId,
+        size_bytes: artifact.sizeBytes,
+        sha256: artifact.sha256,
+        content_type: artifact.contentType,
+        blob_key: artifact.blobKey,
+        created_at: artifact.createdAt,
+      })
+      .onConflict((conflict) => conflict.doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return undefined;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const existing = await this.db
         .selectFrom("artifacts")
         .select("blob_key")
         .where("device_run_id", "=", artifact.deviceRunId)
         .where("attempt", "=", artifact.attempt)
         .where("name", "=", artifact.name)
-        .executeTakeFirst();
-      if (existing) {
-        await trx
-          .updateTable("artifacts")
-          .set({
-            size_bytes: artifact.sizeBytes,
-            sha256: artifact.sha256,
-            content_type: artifact.contentType,
-            blob_key: artifact.blobKey,
-            created_at: artifact.createdAt,
-          })
-          .where("device_run_id", "=", artifact.deviceRunId)
-          .where("attempt", "=", artifact.attempt)
-          .where("name", "=", artifact.name)
-          .execute();
-        return existing.blob_key;
-      }
-      await trx
-        .insertInto("artifacts")
-        .values({
-          device_run_id: artifact.deviceRunId,
-          attempt: artifact.attempt,
-          name: artifact.name,
-          execution_id: artifact.executionId,
+        .executeTakeFirstOrThrow();
+      const swapped = await this.db
+        .updateTable("artifacts")
+        .set({
           size_bytes: artifact.sizeBytes,
           sha256: artifact.sha256,
           content_type: artifact.contentType,
           blob_key: artifact.blobKey,
           created_at: artifact.createdAt,
         })
-        .execute();
-      return undefined;
-    });
+        .where("device_run_id", "=", artifact.deviceRunId)
+        .where("attempt", "=", artifact.attempt)
+        .where("name", "=", artifact.name)
+        .where("blob_key", "=", existing.blob_key)
+        .executeTakeFirst();
+      if (Number(swapped.numUpdatedRows) > 0) return existing.blob_key;
+    }
+    throw new Error(`artifact ${artifact.name}: replaced concurrently ten times in a row`);
   }
 
   async artifacts(executionId: string): Promise<Array<ArtifactRecord & { position: number }>> {
