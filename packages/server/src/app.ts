@@ -48,6 +48,7 @@ import "./http/fastify-types.ts";
 import { createLogger } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
+import { registerUnstorableTextCheck } from "./http/refuse-unstorable-text.ts";
 import { requestIdFor } from "./http/request-id.ts";
 import { RequestLogController } from "./http/request-log.ts";
 import { registerValidation } from "./http/validation.ts";
@@ -136,13 +137,13 @@ async function assemble(
     bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
   });
   const results = new ResultsRepo(database.db);
-  const executionsRepo = new ExecutionsRepo(database.db, results);
   const logs = new LogStore({
     db: database.db,
     store,
     stagingDir: path.join(config.dataDir, "tmp", "logs"),
     maxExecutionBytes: config.maxExecutionLogBytes,
   });
+  const executionsRepo = new ExecutionsRepo(database.db, results);
   const executions = new ExecutionsService(executionsRepo, clock);
   const workSignal: WorkSignal =
     database.dialect === "postgres"
@@ -155,8 +156,8 @@ async function assemble(
   const agents = new AgentService({
     leases: new LeasesRepo(database.db, database.dialect, results),
     results,
-    executions: executionsRepo,
     logs,
+    executions: executionsRepo,
     versions,
     signal: workSignal,
     store,
@@ -164,8 +165,8 @@ async function assemble(
     leaseTtlSeconds: config.leaseTtlSeconds,
     maxArtifactBytes: config.maxUploadBytes,
     stagingDir: path.join(config.dataDir, "tmp", "artifacts"),
-    publicUrl: config.publicUrl,
     bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
+    publicUrl: config.publicUrl,
     pollIntervalMs: options.claimPollIntervalMs ?? 5000,
   });
   const idempotency = new IdempotencyStore(database.db, clock);
@@ -203,6 +204,7 @@ async function assemble(
     done();
   });
   registerValidation(app);
+  registerUnstorableTextCheck(app);
   registerErrorHandling(app, config.supportEmail);
   registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
   // Order matters: who is calling must be known before their requests are counted.
@@ -233,9 +235,9 @@ async function assemble(
   await app.register(agentRoutes, { agents });
   await app.register(agentArtifactRoutes, { agents });
   await versions.cleanUp(app.log);
+  await logs.startUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
-  await logs.startUp(app.log);
 
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),
