@@ -74,7 +74,8 @@ const bool = z
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
 const databaseUrl = z.string().refine((v) => /^(sqlite:.|postgres:\/\/|postgresql:\/\/)/.test(v), {
-  error: "must be sqlite:<file> or postgres://user@host:port/database",
+  // No user@ in the example: messages pass through the connection-URL redactor, which would hide it.
+  error: "must be sqlite:<file> or postgres://host:port/database (user and password before the host when needed)",
 });
 
 const storageUrl = z.string().superRefine((v, ctx) => {
