@@ -75,7 +75,8 @@ const bool = z
 
 const databaseUrl = z.string().refine((v) => /^(sqlite:.|postgres:\/\/|postgresql:\/\/)/.test(v), {
   // No user@ in the example: messages pass through the connection-URL redactor, which would hide it.
-  error: "must be sqlite:<file> or postgres://host:port/database (user and password before the host when needed)",
+  error:
+    "must be sqlite:<file> or postgres://host:port/database (user and password before the host when needed)",
 });
 
 const storageUrl = z.string().superRefine((v, ctx) => {
