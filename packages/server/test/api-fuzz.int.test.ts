@@ -157,10 +157,7 @@ describe("hostile input on every documented route", () => {
     const probed = new Set(
       requests.filter((r) => r.label.includes("unstorable")).map((r) => r.label.split(":")[0]),
     );
-    const withInput = operations.filter(
-      (o) => o.parameters.some((p) => p.in !== "header") || o.bodies["application/json"],
-    );
-    expect(probed.size).toBe(withInput.length);
+    expect(probed.size).toBe(operations.length);
 
     const rss: number[] = [];
     for (let round = 1; round <= rounds; round++) {
@@ -168,6 +165,8 @@ describe("hostile input on every documented route", () => {
       const faults = outcomes
         .map((outcome) => ({ label: outcome.request.label, url: outcome.request.url, fault: fault(outcome) }))
         .filter((entry) => entry.fault !== undefined);
+      // The server writes its log in the background, up to a second late: let the errors arrive to be shown.
+      if (faults.length > 0) await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(
         faults.slice(0, 20),
         `round ${round}: ${faults.length} faults; server said:\n${server.problems.slice(0, 5).join("\n")}`,

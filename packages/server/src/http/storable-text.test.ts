@@ -21,6 +21,12 @@ describe("storable text", () => {
     expect(findUnstorableText({ n: 1, t: true, z: null, s: "fine" })).toBeUndefined();
   });
 
+  it("walks bodies nested deeper than the call stack would allow", () => {
+    let deep: unknown = "\u0000";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(findUnstorableText(deep)).toBe(`${"/0".repeat(100_000)}`);
+  });
+
   it("walks null-prototype objects (parsed query strings) and leaves binary bodies alone", () => {
     const query = Object.assign(Object.create(null), { status: "\u0000" });
     expect(findUnstorableText(query)).toBe("/status");

@@ -7,24 +7,33 @@ export function isStorableText(text: string): boolean {
   return !text.includes("\0") && text.isWellFormed();
 }
 
-/** The RFC 6901 pointer of the first string or object key in `value` that is not storable text, if any. */
-export function findUnstorableText(value: unknown, pointer = ""): string | undefined {
-  if (typeof value === "string") return isStorableText(value) ? undefined : pointer || "/";
-  if (value === null || typeof value !== "object") return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnstorableText(value[i], `${pointer}/${i}`);
-      if (found !== undefined) return found;
+/**
+ * The RFC 6901 pointer of the first string or object key in `value` that is not storable text, if any.
+ * Walked with a list rather than recursion: a JSON body may nest thousands deep, past the call stack.
+ */
+export function findUnstorableText(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, ""]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, pointer] = next;
+    if (typeof item === "string") {
+      if (!isStorableText(item)) return pointer || "/";
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push([item[i], `${pointer}/${i}`]);
+    } else if (
+      item !== null &&
+      typeof item === "object" &&
+      // Only parsed data (JSON, query strings, path parameters); a streamed or binary body is not text.
+      !ArrayBuffer.isView(item) &&
+      typeof (item as { pipe?: unknown }).pipe !== "function"
+    ) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i] as [string, unknown];
+        const childPointer = `${pointer}/${escapePointerToken(key)}`;
+        if (!isStorableText(key)) return childPointer;
+        pending.push([child, childPointer]);
+      }
     }
-    return undefined;
-  }
-  // Only parsed data (JSON, query strings, path parameters); a streamed or binary body is not text.
-  if (ArrayBuffer.isView(value) || typeof (value as { pipe?: unknown }).pipe === "function") return undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const keyPointer = `${pointer}/${escapePointerToken(key)}`;
-    if (!isStorableText(key)) return keyPointer;
-    const found = findUnstorableText(item, keyPointer);
-    if (found !== undefined) return found;
   }
   return undefined;
 }

@@ -158,7 +158,13 @@ export function fuzzRequests(
     };
     const withBody = (value: unknown) => (jsonSchema ? jsonBody(value) : {});
 
-    // The API.md §2 probes: every parameter and every string field, with each kind of unstorable text.
+    // The API.md §2 probes: every parameter and every string field, with each kind of unstorable text, and
+    // on every operation (also those that take no input) a query parameter it does not know, holding a NUL.
+    add("unstorable text in an unknown query parameter", validParts(operation, known, random, document), {
+      ...withBody(sampleBody()),
+      rawQuery: "probe=a%00b",
+      mustRefuse: true,
+    });
     for (const parameter of operation.parameters.filter((p) => p.in === "path" || p.in === "query")) {
       for (const text of unstorableStrings) {
         const parts = validParts(operation, known, random, document);

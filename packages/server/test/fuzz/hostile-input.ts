@@ -55,6 +55,9 @@ export const hostileJsonValues: readonly unknown[] = [
   [null],
   {},
   "x".repeat(100_000),
+  // Nested deeper than a recursive walk of the parsed body survives.
+  JSON.parse(`${"[".repeat(5000)}${"]".repeat(5000)}`),
+  JSON.parse(`${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`),
 ];
 
 /** Raw path segments: percent-encodings the router and decoders must survive. */
