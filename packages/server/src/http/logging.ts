@@ -40,6 +40,9 @@ export function bufferedStdout(): DestinationStream {
     minLength: 32 * 1024,
     maxWrite: 64 * 1024,
     periodicFlush: 1000,
+    // If whatever reads stdout stops reading, lines beyond 16 MiB are dropped rather than held until the
+    // server runs out of memory (a blocked write used to stall the server instead).
+    maxLength: 16 * 1024 * 1024,
   });
 }
 
