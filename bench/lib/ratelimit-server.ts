@@ -9,9 +9,9 @@
 import Fastify from "fastify";
 import { systemClock } from "../../packages/server/src/clock.ts";
 import {
+  connectRedisRateLimiter,
   MemoryRateLimiter,
   type RateLimiter,
-  RedisRateLimiter,
   registerRateLimiting,
 } from "../../packages/server/src/features/ratelimit/index.ts";
 import { registerErrorHandling } from "../../packages/server/src/http/error-handler.ts";
@@ -33,7 +33,7 @@ serveForBenchmark<RateLimitServerReady>(async () => {
   if (kind === "redis") {
     const url = process.env.BENCH_REDIS_URL;
     if (!url) throw new Error("BENCH_REDIS_URL must name the Redis to share buckets in");
-    const redis = await RedisRateLimiter.connect({
+    const redis = await connectRedisRateLimiter({
       url,
       clock: systemClock,
       logger: { warn: (obj, msg) => console.error(msg, obj) },

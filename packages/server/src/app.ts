@@ -29,10 +29,10 @@ import {
 } from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import {
+  connectRedisRateLimiter,
   MemoryRateLimiter,
   policiesFrom,
   type RateLimiter,
-  RedisRateLimiter,
   registerRateLimiting,
 } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
@@ -116,15 +116,16 @@ async function assemble(
   const clients = new ClientsService(new ClientsRepo(database.db), clock);
   const tokens = new TokenService(signingKey, config.audience, clock);
   // With several instances the buckets must be shared (Redis); one instance keeps them in memory.
-  const limiter: RateLimiter = config.redisUrl
-    ? await RedisRateLimiter.connect({
+  const redisLimiter = config.redisUrl
+    ? await connectRedisRateLimiter({
         url: config.redisUrl,
         clock,
         logger: logger.child({ component: "rate_limiter" }),
       })
-    : new MemoryRateLimiter(clock);
+    : undefined;
+  const limiter: RateLimiter = redisLimiter ?? new MemoryRateLimiter(clock);
   const policies = policiesFrom(config);
-  const store = openBlobStore(config.storageUrl);
+  const store = await openBlobStore(config.storageUrl);
   const apps = new AppsService(new AppsRepo(database.db), clock);
   const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock);
   const versions = new VersionsService({
@@ -218,9 +219,7 @@ async function assemble(
     { name: "database", check: async () => void (await sql`select 1`.execute(database.db)) },
     { name: "storage", check: () => store.check() },
     // Without Redis the server still serves (fail open): /readyz says degraded but stays 200.
-    ...(limiter instanceof RedisRateLimiter
-      ? [{ name: "rate_limiter", check: () => limiter.check(), degradable: true }]
-      : []),
+    ...(redisLimiter ? [{ name: "rate_limiter", check: () => redisLimiter.check(), degradable: true }] : []),
   ];
   await app.register(healthRoutes, { checks: readiness });
   await app.register(problemsRoutes);

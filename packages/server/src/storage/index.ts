@@ -3,18 +3,22 @@ import { fileURLToPath } from "node:url";
 import { redactConnectionUrl } from "../redact-connection-url.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { FileBlobStore } from "./file-store.ts";
-import { S3BlobStore } from "./s3-store.ts";
 import { parseS3Url } from "./s3-url.ts";
 
 export type { BlobStore, ByteRange } from "./blob-store.ts";
 export { FileBlobStore } from "./file-store.ts";
-export { BlobNotFoundError, S3BlobStore } from "./s3-store.ts";
+// Types only: a value export from s3-store.ts would load the AWS SDK in every server (see openBlobStore).
+export type { BlobNotFoundError, S3BlobStore } from "./s3-store.ts";
 
 /**
  * The store a `TESTBAY_STORAGE_URL` names: `file:<dir>` (or `file:///dir`) for local files, `s3://bucket?…`
  * for S3-compatible storage (credentials from the AWS SDK's default chain, never from the URL).
+ *
+ * The S3 store (and the AWS SDK behind it) is loaded only for an s3:// URL: the SDK's modules and their source
+ * text add ~6 MB to a server's live heap, and every full GC marks that heap again. An upload after the server
+ * sat idle can run dozens of full GCs (bench/README.md, "upload"), so a smaller heap makes each one cheaper.
  */
-export function openBlobStore(storageUrl: string): BlobStore {
+export async function openBlobStore(storageUrl: string): Promise<BlobStore> {
   if (storageUrl.startsWith("file:")) {
     const dir = storageUrl.startsWith("file://")
       ? fileURLToPath(storageUrl)
@@ -30,6 +34,7 @@ export function openBlobStore(storageUrl: string): BlobStore {
         `TESTBAY_STORAGE_URL ${(error as Error).message}; got ${redactConnectionUrl(storageUrl)}`,
       );
     }
+    const { S3BlobStore } = await import("./s3-store.ts");
     return new S3BlobStore(location);
   }
   throw new Error(

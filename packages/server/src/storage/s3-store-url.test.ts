@@ -125,20 +125,20 @@ describe("TESTBAY_STORAGE_URL in loadConfig", () => {
 
 describe("openBlobStore", () => {
   it("opens an S3BlobStore for s3:// without touching the network", async () => {
-    const store = openBlobStore(
+    const store = await openBlobStore(
       "s3://blobs?endpoint=http://127.0.0.1:1&region=us-east-1&force_path_style=true",
     );
     expect(store).toBeInstanceOf(S3BlobStore);
     await (store as S3BlobStore).close();
   });
 
-  it("refuses a bad s3:// URL with the variable's name and without its credentials", () => {
-    expect(() => openBlobStore("s3://key:secret@blobs")).toThrow(
+  it("refuses a bad s3:// URL with the variable's name and without its credentials", async () => {
+    await expect(openBlobStore("s3://key:secret@blobs")).rejects.toThrow(
       "TESTBAY_STORAGE_URL must not contain credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, or use an instance role) instead; got s3://***@blobs",
     );
   });
 
-  it("refuses other schemes", () => {
-    expect(() => openBlobStore("gs://bucket")).toThrow(/must be file:<directory> or s3:\/\/bucket/);
+  it("refuses other schemes", async () => {
+    await expect(openBlobStore("gs://bucket")).rejects.toThrow(/must be file:<directory> or s3:\/\/bucket/);
   });
 });

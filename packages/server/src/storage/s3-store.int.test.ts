@@ -204,7 +204,7 @@ describe("S3BlobStore against s3rver", () => {
     vi.stubEnv("AWS_SECRET_ACCESS_KEY", "S3RVER");
     vi.stubEnv("AWS_SESSION_TOKEN", undefined);
     vi.stubEnv("AWS_PROFILE", undefined);
-    const store = openBlobStore(s3.storageUrl);
+    const store = await openBlobStore(s3.storageUrl);
     expect(store).toBeInstanceOf(S3BlobStore);
     stores.push(store as S3BlobStore);
     await store.check();

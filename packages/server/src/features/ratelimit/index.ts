@@ -1,3 +1,5 @@
+import type { RedisRateLimiter, RedisRateLimiterOptions } from "./redis-limiter.ts";
+
 export type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
 export type { RateLimiter } from "./limiter.ts";
 export { MemoryRateLimiter } from "./memory-limiter.ts";
@@ -8,8 +10,14 @@ export {
   type RateLimitPolicies,
   registerRateLimiting,
 } from "./ratelimit.hooks.ts";
-export {
-  type RateLimiterLogger,
-  RedisRateLimiter,
-  type RedisRateLimiterOptions,
-} from "./redis-limiter.ts";
+
+export type { RateLimiterLogger, RedisRateLimiter, RedisRateLimiterOptions } from "./redis-limiter.ts";
+
+/**
+ * Connects the shared (Redis) limiter, loading ioredis only then: a server without TESTBAY_REDIS_URL never
+ * needs it, and every module loaded stays in the heap that each full GC marks (bench/README.md, "upload").
+ */
+export async function connectRedisRateLimiter(options: RedisRateLimiterOptions): Promise<RedisRateLimiter> {
+  const { RedisRateLimiter } = await import("./redis-limiter.ts");
+  return RedisRateLimiter.connect(options);
+}
