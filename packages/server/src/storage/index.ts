@@ -15,7 +15,7 @@ export type { BlobNotFoundError, S3BlobStore } from "./s3-store.ts";
  * for S3-compatible storage (credentials from the AWS SDK's default chain, never from the URL).
  *
  * The S3 store (and the AWS SDK behind it) is loaded only for an s3:// URL: the SDK's modules and their source
- * text add ~6 MB to a server's live heap, and every full GC marks that heap again. An upload after the server
+ * text add ~4 MB to a server's live heap, and every full GC marks that heap again. An upload after the server
  * sat idle can run dozens of full GCs (bench/README.md, "upload"), so a smaller heap makes each one cheaper.
  */
 export async function openBlobStore(storageUrl: string): Promise<BlobStore> {
