@@ -10,7 +10,12 @@ import { formatCompact, formatNumber } from "./lib/format.ts";
 import { assertAllOk, type LoadRun, runLoad } from "./lib/load.ts";
 import { benchDir } from "./lib/paths.ts";
 import { QuietGate } from "./lib/quiet.ts";
-import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
+import {
+  type ReadyMessage,
+  type ServerProcess,
+  startServerProcess,
+  testbayNodeFlags,
+} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
 import { requestToken } from "./lib/testbay-api.ts";
@@ -89,6 +94,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         {
           label: `testbay (${level})`,
           entry: entry("testbay"),
+          nodeFlags: testbayNodeFlags,
           cpu,
           stdoutFile: logFile(dir, level),
           env: {

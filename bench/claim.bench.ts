@@ -35,7 +35,12 @@ import { benchDir, repoRoot } from "./lib/paths.ts";
 import { type BenchDatabase, createBenchDatabase, postgresAdminUrl, probePostgres } from "./lib/postgres.ts";
 import { QuietGate } from "./lib/quiet.ts";
 import { SequentialClient, summarize } from "./lib/sequential.ts";
-import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
+import {
+  type ReadyMessage,
+  type ServerProcess,
+  startServerProcess,
+  testbayNodeFlags,
+} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
 import { createApp, requestToken } from "./lib/testbay-api.ts";
@@ -561,6 +566,7 @@ async function startTestbay(label: string, dialect: Dialect, context: Context): 
     {
       label: `testbay (${label})`,
       entry: path.join(benchDir, "servers", "testbay.ts"),
+      nodeFlags: testbayNodeFlags,
       cpu,
       stdoutFile: path.join(dir, `${label}.stdout.log`),
       env: {

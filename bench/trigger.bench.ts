@@ -40,7 +40,12 @@ import {
   summarize,
   timeSeries,
 } from "./lib/sequential.ts";
-import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
+import {
+  type ReadyMessage,
+  type ServerProcess,
+  startServerProcess,
+  testbayNodeFlags,
+} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
 import { createApp, requestToken } from "./lib/testbay-api.ts";
@@ -712,6 +717,7 @@ async function startTestbay(label: string, dialect: Dialect, context: Context): 
     {
       label: `testbay (${label})`,
       entry: path.join(benchDir, "servers", "testbay.ts"),
+      nodeFlags: testbayNodeFlags,
       cpu,
       stdoutFile: path.join(dir, `${label}.stdout.log`),
       env: {

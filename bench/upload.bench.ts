@@ -14,7 +14,12 @@ import { formatNumber } from "./lib/format.ts";
 import { benchDir, repoRoot } from "./lib/paths.ts";
 import { memoryStatus } from "./lib/proc.ts";
 import { QuietGate } from "./lib/quiet.ts";
-import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
+import {
+  type ReadyMessage,
+  type ServerProcess,
+  startServerProcess,
+  testbayNodeFlags,
+} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
 import { createApp, requestToken } from "./lib/testbay-api.ts";
@@ -134,6 +139,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       {
         label: "testbay",
         entry: path.join(benchDir, "servers", "testbay.ts"),
+        nodeFlags: testbayNodeFlags,
         cpu,
         stdoutFile: path.join(dir, "testbay.stdout.log"),
         env: {
@@ -328,7 +334,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `file: ${path.basename(fixture)} + a STORED entry ${apk.entry} of ${formatNumber(apk.entryBytes)} random bytes = ${formatNumber(apk.bytes)} bytes (${sizeLabel}${plan.bytes === fullBytes ? ", Testbay's upload limit" : ""}), a zip written by bench/lib/big-apk.ts in ${apk.seconds.toFixed(1)} s (fsynced) + ${hashSeconds.toFixed(1)} s to hash it, in a temp dir removed afterwards; the client reads it from the page cache`,
       `upload: PUT with Content-Length, the file piped by node:http (agent: false, ${uploadChunkBytes / MiB} MiB reads); the same client, file and request head for both servers; time = from the request to the end of the response; one warm-up upload per server, then ${plan.rounds} rounds alternating A B C / C B A; MiB/s and the ratio are medians; a fresh version per upload`,
       "every upload is checked: Testbay 201 with size_bytes and sha256 of the file, format apk; the raw pipe 201 with the size; the hashing pipe 201 with the size and sha256. The stored file is then deleted, before the kernel writes it back, so one upload's writeback never lands on the next",
-      `servers: one child process each (node --import tsx bench/servers/{sink,testbay}.ts), all writing to ${os.tmpdir()} (${fsType(os.tmpdir())}); Testbay: buildApp, embedded SQLite, file storage in its data dir, TESTBAY_LOG_LEVEL=warn, rate limit ${unlimited}/s; raw pipe: node:http, pipeline(request, fs.createWriteStream), 201 when written; hashing pipe: the same with a 'data' listener feeding crypto.createHash("sha256"), 201 with the digest`,
+      `servers: one child process each (node --import tsx bench/servers/{sink,testbay}.ts; Testbay with its launcher's flags: ${testbayNodeFlags.join(" ")}), all writing to ${os.tmpdir()} (${fsType(os.tmpdir())}); Testbay: buildApp, embedded SQLite, file storage in its data dir, TESTBAY_LOG_LEVEL=warn, rate limit ${unlimited}/s; raw pipe: node:http, pipeline(request, fs.createWriteStream), 201 when written; hashing pipe: the same with a 'data' listener feeding crypto.createHash("sha256"), 201 with the digest`,
       pinned,
       "CPU: server = the server process, % of one core; client = this process; client core = everything that ran on the client's CPU, other processes included. The kernel's loopback TCP receive work runs on the sender's core, or on the receiver's when the receiver is inside a read, so the server/client split varies from run to run",
       `RSS: the server's VmRSS sampled every ${rssIntervalMs} ms during each upload (longest gap ${formatNumber(Math.max(...allUploads.map((r) => r?.rss?.longestGapMs ?? 0)))} ms), VmHWM read before and after (when it rose, it is the exact peak); growth = peak − RSS just before the upload; idle RSS = before the first upload`,

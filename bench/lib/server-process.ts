@@ -1,13 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { CleanupScope } from "./cleanup.ts";
 import { repoRoot } from "./paths.ts";
 
 export interface ServerProcessOptions {
   label: string;
-  /** Entry file, absolute; run as `node --import tsx <entry>` from the repository root. */
+  /** Entry file, absolute; run as `node [nodeFlags] --import tsx <entry>` from the repository root. */
   entry: string;
+  /** Node/V8 flags before the entry: Testbay's get `testbayNodeFlags`, what its launcher runs it with. */
+  nodeFlags?: readonly string[];
   /** Added to this process's environment, from which every `TESTBAY_*` variable is removed first. */
   env?: Record<string, string>;
   /** Pin the server to this CPU (`taskset -c`). */
@@ -34,6 +37,18 @@ export interface ReadyMessage {
 const stderrKept = 8192;
 
 /**
+ * The node flags `testbay-server` runs with, read from its launcher's `#!/usr/bin/env -S node …` line, so a
+ * benchmark measures the server as shipped and cannot drift from it.
+ */
+export const testbayNodeFlags: readonly string[] = (() => {
+  const launcher = path.join(repoRoot, "packages", "server", "bin", "testbay-server.js");
+  const shebang = readFileSync(launcher, "utf8").split("\n", 1)[0] ?? "";
+  const match = /^#!\/usr\/bin\/env -S node(.*)$/.exec(shebang);
+  if (!match) throw new Error(`${launcher}: expected a "#!/usr/bin/env -S node …" line, found ${shebang}`);
+  return (match[1] ?? "").trim().split(/\s+/).filter(Boolean);
+})();
+
+/**
  * Starts a benchmark server in its own process and waits for its `ready` message. Every server is started
  * this same way, so differences in how they start cannot show up in what is measured. The child is stopped
  * when `scope` closes.
@@ -48,7 +63,7 @@ export async function startServerProcess<Ready extends ReadyMessage>(
   }
   Object.assign(env, options.env);
 
-  const node = [process.execPath, "--import", "tsx", options.entry];
+  const node = [process.execPath, ...(options.nodeFlags ?? []), "--import", "tsx", options.entry];
   const [command, ...args] =
     options.cpu === undefined ? node : ["taskset", "-c", String(options.cpu), ...node];
   const stdout = openSync(options.stdoutFile, "w");
