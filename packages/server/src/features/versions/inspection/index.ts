@@ -1,3 +1,5 @@
 export type { BinaryMetadata } from "./binary-metadata.ts";
 export { inspectBinary } from "./inspect-binary.ts";
+export { inspectTestPackage, XctestNotSupportedError } from "./inspect-test-package.ts";
+export type { InstrumentationInfo } from "./instrumentation-manifest.ts";
 export { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
