@@ -9,6 +9,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.
 import { ApiError } from "./errors.ts";
 import {
   AgentService,
+  AgentsRepo,
   agentArtifactRoutes,
   agentRoutes,
   LeasesRepo,
@@ -145,7 +146,12 @@ async function assemble(
     maxExecutionBytes: config.maxExecutionLogBytes,
   });
   const executionsRepo = new ExecutionsRepo(database.db, results);
-  const executions = new ExecutionsService(executionsRepo, clock);
+  const agentsSeen = new AgentsRepo(database.db);
+  const executions = new ExecutionsService(executionsRepo, clock, async (organizationId) =>
+    (await agentsSeen.list(organizationId, clock.now()))
+      .filter((agent) => agent.online)
+      .map((agent) => ({ stepTypes: agent.step_types, devices: agent.devices })),
+  );
   const workSignal: WorkSignal =
     database.dialect === "postgres"
       ? new PostgresWorkSignal(config.databaseUrl, database.db, logger)
@@ -156,6 +162,7 @@ async function assemble(
   if (workSignal instanceof PostgresWorkSignal) await workSignal.start();
   const agents = new AgentService({
     leases: new LeasesRepo(database.db, database.dialect, results),
+    seen: agentsSeen,
     results,
     logs,
     executions: executionsRepo,

@@ -8,6 +8,7 @@ export interface Database {
   signing_keys: SigningKeysTable;
   apps: AppsTable;
   app_versions: AppVersionsTable;
+  test_packages: TestPackagesTable;
   test_plans: TestPlansTable;
   executions: ExecutionsTable;
   device_runs: DeviceRunsTable;
@@ -18,6 +19,7 @@ export interface Database {
   log_lines: LogLinesTable;
   log_chunks: LogChunksTable;
   artifacts: ArtifactsTable;
+  agents: AgentsTable;
 }
 
 export interface OrganizationsTable {
@@ -67,6 +69,18 @@ export interface AppVersionsTable {
   blob_key: string;
   /** JSON text of the parsed BinaryMetadata. */
   binary: string;
+  created_at: string;
+}
+
+/** A version's test package (API.md §4b); at most one per version. */
+export interface TestPackagesTable {
+  app_version_id: string;
+  format: string;
+  size_bytes: number | string;
+  sha256: string;
+  blob_key: string;
+  /** JSON text of what was parsed from the package (runner, target package, SDK levels). */
+  test: string;
   created_at: string;
 }
 
@@ -212,6 +226,18 @@ export interface ArtifactsTable {
   content_type: string;
   blob_key: string;
   created_at: string;
+}
+
+/** An agent as last seen by its claims and heartbeats (GET /agents). */
+export interface AgentsTable {
+  organization_id: string;
+  id: string;
+  name: string;
+  last_seen_at: string;
+  /** Sorted, comma-joined step types: "inspect,shell". */
+  step_types: string;
+  /** JSON: the devices free at the agent's last claim. */
+  devices: string;
 }
 
 export interface IdempotencyKeysTable {

@@ -88,6 +88,7 @@ export const operationDocs: Record<string, OperationDoc> = {
       description: "The artifact, in the content type the agent uploaded it with; always an attachment.",
     },
   },
+  "get /v1/agents": { operationId: "listAgents" },
   "post /v1/agent/claim": { operationId: "claimJob" },
   "post /v1/agent/jobs/{lease_id}/heartbeat": { operationId: "renewLease" },
   "post /v1/agent/jobs/{lease_id}/events": { operationId: "reportJobEvents" },

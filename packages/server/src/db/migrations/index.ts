@@ -6,6 +6,8 @@ import * as executions from "./2026-11-22-0004-executions.ts";
 import * as executionFilterIndexes from "./2026-11-23-0005-execution-filter-indexes.ts";
 import * as agents from "./2026-11-23-0006-agents.ts";
 import * as logChunks from "./2026-11-23-0007-log-chunks.ts";
+import * as testPackages from "./2026-11-23-0008-test-packages.ts";
+import * as agentsSeen from "./2026-11-23-0009-agents-seen.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +18,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23-0005-execution-filter-indexes": executionFilterIndexes,
   "2026-11-23-0006-agents": agents,
   "2026-11-23-0007-log-chunks": logChunks,
+  "2026-11-23-0008-test-packages": testPackages,
+  "2026-11-23-0009-agents-seen": agentsSeen,
 };

@@ -6,6 +6,7 @@ import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
 import { settleBodyFailure } from "../versions/index.ts";
 import {
+  AgentList,
   ArtifactResponse,
   artifactNamePattern,
   ClaimBody,
@@ -67,6 +68,20 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       if (!job) return reply.code(204).send(null);
       return { job };
     },
+  );
+
+  app.get(
+    "/v1/agents",
+    {
+      schema: {
+        summary: "List the organization's agents",
+        description:
+          "Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained) and the executions it runs now. online: seen within the last 75 s.",
+        tags: ["agents"],
+        response: { 200: AgentList, ...ProblemResponses },
+      },
+    },
+    async (request) => agents.list(principalOf(request).organizationId),
   );
 
   app.post(

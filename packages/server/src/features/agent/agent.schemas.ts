@@ -184,3 +184,33 @@ export const ArtifactResponse = Type.Object({
   sha256: Type.String(),
   created: Type.Boolean({ description: "false when it replaced an artifact of the same name" }),
 });
+
+export const AgentList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.String({ description: "The agent_id it claims with" }),
+      name: Type.String(),
+      online: Type.Boolean({
+        description: "Seen (a claim or a heartbeat) within the last 75 s: two claim long-polls and a margin",
+      }),
+      last_seen_at: Timestamp,
+      step_types: Type.Array(Type.String()),
+      devices: Type.Array(
+        Type.Object({
+          serial: Type.String(),
+          platform: Type.String(),
+          model: Type.String(),
+          os_version: Type.String(),
+          state: Type.Union(
+            ["idle", "busy", "drained"].map((s) => Type.Literal(s)),
+            {
+              description:
+                "busy: a device run is leased on it; drained: not offered after repeated device failures",
+            },
+          ),
+        }),
+      ),
+      running: Type.Array(Type.String(), { description: "The executions it runs now" }),
+    }),
+  ),
+});

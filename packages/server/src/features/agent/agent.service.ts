@@ -9,11 +9,14 @@ import type { BlobStore } from "../../storage/index.ts";
 import type { ExecutionsRepo, FinalStatus, LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { VersionsService } from "../versions/index.ts";
 import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
+import type { AgentsRepo } from "./agents.repo.ts";
 import type { ClaimRequest, LeasedRun, LeasesRepo } from "./leases.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 
 export interface AgentServiceOptions {
   leases: LeasesRepo;
+  /** The agents seen by their claims and heartbeats (GET /agents, waiting_reason). */
+  seen: AgentsRepo;
   results: ResultsRepo;
   /** Where log events go: chunk objects in the blob store. */
   logs: LogStore;
@@ -50,6 +53,14 @@ export class AgentService {
    */
   async claim(request: ClaimRequest, waitSeconds: number, abort: AbortSignal) {
     const deadline = performance.now() + waitSeconds * 1000;
+    // Once per claim, not per look inside its long poll: the next claim comes within 30 s anyway.
+    await this.options.seen.seen(
+      request.organizationId,
+      request.agentId,
+      request.stepTypes,
+      request.devices,
+      this.options.clock.now(),
+    );
     for (;;) {
       if (this.closing) return undefined;
       const run = await this.options.leases.claim(request, this.options.clock.now(), this.ttlMs);
@@ -72,6 +83,8 @@ export class AgentService {
       this.ttlMs,
     );
     if (!run) throw leaseLost(leaseId);
+    // A busy agent may not claim for a long while: its heartbeats keep it online.
+    await this.options.seen.heartbeat(organizationId, leaseId, this.options.clock.now());
     return { cancel_requested: run.cancelRequested, lease_expires_at: run.leaseExpiresAt };
   }
 
@@ -154,6 +167,11 @@ export class AgentService {
     if (!done) throw leaseLost(leaseId);
     if (done.requeued) this.options.signal.notify(organizationId);
     return { status: done.status, requeued: done.requeued, execution_status: done.executionStatus };
+  }
+
+  /** The organization's agents (GET /agents). */
+  async list(organizationId: string) {
+    return { items: await this.options.seen.list(organizationId, this.options.clock.now()) };
   }
 
   /** Re-queues runs whose agents stopped renewing their leases, and wakes agents for them. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
 import { ExecutionList, ExecutionListQuery, ExecutionParams, ExecutionView } from "./executions.schemas.ts";
-import { type ExecutionsService, executionView } from "./executions.service.ts";
+import type { ExecutionsService } from "./executions.service.ts";
 
 export const executionsRoutes: FastifyPluginAsyncTypebox<{ executions: ExecutionsService }> = async (
   app,
@@ -18,8 +18,10 @@ export const executionsRoutes: FastifyPluginAsyncTypebox<{ executions: Execution
         response: { 200: ExecutionView, ...ProblemResponses },
       },
     },
-    async (request) =>
-      executionView(await executions.get(principalOf(request).organizationId, request.params.id)),
+    async (request) => {
+      const { organizationId } = principalOf(request);
+      return executions.view(organizationId, await executions.get(organizationId, request.params.id));
+    },
   );
 
   app.get(
@@ -50,7 +52,9 @@ export const executionsRoutes: FastifyPluginAsyncTypebox<{ executions: Execution
         response: { 200: ExecutionView, ...ProblemResponses },
       },
     },
-    async (request) =>
-      executionView(await executions.cancel(principalOf(request).organizationId, request.params.id)),
+    async (request) => {
+      const { organizationId } = principalOf(request);
+      return executions.view(organizationId, await executions.cancel(organizationId, request.params.id));
+    },
   );
 };

@@ -61,6 +61,16 @@ export const ExecutionView = Type.Object({
   started_at: Time,
   finished_at: Time,
   summary: Summary,
+  waiting_reason: Type.Union(
+    [
+      Type.Object({
+        code: Type.Literal("no_capable_agent"),
+        detail: Type.String({ description: "Why no online agent can take it, and what to do" }),
+      }),
+      Type.Null(),
+    ],
+    { description: "Why a queued execution waits when no online agent can take its device runs; else null" },
+  ),
   devices: Type.Array(DeviceRunView),
   steps: Type.Array(
     Type.Object({ index: Type.Integer(), type: Type.String(), name: Type.String(), status: StepStatus }),

@@ -4,6 +4,7 @@ import type { ExecutionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
+import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
 export function executionView(execution: ExecutionRecord) {
   const planSteps = (execution.plan.steps ?? []) as Array<{ type: string; name?: string }>;
@@ -41,6 +42,8 @@ export function executionView(execution: ExecutionRecord) {
     started_at: execution.startedAt,
     finished_at: execution.finishedAt,
     summary: execution.summary,
+    // Filled in where executions are read (ExecutionsService.views): it needs the online agents.
+    waiting_reason: null as WaitingReason | null,
     devices,
     steps: planSteps.map((step, index) => ({
       index,
@@ -63,7 +66,28 @@ export class ExecutionsService {
   constructor(
     readonly repo: ExecutionsRepo,
     private readonly clock: Clock,
+    /** The organization's online agents, to say why a queued execution waits. */
+    private readonly onlineAgents: (organizationId: string) => Promise<CapableAgent[]> = async () => [],
   ) {}
+
+  /**
+   * Views of executions with their waiting_reason. The online agents are read once for all of them, and
+   * only when one is queued (most reads are of running or finished executions).
+   */
+  async views(organizationId: string, executions: readonly ExecutionRecord[]) {
+    const online = executions.some((execution) => execution.status === "queued")
+      ? await this.onlineAgents(organizationId)
+      : [];
+    return executions.map((execution) => ({
+      ...executionView(execution),
+      waiting_reason: waitingReason(execution, online),
+    }));
+  }
+
+  async view(organizationId: string, execution: ExecutionRecord) {
+    const [view] = await this.views(organizationId, [execution]);
+    return view as ReturnType<typeof executionView>;
+  }
 
   async get(organizationId: string, id: string): Promise<ExecutionRecord> {
     const execution = await this.repo.find(organizationId, id);
@@ -99,7 +123,8 @@ export class ExecutionsService {
       limit,
       decodeCursor(query.cursor),
     );
-    return toPage(rows, limit, executionView);
+    const page = toPage(rows, limit, (row) => row);
+    return { items: await this.views(organizationId, page.items), next_cursor: page.next_cursor };
   }
 
   /**

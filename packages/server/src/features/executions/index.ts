@@ -9,3 +9,4 @@ export { type ArtifactRecord, type AttemptRef, ResultsRepo, type RunEvent } from
 export { resultsRoutes } from "./results.routes.ts";
 export { attemptStatus, type FinalStatus, isFinal } from "./run-outcome.ts";
 export { settleExecution } from "./settle-execution.ts";
+export type { CapableAgent, WaitingReason } from "./waiting-reason.ts";

@@ -1,0 +1,111 @@
+import type { Kysely } from "kysely";
+import { isoTime } from "../../clock.ts";
+import type { Database } from "../../db/schema.ts";
+import { stepTypeSet } from "../executions/index.ts";
+import type { AgentDevice } from "./leases.repo.ts";
+
+/**
+ * An agent is online while it was seen within two claim long-polls (each waits at most 30 s, and an idle
+ * agent claims again as soon as one ends; a busy one heartbeats more often than that), plus a margin for a
+ * slow network or a restart: one missed poll is no reason to call it gone.
+ */
+export const onlineWindowMs = 2 * 30_000 + 15_000;
+
+export interface AgentView {
+  id: string;
+  name: string;
+  online: boolean;
+  last_seen_at: string;
+  step_types: string[];
+  devices: Array<AgentDevice & { state: "idle" | "busy" | "drained" }>;
+  running: string[];
+}
+
+/** The agents each organization has seen, from their claims (upsert) and heartbeats (last_seen_at). */
+export class AgentsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Records a claim: one statement, since claims are the hot path. */
+  async seen(
+    organizationId: string,
+    agentId: string,
+    stepTypes: readonly string[],
+    devices: readonly AgentDevice[],
+    now: number,
+  ): Promise<void> {
+    const row = {
+      last_seen_at: isoTime(now),
+      step_types: stepTypeSet(stepTypes),
+      devices: JSON.stringify(
+        devices.map((d) => ({
+          serial: d.serial,
+          platform: d.platform,
+          model: d.model,
+          os_version: d.os_version,
+        })),
+      ),
+    };
+    await this.db
+      .insertInto("agents")
+      .values({ organization_id: organizationId, id: agentId, name: agentId, ...row })
+      .onConflict((oc) => oc.columns(["organization_id", "id"]).doUpdateSet(row))
+      .execute();
+  }
+
+  /** A heartbeat renews its agent's last_seen_at (the agent that holds the lease). */
+  async heartbeat(organizationId: string, leaseId: string, now: number): Promise<void> {
+    await this.db
+      .updateTable("agents")
+      .set({ last_seen_at: isoTime(now) })
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("device_runs")
+          .select("agent_id")
+          .where("lease_id", "=", leaseId)
+          .where("organization_id", "=", organizationId),
+      )
+      .execute();
+  }
+
+  /**
+   * The organization's agents with what they run now. A device is busy while a run is leased on it; the
+   * devices a claim offers are only the free ones, so busy devices come from the running runs.
+   */
+  async list(organizationId: string, now: number): Promise<AgentView[]> {
+    const agents = await this.db
+      .selectFrom("agents")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .orderBy("id")
+      .execute();
+    if (agents.length === 0) return [];
+    const running = await this.db
+      .selectFrom("device_runs")
+      .select(["agent_id", "execution_id", "claimed_device"])
+      .where("organization_id", "=", organizationId)
+      .where("status", "=", "running")
+      .execute();
+    const since = isoTime(now - onlineWindowMs);
+    return agents.map((agent) => {
+      const mine = running.filter((run) => run.agent_id === agent.id);
+      const busy = mine.flatMap((run) =>
+        run.claimed_device === null ? [] : [JSON.parse(run.claimed_device) as AgentDevice],
+      );
+      const busySerials = new Set(busy.map((d) => d.serial));
+      const free = (JSON.parse(agent.devices) as AgentDevice[]).filter((d) => !busySerials.has(d.serial));
+      return {
+        id: agent.id,
+        name: agent.name,
+        online: agent.last_seen_at >= since,
+        last_seen_at: agent.last_seen_at,
+        step_types: agent.step_types === "" ? [] : agent.step_types.split(","),
+        devices: [
+          ...free.map((d) => ({ ...d, state: "idle" as const })),
+          ...busy.map((d) => ({ ...d, state: "busy" as const })),
+        ].sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0)),
+        running: [...new Set(mine.map((run) => run.execution_id))],
+      };
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import type { ExecutionRecord } from "./executions.repo.ts";
+import { requirementsOf } from "./requirements.ts";
+
+/** What an online agent can do, as its last claim said: its step types and its devices (free or busy). */
+export interface CapableAgent {
+  stepTypes: readonly string[];
+  devices: ReadonlyArray<{ platform: string; model: string; os_version: string }>;
+}
+
+export interface WaitingReason {
+  code: "no_capable_agent";
+  detail: string;
+}
+
+/** What each step type needs from the agent, said as the way to get one. */
+const howToOffer: Record<string, string> = {
+  shell: "start one with --allow-shell",
+  instrumentation: "start one on a host with adb and a connected Android device",
+  maestro: "start one on a host with the maestro CLI on its PATH",
+  inspect: "start one with testbay-agent",
+};
+
+/**
+ * Why a queued execution waits when no online agent could take any of its queued device runs; null when
+ * one could (it waits only for a free agent or device), or when the execution is not queued.
+ */
+export function waitingReason(
+  execution: ExecutionRecord,
+  online: readonly CapableAgent[],
+): WaitingReason | null {
+  if (execution.status !== "queued") return null;
+  const plan = execution.plan as { steps?: Array<{ type: string }> };
+  const queued = execution.deviceRuns.filter((run) => run.status === "queued");
+  if (queued.length === 0) return null;
+  const reasons = queued.map((run) =>
+    blocker(requirementsOf({ steps: plan.steps ?? [] }, run.device), online),
+  );
+  if (reasons.some((reason) => reason === null)) return null;
+  return { code: "no_capable_agent", detail: reasons[0] as string };
+}
+
+/** Why no online agent can take a run with these requirements; null when one can. */
+function blocker(needs: ReturnType<typeof requirementsOf>, online: readonly CapableAgent[]): string | null {
+  if (online.length === 0)
+    return "no agent is online: start testbay-agent with this organization's agent client";
+  const stepTypes = needs.needs === "" ? [] : needs.needs.split(",");
+  const missing = stepTypes.find((type) => !online.some((agent) => agent.stepTypes.includes(type)));
+  if (missing !== undefined) {
+    return `no agent offers step type ${missing}: ${howToOffer[missing] ?? "start an agent that can run it"}`;
+  }
+  const able = online.filter((agent) => stepTypes.every((type) => agent.stepTypes.includes(type)));
+  if (able.length === 0) {
+    return `no single agent offers step types ${stepTypes.join(", ")} together: start one that runs them all`;
+  }
+  if (needs.platform === null) return null;
+  const devices = able.flatMap((agent) => agent.devices);
+  const wanted = [
+    needs.model === null ? null : `model ${needs.model}`,
+    needs.osVersion === null ? null : `OS version ${needs.osVersion}`,
+  ].filter((part) => part !== null);
+  const matches = devices.some(
+    (device) =>
+      device.platform === needs.platform &&
+      (needs.model === null || device.model === needs.model) &&
+      (needs.osVersion === null || device.os_version === needs.osVersion),
+  );
+  if (matches) return null;
+  if (wanted.length === 0) {
+    return `no ${needs.platform} device is connected to an agent that can run this plan: connect one, or change the plan's devices`;
+  }
+  return `no ${needs.platform} device matches ${wanted.join(" and ")}: connect one to an agent, or change the plan's devices`;
+}
