@@ -38,7 +38,14 @@ import {
 } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
-import { VersionsRepo, VersionsService, versionsRoutes } from "./features/versions/index.ts";
+import {
+  TestPackagesRepo,
+  TestPackagesService,
+  testPackagesRoutes,
+  VersionsRepo,
+  VersionsService,
+  versionsRoutes,
+} from "./features/versions/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
@@ -129,9 +136,20 @@ async function assemble(
   const store = await openBlobStore(config.storageUrl);
   const apps = new AppsService(new AppsRepo(database.db), clock);
   const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock);
+  const testPackagesRepo = new TestPackagesRepo(database.db);
   const versions = new VersionsService({
     repo: new VersionsRepo(database.db),
+    testPackages: testPackagesRepo,
     apps,
+    store,
+    clock,
+    stagingDir: path.join(config.dataDir, "tmp", "uploads"),
+    maxUploadBytes: config.maxUploadBytes,
+    bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
+  });
+  const testPackages = new TestPackagesService({
+    repo: testPackagesRepo,
+    versions,
     store,
     clock,
     stagingDir: path.join(config.dataDir, "tmp", "uploads"),
@@ -234,6 +252,7 @@ async function assemble(
   await app.register(clientsRoutes, { clients });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
+  await app.register(testPackagesRoutes, { testPackages });
   await app.register(testPlansRoutes, { plans });
   await app.register(triggersRoutes, { triggers, idempotency });
   await app.register(executionsRoutes, { executions });
@@ -241,6 +260,7 @@ async function assemble(
   await app.register(agentRoutes, { agents });
   await app.register(agentArtifactRoutes, { agents });
   await versions.cleanUp(app.log);
+  await testPackages.cleanUp(app.log);
   await logs.startUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());

@@ -24,6 +24,12 @@ export const errorCatalog = {
     fix: "Upload the binary built for this app, or register the package name the binary declares.",
     retryable: false,
   },
+  test_package_mismatch: {
+    status: 400,
+    title: "Test package instruments another app",
+    fix: "Upload the test APK built with this app (its <instrumentation android:targetPackage> must be the app's package name), or upload it to the app it targets.",
+    retryable: false,
+  },
   unsupported_binary: {
     status: 400,
     title: "Unsupported binary",
@@ -60,6 +66,12 @@ export const errorCatalog = {
     fix: "Register the version first by uploading its binary with PUT /v1/apps/{package_name}/versions/{version}.",
     retryable: false,
   },
+  test_package_not_found: {
+    status: 404,
+    title: "Test package not found",
+    fix: "Upload the version's test APK with PUT /v1/apps/{package_name}/versions/{version}/test-package.",
+    retryable: false,
+  },
   test_plan_not_found: {
     status: 404,
     title: "Test plan not found",
@@ -88,6 +100,12 @@ export const errorCatalog = {
     status: 409,
     title: "App already registered",
     fix: "The app is registered already: use it as it is.",
+    retryable: false,
+  },
+  test_package_exists: {
+    status: 409,
+    title: "Test package already uploaded",
+    fix: "A version has one test package: upload the changed tests with a new version (HEAD the test package first to skip the upload).",
     retryable: false,
   },
   app_version_exists: {

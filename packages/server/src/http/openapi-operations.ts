@@ -59,6 +59,25 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: "downloadAppVersionBinary",
     download: { mediaTypes: ["application/octet-stream"], description: "The binary as it was uploaded." },
   },
+  "put /v1/apps/{package_name}/versions/{version}/test-package": {
+    operationId: "uploadTestPackage",
+    rawBody: {
+      mediaTypes: ["application/octet-stream"],
+      description:
+        "The Android instrumentation APK (app-debug-androidTest.apk), streamed; Content-Length or chunked.",
+    },
+    location: "201",
+    headers: ["ContentDigest"],
+  },
+  "get /v1/apps/{package_name}/versions/{version}/test-package": { operationId: "getTestPackage" },
+  "head /v1/apps/{package_name}/versions/{version}/test-package": { operationId: "checkTestPackage" },
+  "get /v1/apps/{package_name}/versions/{version}/test-package/binary": {
+    operationId: "downloadTestPackageBinary",
+    download: {
+      mediaTypes: ["application/octet-stream"],
+      description: "The test package as it was uploaded.",
+    },
+  },
   "post /v1/testplans": { operationId: "createTestPlan" },
   "get /v1/testplans": { operationId: "listTestPlans" },
   "get /v1/testplans/{id}": { operationId: "getTestPlan" },

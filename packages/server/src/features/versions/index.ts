@@ -1,4 +1,10 @@
 export type { BinaryMetadata } from "./inspection/index.ts";
+export {
+  type TestPackageRecord,
+  TestPackagesRepo,
+  TestPackagesService,
+  testPackagesRoutes,
+} from "./test-packages/index.ts";
 export { settleBodyFailure } from "./upload/body-failure.ts";
 export { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";
 export { type VersionRecord, VersionsRepo } from "./versions.repo.ts";

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
@@ -8,17 +7,9 @@ import { PackageName } from "../apps/index.ts";
 import { principalOf } from "../auth/index.ts";
 import { settleBodyFailure } from "./upload/body-failure.ts";
 import { parseContentDigest } from "./upload/content-digest.ts";
+import { closeAfterAnswer, declaredLength, uploadBody } from "./upload/request-body.ts";
 import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";
 import { type VersionsService, versionView } from "./versions.service.ts";
-
-/** A Content-Length header as a number; undefined when absent (a chunked body). */
-function declaredLength(header: string | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(header)) {
-    throw new ApiError("invalid_request", { detail: "The Content-Length header is not a whole number." });
-  }
-  return Number(header);
-}
 
 export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsService }> = async (
   app,
@@ -53,22 +44,18 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
         target = await versions.checkBeforeBody(organizationId, package_name, version, length);
       } catch (error) {
-        // The body was not read and will not be: close the connection rather than drain up to 500 MiB.
-        // Node would read on until its deferred close; closing as soon as the answer is out keeps that to
-        // what is already buffered.
-        reply.header("connection", "close");
-        reply.raw.once("finish", () => request.raw.socket?.destroy());
+        closeAfterAnswer(request, reply);
         throw error;
       }
       if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
 
-      const body = (request.body as Readable | undefined) ?? emptyBody();
+      const body = uploadBody(request);
       try {
         const record = await versions.receive(target, version, body, digest);
         return reply
           .code(201)
           .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`)
-          .send(versionView(target, record));
+          .send(versionView(target, record, null));
       } catch (error) {
         const settled = settleBodyFailure(request, reply, error, "upload");
         if (settled) return settled;
@@ -97,7 +84,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
         request.params.package_name,
         request.params.version,
       );
-      return versionView(target, version);
+      return versions.view(target, version);
     },
   );
 
@@ -146,8 +133,3 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
     },
   );
 };
-
-/** A request with Content-Length: 0 reaches the handler without a body stream: an empty upload. */
-function emptyBody(): Readable {
-  return Readable.from([]);
-}

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { PageQuery } from "../../http/pagination.ts";
 import { PackageName } from "../apps/index.ts";
+import { TestPackageView } from "./test-packages/test-packages.schemas.ts";
 
 /** API.md §4: 1–128 of A-Za-z0-9._+- starting with a letter or digit. Never used in a file path. */
 export const VersionId = Type.String({
@@ -39,6 +40,9 @@ export const VersionView = Type.Object({
   sha256: Type.String({ description: "Hex SHA-256 of the binary" }),
   created_at: Type.String({ format: "date-time" }),
   binary: BinaryMetadataSchema,
+  test_package: Type.Union([TestPackageView, Type.Null()], {
+    description: "The version's test package (PUT …/test-package), null when it has none.",
+  }),
 });
 
 export const VersionList = Type.Object({

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -12,11 +11,14 @@ import { newId, timeOfId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
 import { inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
+import { testPackageView } from "./test-packages/test-package-view.ts";
+import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
 import type { ExpectedDigest } from "./upload/content-digest.ts";
-import { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";
+import { fileSizeExceeded, receiveVerified } from "./upload/receive-verified.ts";
 import type { VersionRecord, VersionsRepo } from "./versions.repo.ts";
 
-export function versionView(app: AppRecord, version: VersionRecord) {
+/** `testPackage`: the version's test package (API.md §4b), null when it has none. */
+export function versionView(app: AppRecord, version: VersionRecord, testPackage: TestPackageRecord | null) {
   return {
     package_name: app.packageName,
     version: version.version,
@@ -24,11 +26,14 @@ export function versionView(app: AppRecord, version: VersionRecord) {
     sha256: version.sha256,
     created_at: version.createdAt,
     binary: version.binary,
+    test_package: testPackage && testPackageView(app, version, testPackage),
   };
 }
 
 export interface VersionsServiceOptions {
   repo: VersionsRepo;
+  /** Read for the version object's `test_package`. */
+  testPackages: TestPackagesRepo;
   apps: AppsService;
   store: BlobStore;
   clock: Clock;
@@ -46,10 +51,7 @@ export class VersionsService {
   constructor(private readonly options: VersionsServiceOptions) {}
 
   private fileSizeExceeded(detail: string): ApiError {
-    return new ApiError("file_size_exceeded", {
-      detail,
-      extra: { limit_bytes: this.options.maxUploadBytes },
-    });
+    return fileSizeExceeded(this.options.maxUploadBytes, detail);
   }
 
   /**
@@ -90,33 +92,11 @@ export class VersionsService {
     body: Readable,
     digest: ExpectedDigest | undefined,
   ): Promise<VersionRecord> {
-    const { store, repo, clock, stagingDir, maxUploadBytes } = this.options;
+    const { store, repo, clock, stagingDir } = this.options;
     const blobId = newId("blob", clock.now());
     const staged = path.join(stagingDir, `${blobId}.part`);
     try {
-      let received: Awaited<ReturnType<typeof receiveBody>>;
-      try {
-        received = await receiveBody(body, staged, maxUploadBytes, {
-          ...(this.options.bodyIdleTimeoutMs ? { idleTimeoutMs: this.options.bodyIdleTimeoutMs } : {}),
-          sha512: digest?.algorithm === "sha-512",
-        });
-      } catch (error) {
-        if (error instanceof BodyTooLargeError) {
-          throw this.fileSizeExceeded(
-            `The body passed the limit of ${maxUploadBytes} bytes and was cut off there.`,
-          );
-        }
-        throw error;
-      }
-      if (digest) {
-        const actual =
-          (digest.algorithm === "sha-256" ? received.sha256 : received.sha512) ?? Buffer.alloc(0);
-        if (actual.length !== digest.value.length || !timingSafeEqual(actual, digest.value)) {
-          throw new ApiError("checksum_mismatch", {
-            detail: `The body's ${digest.algorithm} is ${actual.toString("base64")}, not the ${digest.value.toString("base64")} that Content-Digest declares.`,
-          });
-        }
-      }
+      const received = await receiveVerified(body, staged, this.options, digest);
       const binary = await this.inspect(staged, received.size);
       if (binary.platform !== app.platform) {
         throw new ApiError("unsupported_binary", {
@@ -190,7 +170,13 @@ export class VersionsService {
     const app = await this.options.apps.get(organizationId, packageName);
     const limit = query.limit ?? 50;
     const rows = await this.options.repo.list(app.id, limit, decodeCursor(query.cursor));
-    return toPage(rows, limit, (row) => versionView(app, row));
+    const testPackages = await this.options.testPackages.forVersions(rows.map((row) => row.id));
+    return toPage(rows, limit, (row) => versionView(app, row, testPackages.get(row.id) ?? null));
+  }
+
+  /** The version object of GET …/versions/{version}, with its test package. */
+  async view(app: AppRecord, version: VersionRecord) {
+    return versionView(app, version, (await this.options.testPackages.find(version.id)) ?? null);
   }
 
   readBinary(version: VersionRecord, range?: ByteRange): Promise<Readable> {

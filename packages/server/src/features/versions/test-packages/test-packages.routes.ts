@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { ApiError } from "../../../errors.ts";
+import { ProblemResponses } from "../../../http/problem.schema.ts";
+import { sendStoredFile } from "../../../http/send-stored-file.ts";
+import { principalOf } from "../../auth/index.ts";
+import { settleBodyFailure } from "../upload/body-failure.ts";
+import { parseContentDigest } from "../upload/content-digest.ts";
+import { closeAfterAnswer, declaredLength, uploadBody } from "../upload/request-body.ts";
+import { VersionParams } from "../versions.schemas.ts";
+import { testPackageView } from "./test-package-view.ts";
+import { TestPackageView } from "./test-packages.schemas.ts";
+import type { TestPackagesService } from "./test-packages.service.ts";
+
+export const testPackagesRoutes: FastifyPluginAsyncTypebox<{ testPackages: TestPackagesService }> = async (
+  app,
+  { testPackages },
+) => {
+  // As for version uploads: the body reaches the handler unread, as a stream, whatever its content type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+
+  app.put(
+    "/v1/apps/:package_name/versions/:version/test-package",
+    {
+      config: { auth: ["ci", "admin"], deferContinue: true },
+      schema: {
+        summary: "Upload a version's test package",
+        description:
+          "The body is the Android instrumentation APK (app-debug-androidTest.apk), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage> is another app; 400 unsupported_binary when it is not an APK with an <instrumentation> (iOS XCUITest bundles come with a later release). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { 201: TestPackageView, ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { package_name, version } = request.params;
+      let target: Awaited<ReturnType<TestPackagesService["checkBeforeBody"]>>;
+      let digest: ReturnType<typeof parseContentDigest>;
+      try {
+        const length = declaredLength(request.headers["content-length"]);
+        const digestHeader = request.headers["content-digest"];
+        digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
+        target = await testPackages.checkBeforeBody(
+          principalOf(request).organizationId,
+          package_name,
+          version,
+          length,
+        );
+      } catch (error) {
+        closeAfterAnswer(request, reply);
+        throw error;
+      }
+      if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
+
+      try {
+        const record = await testPackages.receive(target, uploadBody(request), digest);
+        return reply
+          .code(201)
+          .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}/test-package`)
+          .send(testPackageView(target.app, target.version, record));
+      } catch (error) {
+        const settled = settleBodyFailure(request, reply, error, "test package upload");
+        if (settled) return settled;
+        if (error instanceof ApiError && error.code === "file_size_exceeded")
+          reply.header("connection", "close");
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    "/v1/apps/:package_name/versions/:version/test-package",
+    {
+      schema: {
+        summary: "Get a version's test package (HEAD: is it there?)",
+        description:
+          "HEAD answers 200 when the version has a test package and 404 when not: the check before an upload.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { 200: TestPackageView, ...ProblemResponses },
+      },
+    },
+    async (request) => {
+      const found = await testPackages.get(
+        principalOf(request).organizationId,
+        request.params.package_name,
+        request.params.version,
+      );
+      return testPackageView(found.app, found.version, found.testPackage);
+    },
+  );
+
+  app.get(
+    "/v1/apps/:package_name/versions/:version/test-package/binary",
+    {
+      schema: {
+        summary: "Download a version's test package",
+        description:
+          "Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.",
+        tags: ["apps"],
+        params: VersionParams,
+        response: { ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const {
+        app: target,
+        version,
+        testPackage,
+      } = await testPackages.get(
+        principalOf(request).organizationId,
+        request.params.package_name,
+        request.params.version,
+      );
+      return sendStoredFile(request, reply, {
+        size: testPackage.sizeBytes,
+        sha256: testPackage.sha256,
+        contentType: "application/octet-stream",
+        // The name ends in .apk: adb installs nothing else.
+        fileName: `${target.packageName}-${version.version}-androidTest.apk`,
+        what: "test package",
+        open: (range) => testPackages.read(testPackage, range),
+      });
+    },
+  );
+};

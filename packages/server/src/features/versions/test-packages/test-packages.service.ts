@@ -1,0 +1,176 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import type { FastifyBaseLogger } from "fastify";
+import type { Clock } from "../../../clock.ts";
+import { isoTime } from "../../../clock.ts";
+import { ApiError } from "../../../errors.ts";
+import { newId, timeOfId } from "../../../ids.ts";
+import type { BlobStore, ByteRange } from "../../../storage/index.ts";
+import type { AppRecord } from "../../apps/index.ts";
+import { inspectTestPackage, UnsupportedBinaryError, XctestNotSupportedError } from "../inspection/index.ts";
+import type { ExpectedDigest } from "../upload/content-digest.ts";
+import { fileSizeExceeded, receiveVerified } from "../upload/receive-verified.ts";
+import type { VersionRecord } from "../versions.repo.ts";
+import type { VersionsService } from "../versions.service.ts";
+import type { TestPackageRecord, TestPackagesRepo } from "./test-packages.repo.ts";
+
+export interface TestPackagesServiceOptions {
+  repo: TestPackagesRepo;
+  versions: VersionsService;
+  store: BlobStore;
+  clock: Clock;
+  /** The version uploads' staging directory: its clean-up at start-up covers these bodies too. */
+  stagingDir: string;
+  maxUploadBytes: number;
+  bodyIdleTimeoutMs?: number;
+}
+
+export interface TestPackageTarget {
+  app: AppRecord;
+  version: VersionRecord;
+}
+
+const KEY_PREFIX = "test-packages/";
+/** Blobs younger than this are never swept: their upload may still be about to record them. */
+const sweepGraceMs = 10 * 60 * 1000;
+
+/** Test packages (API.md §4b): uploaded after their version, by the same rules as the version's binary. */
+export class TestPackagesService {
+  constructor(private readonly options: TestPackagesServiceOptions) {}
+
+  /**
+   * Everything an upload can be refused for from its headers alone, decided before a byte of the body is
+   * read: unknown app or version (404), a test package already there (409), declared size over the limit (413).
+   */
+  async checkBeforeBody(
+    organizationId: string,
+    packageName: string,
+    version: string,
+    contentLength: number | undefined,
+  ): Promise<TestPackageTarget> {
+    const target = await this.options.versions.get(organizationId, packageName, version);
+    if (await this.options.repo.find(target.version.id)) throw this.exists(packageName, version);
+    const { maxUploadBytes } = this.options;
+    if (contentLength !== undefined && contentLength > maxUploadBytes) {
+      throw fileSizeExceeded(
+        maxUploadBytes,
+        `The test package is ${contentLength} bytes; the limit is ${maxUploadBytes} bytes.`,
+      );
+    }
+    return target;
+  }
+
+  private exists(packageName: string, version: string): ApiError {
+    return new ApiError("test_package_exists", {
+      detail: `Version ${version} of ${packageName} has a test package already; nothing was uploaded.`,
+      fix: `A version has one test package: upload changed tests with a new version. HEAD /v1/apps/${packageName}/versions/${version}/test-package answers 200 when it is there.`,
+    });
+  }
+
+  /**
+   * Receives, verifies and inspects the body, moves it into the store and records it, in that order: until
+   * the record is written there is no test package, and a failure at any step leaves no record and no file.
+   */
+  async receive(
+    target: TestPackageTarget,
+    body: Readable,
+    digest: ExpectedDigest | undefined,
+  ): Promise<TestPackageRecord> {
+    const { store, repo, clock, stagingDir } = this.options;
+    const { app, version } = target;
+    const blobId = newId("blob", clock.now());
+    const staged = path.join(stagingDir, `${blobId}.part`);
+    try {
+      const received = await receiveVerified(body, staged, this.options, digest);
+      const test = await this.inspect(staged, received.size);
+      if (test.target_package !== app.packageName) {
+        throw new ApiError("test_package_mismatch", {
+          detail: `This test APK (${test.package_name}) instruments ${test.target_package}, but it was uploaded for ${app.packageName} ${version.version}.`,
+          fix: `Upload the test APK built with ${app.packageName} (its <instrumentation android:targetPackage> must be ${app.packageName}), or upload this one to a version of ${test.target_package}.`,
+          extra: { package_name: app.packageName, target_package: test.target_package },
+        });
+      }
+      const record: TestPackageRecord = {
+        appVersionId: version.id,
+        format: "apk",
+        sizeBytes: received.size,
+        sha256: received.sha256.toString("hex"),
+        blobKey: `${KEY_PREFIX}${app.organizationId}/${blobId}`,
+        test,
+        createdAt: isoTime(clock.now()),
+      };
+      await store.putFile(record.blobKey, staged);
+      let recorded = false;
+      try {
+        recorded = await repo.insert(record);
+      } finally {
+        if (!recorded) await store.delete(record.blobKey);
+      }
+      if (!recorded) throw this.exists(app.packageName, version.version);
+      return record;
+    } finally {
+      await rm(staged, { force: true });
+    }
+  }
+
+  private async inspect(file: string, size: number) {
+    if (size === 0) {
+      throw new ApiError("unsupported_binary", {
+        detail: "The body is empty.",
+        fix: "Send the test APK itself as the request body (for example curl -T app-debug-androidTest.apk).",
+      });
+    }
+    try {
+      return await inspectTestPackage(file);
+    } catch (error) {
+      if (error instanceof XctestNotSupportedError) {
+        throw new ApiError("unsupported_binary", {
+          reason: "xctest_not_supported",
+          detail: `The body is ${error.message}; this server takes Android instrumentation APKs only.`,
+          fix: "iOS test bundles (XCUITest) are accepted from a later release; for now upload Android instrumentation APKs (app-debug-androidTest.apk) only.",
+        });
+      }
+      if (!(error instanceof UnsupportedBinaryError)) throw error;
+      throw new ApiError("unsupported_binary", {
+        detail: `The body is not an Android instrumentation APK: ${error.message}`,
+        fix: "Upload the test APK Gradle builds (assembleAndroidTest: app/build/outputs/apk/androidTest/debug/app-debug-androidTest.apk), whose manifest has an <instrumentation> element.",
+      });
+    }
+  }
+
+  /** The version and its test package; 404 app_not_found / app_version_not_found / test_package_not_found. */
+  async get(organizationId: string, packageName: string, version: string) {
+    const target = await this.options.versions.get(organizationId, packageName, version);
+    const record = await this.options.repo.find(target.version.id);
+    if (!record) {
+      throw new ApiError("test_package_not_found", {
+        detail: `Version ${version} of ${packageName} has no test package.`,
+      });
+    }
+    return { ...target, testPackage: record };
+  }
+
+  read(record: TestPackageRecord, range?: ByteRange): Promise<Readable> {
+    return this.options.store.read(record.blobKey, range);
+  }
+
+  /**
+   * Start-up housekeeping after a crash: test package blobs no record refers to (an upload that died between
+   * storing and recording). The staging directory is emptied by the versions' clean-up.
+   */
+  async cleanUp(log: FastifyBaseLogger): Promise<void> {
+    const { store, repo, clock } = this.options;
+    for await (const key of store.keys()) {
+      if (!key.startsWith(KEY_PREFIX)) continue;
+      if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
+      if (await repo.isReferenced(key)) continue;
+      try {
+        await store.delete(key);
+        log.info({ key }, "removed a stored test package no version refers to");
+      } catch (error) {
+        log.warn({ key, err: error }, "could not remove an object no test package refers to");
+      }
+    }
+  }
+}
