@@ -266,6 +266,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/apps/{package_name}/versions/{version}/test-package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a version's test package (HEAD: is it there?)
+         * @description HEAD answers 200 when the version has a test package and 404 when not: the check before an upload.
+         */
+        get: operations["getTestPackage"];
+        /**
+         * Upload a version's test package
+         * @description The body is the Android instrumentation APK (app-debug-androidTest.apk), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage> is another app; 400 unsupported_binary when it is not an APK with an <instrumentation> (iOS XCUITest bundles come with a later release). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.
+         */
+        put: operations["uploadTestPackage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{package_name}/versions/{version}/test-package/binary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a version's test package
+         * @description Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.
+         */
+        get: operations["downloadTestPackageBinary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/testplans": {
         parameters: {
             query?: never;
@@ -728,6 +772,33 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             binary: components["schemas"]["BinaryMetadata"];
+            /** @description The version's test package (PUT …/test-package), null when it has none. */
+            test_package: {
+                /** @description The app's package name (the version's, not the test APK's) */
+                package_name: string;
+                version: string;
+                /**
+                 * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
+                 * @enum {string}
+                 */
+                format: "apk" | "xctest";
+                size_bytes: number;
+                /** @description Hex SHA-256 of the package */
+                sha256: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description What the server read from the package itself. */
+                test: {
+                    /** @description The test APK's own package, e.g. com.example.app.test */
+                    package_name: string;
+                    /** @description <instrumentation android:name>, e.g. androidx.test.runner.AndroidJUnitRunner */
+                    runner: string;
+                    /** @description <instrumentation android:targetPackage>: the app under test */
+                    target_package: string;
+                    min_sdk: number | null;
+                    target_sdk: number | null;
+                };
+            } | null;
         };
         DeviceSpec: {
             platform: components["schemas"]["Platform"];
@@ -2447,6 +2518,355 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The binary as it was uploaded. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTestPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A version's test package (API.md §4b). */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The app's package name (the version's, not the test APK's) */
+                        package_name: string;
+                        version: string;
+                        /**
+                         * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
+                         * @enum {string}
+                         */
+                        format: "apk" | "xctest";
+                        size_bytes: number;
+                        /** @description Hex SHA-256 of the package */
+                        sha256: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description What the server read from the package itself. */
+                        test: {
+                            /** @description The test APK's own package, e.g. com.example.app.test */
+                            package_name: string;
+                            /** @description <instrumentation android:name>, e.g. androidx.test.runner.AndroidJUnitRunner */
+                            runner: string;
+                            /** @description <instrumentation android:targetPackage>: the app under test */
+                            target_package: string;
+                            min_sdk: number | null;
+                            target_sdk: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadTestPackage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match. */
+                "content-digest"?: string;
+            };
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        /** @description The Android instrumentation APK (app-debug-androidTest.apk), streamed; Content-Length or chunked. */
+        requestBody: {
+            content: {
+                "application/octet-stream": Blob;
+            };
+        };
+        responses: {
+            /** @description A version's test package (API.md §4b). */
+            201: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description Where the created resource is. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The app's package name (the version's, not the test APK's) */
+                        package_name: string;
+                        version: string;
+                        /**
+                         * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
+                         * @enum {string}
+                         */
+                        format: "apk" | "xctest";
+                        size_bytes: number;
+                        /** @description Hex SHA-256 of the package */
+                        sha256: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description What the server read from the package itself. */
+                        test: {
+                            /** @description The test APK's own package, e.g. com.example.app.test */
+                            package_name: string;
+                            /** @description <instrumentation android:name>, e.g. androidx.test.runner.AndroidJUnitRunner */
+                            runner: string;
+                            /** @description <instrumentation android:targetPackage>: the app under test */
+                            target_package: string;
+                            min_sdk: number | null;
+                            target_sdk: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadTestPackageBinary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test package as it was uploaded. */
             200: {
                 headers: {
                     /** @description The quoted hex SHA-256 of the whole file. */
