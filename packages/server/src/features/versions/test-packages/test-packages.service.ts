@@ -31,7 +31,8 @@ export interface TestPackageTarget {
   version: VersionRecord;
 }
 
-const KEY_PREFIX = "test-packages/";
+/** Blob keys start with [a-z0-9]+ (assertValidKey): no hyphen. */
+const KEY_PREFIX = "testpackages/";
 /** Blobs younger than this are never swept: their upload may still be about to record them. */
 const sweepGraceMs = 10 * 60 * 1000;
 

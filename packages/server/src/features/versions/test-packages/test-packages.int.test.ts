@@ -1,0 +1,200 @@
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, startTestServer, type TestServer } from "../../../../test/harness.ts";
+import { RawConnection } from "../../../../test/raw-http.ts";
+
+const fixtures = fileURLToPath(new URL("../../../../test/fixtures/binaries/", import.meta.url));
+const fixture = (name: string) => readFile(path.join(fixtures, name));
+
+let server: TestServer;
+let headers: Record<string, string>;
+let testApk: Buffer;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
+  headers = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  testApk = await fixture("app-basic-androidTest.apk");
+  const created = await call(`${server.baseUrl}/apps`, {
+    headers,
+    json: { package_name: "com.example.basic", platform: "android" },
+  });
+  expect(created.status).toBe(201);
+  const app = await fixture("app-basic.apk");
+  for (const version of ["1.0.0", "1.0.1", "1.0.2", "1.0.3", "1.0.4"]) {
+    const uploaded = await put(versionUrl(version), app);
+    expect(uploaded.status).toBe(201);
+  }
+});
+afterAll(() => server.close());
+
+const versionUrl = (version: string) => `${server.baseUrl}/apps/com.example.basic/versions/${version}`;
+const packageUrl = (version: string) => `${versionUrl(version)}/test-package`;
+
+function put(url: string, body: Buffer) {
+  return fetch(url, {
+    method: "PUT",
+    headers: { ...headers, "content-type": "application/octet-stream" },
+    body,
+  }).then(async (response) => ({
+    status: response.status,
+    headers: response.headers,
+    // biome-ignore lint/suspicious/noExplicitAny: tests assert on response bodies field by field
+    body: (await response.json()) as any,
+  }));
+}
+
+/** Files in the data dir (staging, local blobs) and objects in the blob store, wherever it is. */
+async function storedFiles(): Promise<string[]> {
+  const root = server.config.dataDir;
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !file.startsWith("testbay.db"));
+  if (!server.config.storageUrl.startsWith("file:")) {
+    for await (const key of server.app.services.blobs.keys()) files.push(`store:${key}`);
+  }
+  return files.sort();
+}
+
+const expectedObject = {
+  package_name: "com.example.basic",
+  version: "1.0.0",
+  format: "apk",
+  test: {
+    package_name: "com.example.basic.test",
+    runner: "androidx.test.runner.AndroidJUnitRunner",
+    target_package: "com.example.basic",
+    min_sdk: 24,
+    target_sdk: 34,
+  },
+};
+
+describe("test packages", () => {
+  it("stores an instrumentation APK: 201 with what its manifest says, then GET, HEAD and the version show it", async () => {
+    expect((await call(packageUrl("1.0.0"), { headers })).body.code).toBe("test_package_not_found");
+    const head404 = await fetch(packageUrl("1.0.0"), { method: "HEAD", headers });
+    expect(head404.status).toBe(404);
+
+    const uploaded = await put(packageUrl("1.0.0"), testApk);
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.headers.get("location")).toBe("/v1/apps/com.example.basic/versions/1.0.0/test-package");
+    expect(uploaded.body).toMatchObject({
+      ...expectedObject,
+      size_bytes: testApk.length,
+      sha256: createHash("sha256").update(testApk).digest("hex"),
+    });
+
+    const got = await call(packageUrl("1.0.0"), { headers });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(uploaded.body);
+    expect((await fetch(packageUrl("1.0.0"), { method: "HEAD", headers })).status).toBe(200);
+
+    const version = await call(versionUrl("1.0.0"), { headers });
+    expect(version.body.test_package).toEqual(uploaded.body);
+    const list = await call(`${server.baseUrl}/apps/com.example.basic/versions`, { headers });
+    const byVersion = new Map(list.body.items.map((item: { version: string }) => [item.version, item]));
+    expect((byVersion.get("1.0.0") as { test_package: unknown }).test_package).toEqual(uploaded.body);
+    expect((byVersion.get("1.0.1") as { test_package: unknown }).test_package).toBeNull();
+  });
+
+  it("serves the bytes, whole and by Range, to agents too", async () => {
+    const agent = { "x-api-key": await server.token(await server.createClient("acme", "agent")) };
+    const whole = await fetch(`${packageUrl("1.0.0")}/binary`, { headers: agent });
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-disposition")).toMatch(/\.apk"?$/);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(testApk)).toBe(true);
+
+    const part = await fetch(`${packageUrl("1.0.0")}/binary`, {
+      headers: { ...agent, range: "bytes=10-19" },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe(`bytes 10-19/${testApk.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(testApk.subarray(10, 20))).toBe(true);
+  });
+
+  it("refuses a test APK that instruments another app with 400 naming both, and keeps nothing", async () => {
+    const before = await storedFiles();
+    const refused = await put(packageUrl("1.0.1"), await fixture("app-other-androidTest.apk"));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: "test_package_mismatch",
+      package_name: "com.example.basic",
+      target_package: "com.example.other",
+    });
+    expect(refused.body.detail).toMatch(/com\.example\.other/);
+    expect(refused.body.detail).toMatch(/com\.example\.basic/);
+    expect(refused.body.fix).toBeTruthy();
+    expect((await call(packageUrl("1.0.1"), { headers })).status).toBe(404);
+    expect(await storedFiles()).toEqual(before);
+  });
+
+  it("refuses an app APK (no <instrumentation>) and a zip that is no APK with unsupported_binary", async () => {
+    for (const file of ["app-basic.apk", "plain.zip"]) {
+      const refused = await put(packageUrl("1.0.2"), await fixture(file));
+      expect(refused.status, file).toBe(400);
+      expect(refused.body.code, file).toBe("unsupported_binary");
+      expect(refused.body.fix, file).toMatch(/androidTest/);
+    }
+    expect((await call(packageUrl("1.0.2"), { headers })).status).toBe(404);
+  });
+
+  it("answers 409 test_package_exists from the headers: no 100 Continue, no body read", async () => {
+    expect((await put(packageUrl("1.0.3"), testApk)).status).toBe(201);
+    const connection = await RawConnection.open(server.origin);
+    connection.send(
+      `PUT /v1/apps/com.example.basic/versions/1.0.3/test-package HTTP/1.1\r\nHost: x\r\nx-api-key: ${headers["x-api-key"]}\r\n` +
+        `Content-Type: application/octet-stream\r\nContent-Length: ${testApk.length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    const response = await connection.finalResponse();
+    const closed = await connection.closedByServer();
+    connection.destroy();
+    expect(response.status).toBe(409);
+    expect(response.json).toMatchObject({ code: "test_package_exists" });
+    expect(response.json.fix).toBeTruthy();
+    expect(connection.text.startsWith("HTTP/1.1 100")).toBe(false);
+    expect(closed).toBe(true);
+  });
+
+  it("sends 100 Continue for a test package it wants, then takes the body", async () => {
+    const connection = await RawConnection.open(server.origin);
+    connection.send(
+      `PUT /v1/apps/com.example.basic/versions/1.0.4/test-package HTTP/1.1\r\nHost: x\r\nx-api-key: ${headers["x-api-key"]}\r\n` +
+        `Content-Length: ${testApk.length}\r\nExpect: 100-continue\r\n\r\n`,
+    );
+    await connection.waitFor((received) => received.startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
+    await connection.sendBody(testApk);
+    const response = await connection.finalResponse();
+    connection.destroy();
+    expect(response.status).toBe(201);
+  });
+
+  it("answers 404 for an unknown version or app, before the body", async () => {
+    const unknownVersion = await put(packageUrl("9.9.9"), testApk);
+    expect(unknownVersion.status).toBe(404);
+    expect(unknownVersion.body.code).toBe("app_version_not_found");
+    const unknownApp = await put(
+      `${server.baseUrl}/apps/com.example.nope/versions/1.0.0/test-package`,
+      testApk,
+    );
+    expect(unknownApp.body.code).toBe("app_not_found");
+    expect((await call(`${packageUrl("9.9.9")}/binary`, { headers })).body.code).toBe(
+      "app_version_not_found",
+    );
+  });
+
+  it("is invisible to another organization", async () => {
+    const other = { "x-api-key": await server.token(await server.createClient("globex", "ci")) };
+    expect((await call(packageUrl("1.0.0"), { headers: other })).status).toBe(404);
+    expect((await call(`${packageUrl("1.0.0")}/binary`, { headers: other })).status).toBe(404);
+    const put404 = await fetch(packageUrl("1.0.1"), {
+      method: "PUT",
+      headers: { ...other, "content-type": "application/octet-stream" },
+      body: testApk,
+    });
+    expect(put404.status).toBe(404);
+  });
+});
