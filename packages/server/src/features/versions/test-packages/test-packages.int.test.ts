@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../../test/harness.ts";
 import { RawConnection } from "../../../../test/raw-http.ts";
+import { makeTestZip } from "../inspection/make-test-zip.ts";
 
 const fixtures = fileURLToPath(new URL("../../../../test/fixtures/binaries/", import.meta.url));
 const fixture = (name: string) => readFile(path.join(fixtures, name));
@@ -140,6 +141,17 @@ describe("test packages", () => {
       expect(refused.body.fix, file).toMatch(/androidTest/);
     }
     expect((await call(packageUrl("1.0.2"), { headers })).status).toBe(404);
+  });
+
+  it("refuses an iOS XCUITest bundle with unsupported_binary, saying iOS test bundles come later", async () => {
+    const xctest = makeTestZip([
+      { name: "App_iphoneos17.0-arm64.xctestrun", data: Buffer.from("<plist/>") },
+      { name: "Debug-iphoneos/AppUITests-Runner.app/Info.plist", data: Buffer.from("<plist/>") },
+    ]);
+    const refused = await put(packageUrl("1.0.2"), xctest);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_not_supported" });
+    expect(refused.body.fix).toMatch(/later release/);
   });
 
   it("answers 409 test_package_exists from the headers: no 100 Continue, no body read", async () => {
