@@ -254,7 +254,7 @@ async function assemble(
   await app.register(versionsRoutes, { versions });
   await app.register(testPackagesRoutes, { testPackages });
   await app.register(testPlansRoutes, { plans });
-  await app.register(triggersRoutes, { triggers, idempotency });
+  await app.register(triggersRoutes, { triggers, idempotency, executions });
   await app.register(executionsRoutes, { executions });
   await app.register(resultsRoutes, { executions, results, logs, store });
   await app.register(agentRoutes, { agents });

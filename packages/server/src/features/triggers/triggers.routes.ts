@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
-import { executionView } from "../executions/index.ts";
+import type { ExecutionsService } from "../executions/index.ts";
 import { fingerprint, type IdempotencyStore, type StoredResponse } from "./idempotency.ts";
 import { BatchTriggerBody, BatchTriggerResponse, TriggerBody, TriggerResponse } from "./triggers.schemas.ts";
 import { batchResponse, type TriggersService } from "./triggers.service.ts";
@@ -83,7 +83,9 @@ function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
 export const triggersRoutes: FastifyPluginAsyncTypebox<{
   triggers: TriggersService;
   idempotency: IdempotencyStore;
-}> = async (app, { triggers, idempotency }) => {
+  /** Views with waiting_reason, as GET /executions/{id} shows them. */
+  executions: ExecutionsService;
+}> = async (app, { triggers, idempotency, executions }) => {
   const triggerPlans = (
     request: FastifyRequest,
     body: { package_name: string; version: string; env?: Record<string, string> },
@@ -126,7 +128,9 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
             fix: failed?.fix,
           });
         }
-        return asStored(200, { execution: executionView(execution) });
+        return asStored(200, {
+          execution: await executions.view(principalOf(request).organizationId, execution),
+        });
       }),
   );
 
@@ -147,7 +151,8 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) =>
       once(idempotency, request, reply, async () => {
         const outcome = await triggerPlans(request, request.body, request.body.test_plan_ids);
-        const response = batchResponse(outcome);
+        const views = await executions.views(principalOf(request).organizationId, outcome.executions);
+        const response = batchResponse(outcome, views);
         if (response instanceof ApiError) throw response;
         return asStored(response.status, response.body);
       }),

@@ -3,12 +3,7 @@ import { isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
-import {
-  type ExecutionRecord,
-  type ExecutionsRepo,
-  emptySummary,
-  executionView,
-} from "../executions/index.ts";
+import { type ExecutionRecord, type ExecutionsRepo, emptySummary } from "../executions/index.ts";
 import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
 
@@ -151,8 +146,9 @@ function otherApp(plan: TestPlanRecord, app: AppRecord): ApiError {
 /** The batch response: 200 when every plan started, 207 when some did, an error status when none did. */
 export function batchResponse(
   outcome: TriggerOutcome,
+  /** The views of outcome.executions, in order. */
+  executions: unknown[],
 ): { status: number; body: Record<string, unknown> } | ApiError {
-  const executions = outcome.executions.map(executionView);
   if (outcome.failed.length === 0) return { status: 200, body: { executions, failed_executions: [] } };
   if (executions.length > 0) return { status: 207, body: { executions, failed_executions: outcome.failed } };
 
