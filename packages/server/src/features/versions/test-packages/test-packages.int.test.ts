@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../../test/harness.ts";
 import { RawConnection } from "../../../../test/raw-http.ts";
+import { newId } from "../../../ids.ts";
 import { makeTestZip } from "../inspection/make-test-zip.ts";
 
 const fixtures = fileURLToPath(new URL("../../../../test/fixtures/binaries/", import.meta.url));
@@ -208,5 +209,22 @@ describe("test packages", () => {
       body: testApk,
     });
     expect(put404.status).toBe(404);
+  });
+
+  it("removes on start a stored test package no record refers to (a crash between store and record)", async () => {
+    const blobs = path.join(server.config.dataDir, "blobs", "testpackages", "org_crashed");
+    await mkdir(blobs, { recursive: true });
+    const orphan = newId("blob", server.clock.now() - 60 * 60 * 1000);
+    const fresh = newId("blob", server.clock.now());
+    await writeFile(path.join(blobs, orphan), "stored, never recorded");
+    await writeFile(path.join(blobs, fresh), "an upload in flight on another instance");
+
+    const restarted = await startTestServer({ shareWith: server, clock: server.clock });
+    await restarted.close();
+    const left = await storedFiles();
+    expect(left).not.toContain(`blobs/testpackages/org_crashed/${orphan}`);
+    expect(left).toContain(`blobs/testpackages/org_crashed/${fresh}`);
+    // Recorded test packages are untouched.
+    expect((await fetch(`${packageUrl("1.0.0")}/binary`, { headers })).status).toBe(200);
   });
 });
