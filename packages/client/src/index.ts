@@ -14,7 +14,7 @@ export type {
   RunStatus,
 } from "./sdk/agent-api.ts";
 export type { components, operations, paths } from "./sdk/api.generated.ts";
-export { Testbay, type TestbayOptions } from "./sdk/client.ts";
+export { type Download, Testbay, type TestbayOptions } from "./sdk/client.ts";
 export { type Clock, FakeClock, type Random, seededRandom, systemClock } from "./sdk/clock.ts";
 export {
   type ErrorCode,
@@ -41,7 +41,12 @@ export {
 export { TokenCache, type TokenResponse } from "./sdk/token-cache.ts";
 export type { ResponseEvent } from "./sdk/transport.ts";
 export {
+  compareTestPackage,
+  differentTestPackageError,
   sha256File,
+  type TestPackageComparison,
+  type TestPackageUploadOptions,
+  type TestPackageUploadResult,
   type UploadOptions,
   type UploadOutcome,
   type UploadProgress,

@@ -7,7 +7,7 @@ import { TestbayApiError } from "../sdk/errors.ts";
 import type { BatchTriggerResult, Execution } from "../sdk/models.ts";
 import type { RetryEvent } from "../sdk/retry-policy.ts";
 import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
-import type { UploadResult } from "../sdk/upload.ts";
+import type { TestPackageUploadResult, UploadProgress, UploadResult } from "../sdk/upload.ts";
 import { type ConnectionFlags, resolveConfig, urlWarning } from "./config.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { ExitCode, exitCodeFor, UsageError } from "./exit-codes.ts";
@@ -108,39 +108,53 @@ function retryLine(event: RetryEvent): string {
   return `note: ${event.method} ${event.path} met ${what}; retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt + 2}).`;
 }
 
-async function checkFile(session: Session, file: string): Promise<string> {
+async function checkFile(session: Session, file: string, flag = "--file"): Promise<string> {
   const resolved = session.resolvePath(file);
   try {
     await access(resolved);
   } catch {
-    throw new UsageError(`--file ${file}: no such file (looked for ${resolved}).`);
+    throw new UsageError(`${flag} ${file}: no such file (looked for ${resolved}).`);
   }
   return resolved;
+}
+
+/** A line per attempt where no bar is drawn (CI logs), so a log shows that a transfer started or restarted. */
+function progressReporter(
+  session: Session,
+  label: string,
+): {
+  onProgress: (p: UploadProgress) => void;
+  stop: () => void;
+} {
+  const progress = uploadProgress(session.io.stderr, session.io.env, `Uploading ${label}`);
+  let announced = -1;
+  return {
+    onProgress: (p) => {
+      if (!progress.isBar && p.attempt !== announced) {
+        announced = p.attempt;
+        session.say(
+          `Uploading ${label} (${formatBytes(p.totalBytes)})${p.attempt > 0 ? `, attempt ${p.attempt + 1}` : ""}…`,
+        );
+      }
+      progress.update(p);
+    },
+    stop: () => progress.stop(),
+  };
 }
 
 async function upload(
   session: Session,
   options: { app: string; version: string; file: string },
 ): Promise<UploadResult> {
-  const file = await checkFile(session, options.file);
+  const file = options.file;
   const label = `${options.app} ${options.version}`;
-  const progress = uploadProgress(session.io.stderr, session.io.env, `Uploading ${label}`);
-  let announced = -1;
+  const progress = progressReporter(session, label);
   try {
     const result = await session.testbay().versions.upload({
       packageName: options.app,
       version: options.version,
       file,
-      onProgress: (p) => {
-        // Without a bar (CI logs), one line per attempt says that the transfer started.
-        if (!progress.isBar && p.attempt !== announced) {
-          announced = p.attempt;
-          session.say(
-            `Uploading ${label} (${formatBytes(p.totalBytes)})${p.attempt > 0 ? `, attempt ${p.attempt + 1}` : ""}…`,
-          );
-        }
-        progress.update(p);
-      },
+      onProgress: progress.onProgress,
     });
     progress.stop();
     if (result.outcome === "skipped") {
@@ -161,6 +175,48 @@ async function upload(
 
 function uploadJson(result: UploadResult) {
   return { outcome: result.outcome, size_bytes: result.sizeBytes, version: result.version ?? null };
+}
+
+/** The test package, after the version's binary (the server refuses it for a version it does not know). */
+async function uploadTests(
+  session: Session,
+  options: { app: string; version: string; testFile: string },
+): Promise<TestPackageUploadResult> {
+  const label = `the test package of ${options.app} ${options.version}`;
+  const progress = progressReporter(session, label);
+  try {
+    const result = await session
+      .testbay()
+      .versions.uploadTestPackage(options.app, options.version, options.testFile, {
+        onProgress: progress.onProgress,
+      });
+    progress.stop();
+    const { sha256, test } = result.testPackage;
+    const what = `sha256 ${sha256.slice(0, 12)}…, ${test.package_name} instrumenting ${test.target_package}`;
+    if (result.outcome === "skipped") {
+      session.say(
+        `${capitalize(label)} is uploaded already, the same file (${what}): skipped the upload (nothing was transferred).`,
+      );
+    } else if (result.outcome === "already_landed") {
+      session.say(
+        `${capitalize(label)} was stored by an earlier attempt of this upload (same sha256): nothing more to do.`,
+      );
+    } else {
+      session.say(`Uploaded ${label}: ${formatBytes(result.sizeBytes)}, ${what}.`);
+    }
+    return result;
+  } catch (error) {
+    progress.stop();
+    throw error;
+  }
+}
+
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function testPackageJson(result: TestPackageUploadResult | undefined) {
+  return result
+    ? { outcome: result.outcome, size_bytes: result.sizeBytes, test_package: result.testPackage }
+    : null;
 }
 
 /** The batch trigger: one call for all plans; failures to start are reported plan by plan (rule 6). */
@@ -263,9 +319,22 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .requiredOption("--app <package>", "package name (exact, case-sensitive)")
     .requiredOption("--version <version>", "version identifier")
     .requiredOption("--file <path>", "the APK, AAB, IPA or zipped .app")
-    .action(async (options: { app: string; version: string; file: string }) => {
-      const result = await upload(session, options);
-      setOutcome({ code: ExitCode.ok, json: uploadJson(result) });
+    .option(
+      "--test-file <path>",
+      "the test APK (app-debug-androidTest.apk), uploaded after the build; skipped when the version has this very file, refused when it has another",
+    )
+    .action(async (options: { app: string; version: string; file: string; testFile?: string }) => {
+      // Both files are looked for before anything is sent: a typo must not leave a version without its tests.
+      const file = await checkFile(session, options.file);
+      const testFile = options.testFile
+        ? await checkFile(session, options.testFile, "--test-file")
+        : undefined;
+      const result = await upload(session, { ...options, file });
+      const tests = testFile ? await uploadTests(session, { ...options, testFile }) : undefined;
+      setOutcome({
+        code: ExitCode.ok,
+        json: { ...uploadJson(result), test_package_upload: testPackageJson(tests) },
+      });
     });
 
   program
@@ -289,6 +358,10 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .requiredOption("--app <package>", "package name (exact, case-sensitive)")
     .requiredOption("--version <version>", "version identifier")
     .option("--file <path>", "the build to upload first (skipped when the version is registered)")
+    .option(
+      "--test-file <path>",
+      "the test APK to upload after the build, before the trigger (skipped when the version has this very file, refused when it has another)",
+    )
     .option("--plan <id>", "test plan ID (repeat, or separate with commas)", collect, [] as string[])
     .option("--wait", "wait until every execution ends, then print a summary")
     .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
@@ -298,6 +371,7 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
         app: string;
         version: string;
         file?: string;
+        testFile?: string;
         plan: string[];
         wait?: boolean;
         timeout: string;
@@ -307,13 +381,19 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
         if (options.junit && !options.wait)
           throw new UsageError("--junit needs --wait: the report is written once all executions end.");
         if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
+        const file = options.file ? await checkFile(session, options.file) : undefined;
+        const testFile = options.testFile
+          ? await checkFile(session, options.testFile, "--test-file")
+          : undefined;
         const testbay = session.testbay();
-        const uploaded = options.file ? await upload(session, { ...options, file: options.file }) : undefined;
+        const uploaded = file ? await upload(session, { ...options, file }) : undefined;
+        const tests = testFile ? await uploadTests(session, { ...options, testFile }) : undefined;
 
         const batch = await trigger(session, options);
         const failed = batch.failed_executions;
         const report: Record<string, unknown> = {
           upload: uploaded ? uploadJson(uploaded) : null,
+          test_package_upload: testPackageJson(tests),
           executions: batch.executions,
           failed_executions: failed,
         };

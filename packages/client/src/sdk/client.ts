@@ -18,6 +18,7 @@ import type {
   Page,
   PageQuery,
   PatchTestPlan,
+  TestPackage,
   TestPlan,
   TestPlanQuery,
   TriggerRequest,
@@ -28,7 +29,14 @@ import { defaultPacingPolicy, Pacer, type PacingPolicy } from "./pacing.ts";
 import { type RetryEvent, type RetryOptions, RetryPolicy } from "./retry-policy.ts";
 import { TokenCache, type TokenResponse } from "./token-cache.ts";
 import { type CallOptions, type FetchLike, type ResponseEvent, segment, Transport } from "./transport.ts";
-import { type UploadOptions, type UploadResult, uploadVersion } from "./upload.ts";
+import {
+  type TestPackageUploadOptions,
+  type TestPackageUploadResult,
+  type UploadOptions,
+  type UploadResult,
+  uploadTestPackage,
+  uploadVersion,
+} from "./upload.ts";
 
 export interface TestbayOptions {
   /** `{base_url}`, e.g. `http://127.0.0.1:8080/v1`. */
@@ -50,6 +58,13 @@ export interface TestbayOptions {
   onResponse?: ((event: ResponseEvent) => void) | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
   userAgent?: string | undefined;
+}
+
+/** A downloaded file: the status (200, or 206 for a range), its SHA-256 from the ETag, the bytes written. */
+export interface Download {
+  status: number;
+  sha256: string | undefined;
+  bytes: number;
 }
 
 type ListFn<Q, T> = (query?: Q) => Promise<Page<T>>;
@@ -177,32 +192,82 @@ export class Testbay {
      * `GET …/binary`, written to `destination`. `range` asks for part of it (`{start, end}` inclusive).
      * Returns the status (200, or 206 for a range) and the binary's SHA-256 from the ETag.
      */
-    downloadBinary: async (
+    downloadBinary: (
       packageName: string,
       version: string,
       destination: string,
       range?: { start: number; end?: number },
-    ): Promise<{ status: number; sha256: string | undefined; bytes: number }> => {
-      const response = await this.transport.send({
-        method: "GET",
-        path: `/apps/${segment(packageName)}/versions/${segment(version)}/binary`,
-        headers: {
-          accept: "application/octet-stream",
-          ...(range ? { range: `bytes=${range.start}-${range.end ?? ""}` } : {}),
-        },
-      });
-      let bytes = 0;
-      const source = response.body
-        ? Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)
-        : Readable.from([]);
-      source.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-      });
-      await pipeline(source, createWriteStream(destination));
-      const etag = response.headers.get("etag")?.replaceAll('"', "");
-      return { status: response.status, sha256: etag, bytes };
+    ): Promise<Download> =>
+      this.download(`/apps/${segment(packageName)}/versions/${segment(version)}/binary`, destination, range),
+    /** `GET …/test-package`: the version's test package, or null when it has none (404 test_package_not_found). */
+    testPackage: async (packageName: string, version: string): Promise<TestPackage | null> => {
+      try {
+        return await this.body<TestPackage>({
+          method: "GET",
+          path: `/apps/${segment(packageName)}/versions/${segment(version)}/test-package`,
+        });
+      } catch (error) {
+        // Only this code means "no test package": an unknown app or version is an error of its own.
+        if (error instanceof TestbayApiError && error.code === "test_package_not_found") return null;
+        throw error;
+      }
     },
+    /**
+     * `PUT …/test-package`, streamed from disk, after the version is registered. Skips the transfer when the
+     * version has this very file already; throws a TestbayApiError (409 test_package_exists, reason
+     * different_test_package) when it has another.
+     */
+    uploadTestPackage: (
+      packageName: string,
+      version: string,
+      file: string,
+      options: Omit<TestPackageUploadOptions, "packageName" | "version" | "file"> = {},
+    ): Promise<TestPackageUploadResult> =>
+      uploadTestPackage(this.transport, this.versions.testPackage, {
+        ...options,
+        packageName,
+        version,
+        file,
+      }),
+    /** `GET …/test-package/binary`, written to `destination`; like downloadBinary. */
+    downloadTestPackage: (
+      packageName: string,
+      version: string,
+      destination: string,
+      range?: { start: number; end?: number },
+    ): Promise<Download> =>
+      this.download(
+        `/apps/${segment(packageName)}/versions/${segment(version)}/test-package/binary`,
+        destination,
+        range,
+      ),
   };
+
+  /** A stored file streamed to `destination`, with its SHA-256 from the ETag. */
+  private async download(
+    path: string,
+    destination: string,
+    range: { start: number; end?: number } | undefined,
+  ): Promise<Download> {
+    const response = await this.transport.send({
+      method: "GET",
+      path,
+      headers: {
+        accept: "application/octet-stream",
+        ...(range ? { range: `bytes=${range.start}-${range.end ?? ""}` } : {}),
+      },
+    });
+    let bytes = 0;
+    const source = response.body
+      ? Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)
+      : Readable.from([]);
+    source.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    await pipeline(source, createWriteStream(destination));
+    const etag = response.headers.get("etag")?.replaceAll('"', "");
+    return { status: response.status, sha256: etag, bytes };
+  }
 
   readonly testPlans = {
     create: (plan: CreateTestPlan): Promise<TestPlan> =>

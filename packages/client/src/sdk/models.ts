@@ -36,6 +36,9 @@ export type CreateApp = Schema<"CreateApp">;
 export type BinaryMetadata = Schema<"BinaryMetadata">;
 export type AppVersion = Schema<"AppVersion">;
 
+/** A version's test package (API.md §4b): the instrumentation APK built with it, as the server read it. */
+export type TestPackage = operations["getTestPackage"]["responses"][200]["content"]["application/json"];
+
 export type DeviceSpec = Schema<"DeviceSpec">;
 export type InspectStep = Schema<"InspectStep">;
 export type ShellStep = Schema<"ShellStep">;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { TestbayApiError } from "./errors.ts";
-import type { AppVersion } from "./models.ts";
+import { type Problem, TestbayApiError } from "./errors.ts";
+import type { AppVersion, TestPackage } from "./models.ts";
 import { segment, type Transport } from "./transport.ts";
 
 export interface UploadProgress {
@@ -55,9 +55,52 @@ async function* readWithProgress(file: string, report: (sent: number) => void): 
   }
 }
 
-/** The version turned out to be registered between two attempts of an upload. */
+/** The version (or its test package) turned out to be stored between two attempts of an upload. */
 class RegisteredMeanwhile extends Error {
   override name = "RegisteredMeanwhile";
+}
+
+interface StreamedPut {
+  path: string;
+  file: string;
+  size: number;
+  onProgress: ((progress: UploadProgress) => void) | undefined;
+  deadlineAt: number | undefined;
+  signal: AbortSignal | undefined;
+  /** Whether what this PUT creates exists on the server now (asked before each resend). */
+  landed: () => Promise<boolean>;
+}
+
+/**
+ * A PUT whose body is a file, streamed from disk and read anew for each attempt. Retried after
+ * 502/503/504/429 or a dropped connection (PUT is idempotent: the resource is created once); throws
+ * RegisteredMeanwhile when, before a resend, the resource turns out to exist already.
+ */
+async function putFile<T>(transport: Transport, put: StreamedPut): Promise<T> {
+  let attempt = -1;
+  const response = await transport.json<T>({
+    method: "PUT",
+    path: put.path,
+    deadlineAt: put.deadlineAt,
+    signal: put.signal,
+    // Before sending the file again, ask whether the previous attempt landed after all. Without this, a
+    // resend would meet the server's early 409, which a client still streaming its body may never read
+    // (the server closes with the body unread and the connection is reset).
+    beforeResend: async () => {
+      if (await put.landed()) throw new RegisteredMeanwhile();
+    },
+    body: () => {
+      attempt += 1;
+      const current = attempt;
+      return {
+        body: readWithProgress(put.file, (sentBytes) =>
+          put.onProgress?.({ sentBytes, totalBytes: put.size, attempt: current }),
+        ),
+        headers: { "content-type": "application/octet-stream", "content-length": String(put.size) },
+      };
+    },
+  });
+  return response.body;
 }
 
 /**
@@ -73,47 +116,35 @@ export async function uploadVersion(
   const { packageName, version, file } = options;
   const path = `/apps/${segment(packageName)}/versions/${segment(version)}`;
   const { size } = await stat(file);
-  const common = { deadlineAt: options.deadlineAt, signal: options.signal };
 
   if (options.skipIfRegistered !== false) {
     try {
-      await transport.send({ method: "HEAD", path, ...common });
+      await transport.send({ method: "HEAD", path, deadlineAt: options.deadlineAt, signal: options.signal });
       return { outcome: "skipped", version: undefined, sizeBytes: size };
     } catch (error) {
       if (!(error instanceof TestbayApiError && error.status === 404)) throw error;
     }
   }
 
-  let attempt = -1;
   try {
-    const response = await transport.json<AppVersion>({
-      method: "PUT",
+    const registered = await putFile<AppVersion>(transport, {
       path,
-      ...common,
-      // Before sending the file again, ask whether the previous attempt landed after all. Without this, a
-      // resend would meet the server's early 409, which a client still streaming its body may never read
-      // (the server closes with the body unread and the connection is reset).
-      beforeResend: async () => {
+      file,
+      size,
+      onProgress: options.onProgress,
+      deadlineAt: options.deadlineAt,
+      signal: options.signal,
+      landed: async () => {
         try {
           await getVersion(packageName, version);
+          return true;
         } catch (error) {
-          if (error instanceof TestbayApiError && error.status === 404) return;
+          if (error instanceof TestbayApiError && error.status === 404) return false;
           throw error;
         }
-        throw new RegisteredMeanwhile();
-      },
-      body: () => {
-        attempt += 1;
-        const current = attempt;
-        return {
-          body: readWithProgress(file, (sentBytes) =>
-            options.onProgress?.({ sentBytes, totalBytes: size, attempt: current }),
-          ),
-          headers: { "content-type": "application/octet-stream", "content-length": String(size) },
-        };
       },
     });
-    return { outcome: "uploaded", version: response.body, sizeBytes: size };
+    return { outcome: "uploaded", version: registered, sizeBytes: size };
   } catch (error) {
     const registeredMeanwhile =
       error instanceof RegisteredMeanwhile ||
@@ -136,5 +167,118 @@ export async function uploadVersion(
         fix: "A version is immutable: upload this build under a new version identifier, or trigger the registered one.",
       },
     });
+  }
+}
+
+export interface TestPackageUploadOptions {
+  packageName: string;
+  version: string;
+  /** Path of the test package on disk: the instrumentation APK (app-debug-androidTest.apk). */
+  file: string;
+  onProgress?: (progress: UploadProgress) => void;
+  deadlineAt?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * `uploaded`: this call stored the test package. `skipped`: the version had this very test package already
+ * (sha256 equal), nothing was sent. `already_landed`: the server said 409 (or had it before a resend) and
+ * holds exactly this file: an earlier attempt of this upload had landed.
+ */
+export interface TestPackageUploadResult {
+  outcome: UploadOutcome;
+  testPackage: TestPackage;
+  sizeBytes: number;
+}
+
+/** What the stored test package means for a local file: nothing stored, the same file, or another one. */
+export type TestPackageComparison = "absent" | "same" | "different";
+
+export function compareTestPackage(stored: TestPackage | null, localSha256: string): TestPackageComparison {
+  if (!stored) return "absent";
+  return stored.sha256.toLowerCase() === localSha256.toLowerCase() ? "same" : "different";
+}
+
+const shaPrefix = (sha256: string) => `${sha256.slice(0, 12)}…`;
+
+/**
+ * A version's test package is immutable, so other tests under the same version are refused the way another
+ * binary is (rule 10): naming both files' sha256 and saying to bump the version.
+ */
+export function differentTestPackageError(init: {
+  packageName: string;
+  version: string;
+  file: string;
+  stored: TestPackage;
+  localSha256: string;
+  localBytes: number;
+  problem?: Problem;
+}): TestbayApiError {
+  const { packageName, version, file, stored, localSha256 } = init;
+  return new TestbayApiError({
+    status: 409,
+    method: "PUT",
+    path: `/apps/${segment(packageName)}/versions/${segment(version)}/test-package`,
+    problem: {
+      ...init.problem,
+      code: "test_package_exists",
+      reason: "different_test_package",
+      detail: `${packageName} ${version} has another test package (sha256 ${shaPrefix(stored.sha256)}, ${stored.size_bytes} bytes) than ${file} (sha256 ${shaPrefix(localSha256)}, ${init.localBytes} bytes); a version's test package cannot be replaced.`,
+      fix: `Bump the version: upload this build and these tests under a new version (testbay upload --app ${packageName} --version NEW_VERSION --file APP --test-file ${file}).`,
+    },
+  });
+}
+
+/**
+ * Uploads a version's test package (API.md §4b) after the version, by the rule of the version upload: look
+ * first (GET: the stored package's sha256 decides), no transfer when it is this file, an error that says
+ * "bump the version" when it is another; the PUT streams and retries like the binary's.
+ */
+export async function uploadTestPackage(
+  transport: Transport,
+  getTestPackage: (packageName: string, version: string) => Promise<TestPackage | null>,
+  options: TestPackageUploadOptions,
+): Promise<TestPackageUploadResult> {
+  const { packageName, version, file } = options;
+  const { size } = await stat(file);
+  const judge = async (stored: TestPackage | null, problem?: Problem) => {
+    if (!stored) return undefined;
+    const localSha256 = await sha256File(file);
+    if (compareTestPackage(stored, localSha256) === "same") return stored;
+    throw differentTestPackageError({
+      packageName,
+      version,
+      file,
+      stored,
+      localSha256,
+      localBytes: size,
+      ...(problem ? { problem } : {}),
+    });
+  };
+
+  const before = await judge(await getTestPackage(packageName, version));
+  if (before) return { outcome: "skipped", testPackage: before, sizeBytes: size };
+
+  try {
+    const stored = await putFile<TestPackage>(transport, {
+      path: `/apps/${segment(packageName)}/versions/${segment(version)}/test-package`,
+      file,
+      size,
+      onProgress: options.onProgress,
+      deadlineAt: options.deadlineAt,
+      signal: options.signal,
+      landed: async () => (await getTestPackage(packageName, version)) !== null,
+    });
+    return { outcome: "uploaded", testPackage: stored, sizeBytes: size };
+  } catch (error) {
+    const storedMeanwhile =
+      error instanceof RegisteredMeanwhile ||
+      (error instanceof TestbayApiError && error.code === "test_package_exists");
+    if (!storedMeanwhile) throw error;
+    const stored = await getTestPackage(packageName, version);
+    // The 409 said it exists; if it is gone again the server's own answer is the truthful one to show.
+    if (!stored) throw error;
+    const same = await judge(stored, error instanceof TestbayApiError ? error.problem : undefined);
+    return { outcome: "already_landed", testPackage: same ?? stored, sizeBytes: size };
   }
 }
