@@ -199,7 +199,8 @@ async function uploadTests(
       );
     } else if (result.outcome === "already_landed") {
       session.say(
-        `${capitalize(label)} was stored by an earlier attempt of this upload (same sha256): nothing more to do.`,
+        // By an earlier attempt of ours that landed, or by another job: either way these very bytes.
+        `${capitalize(label)} was stored meanwhile, the same file (same sha256): nothing more to do.`,
       );
     } else {
       session.say(`Uploaded ${label}: ${formatBytes(result.sizeBytes)}, ${what}.`);
