@@ -289,6 +289,24 @@ describe("testbay run --test-file", () => {
     expect(out.executions).toHaveLength(1);
   });
 
+  it("stops with exit 4 before the trigger when the version is not registered and no --file is given", async () => {
+    const run = await cli([
+      "run",
+      "--app",
+      app,
+      "--version",
+      "3.0.0",
+      "--test-file",
+      testApk,
+      "--plan",
+      "tp_any",
+    ]);
+    expect(run.code, run.stderr).toBe(4);
+    expect(calls(run)).toEqual([`GET ${testPackagePath("3.0.0")} 404`]);
+    expect(run.stderr).toContain("error: app_version_not_found");
+    expect(run.stderr).toContain("the service itself is up");
+  });
+
   it("refuses a missing test file with exit 2 before any request", async () => {
     const run = await cli([
       "run",
