@@ -6,6 +6,11 @@
  * the run ends with "INSTRUMENTATION_RESULT: key=value" lines and "INSTRUMENTATION_CODE: n" (-1 = ok).
  * A crash ends it early with "INSTRUMENTATION_RESULT: shortMsg=Process crashed." and leaves the running
  * test without an end.
+ *
+ * Each test is reported once, as ddmlib's InstrumentationResultParser (the Android tools' reference) and
+ * AOSP's newer AmInstrumentationParser do: an end status is matched to its start by class and name, so ends
+ * that arrive after the next test's start still pair up, and an end repeated without a new start is dropped.
+ * A run that announced more tests (numtests) than it reported is not complete.
  */
 import { LineSplitter } from "./line-splitter.ts";
 import type { TestCase, TestCaseStatus } from "./step-types.ts";
@@ -39,6 +44,15 @@ const END_STATUS: Record<number, TestCaseStatus> = {
 
 type Started = { classname: string; name: string; at: number | null };
 
+/** A test the parser reported, in the order reported. */
+export interface SeenTest {
+  classname: string;
+  name: string;
+  status: TestCaseStatus;
+}
+
+const keyOf = (classname: string, name: string) => `${classname}#${name}`;
+
 export class InstrumentationParser {
   private readonly lines = new LineSplitter((line) => this.line(line), Number.POSITIVE_INFINITY);
   private readonly onTestCase: (testCase: TestCase) => void;
@@ -48,7 +62,13 @@ export class InstrumentationParser {
   private target: Map<string, string> | null = null;
   private key: string | null = null;
   private value: string[] = [];
-  private started: Started | null = null;
+  /** Started tests without an end yet, by class#name; more than one when statuses interleave. */
+  private readonly open = new Map<string, Started>();
+  /** Tests whose end was reported since their last start: a repeated end for them is dropped. */
+  private readonly ended = new Set<string>();
+  private lastClassname: string | null = null;
+  private readonly reported: SeenTest[] = [];
+  private numtests: number | null = null;
   private code: number | null = null;
   private failure: string | null = null;
   private crashed = false;
@@ -87,7 +107,17 @@ export class InstrumentationParser {
     } else if (this.key !== null) this.value.push(line);
   }
 
-  /** Ends the stream: reports a test left running as errored and says how the run ended. */
+  /** The number of tests the runner announced (the largest numtests seen), null before any. */
+  announced(): number | null {
+    return this.numtests;
+  }
+
+  /** The tests reported so far, in order; after end(), including those that did not finish. */
+  seen(): SeenTest[] {
+    return this.reported.map((t) => ({ ...t }));
+  }
+
+  /** Ends the stream: reports tests left running as errored and says how the run ended. */
   end(): InstrumentationRunResult {
     this.lines.end();
     this.commitValue();
@@ -103,10 +133,13 @@ export class InstrumentationParser {
         : this.code !== -1
           ? `instrumentation finished with code ${this.code}`
           : null);
-    if (this.started !== null) {
-      const { classname, name } = this.started;
-      message ??= `${classname}#${name} did not finish`;
-      this.report(this.started, "errored", `did not finish: ${message}`, null);
+    for (const started of this.open.values()) {
+      message ??= `${started.classname}#${started.name} did not finish`;
+      this.report(started, "errored", `did not finish: ${message}`, null);
+    }
+    this.open.clear();
+    if (message === null && this.numtests !== null && this.reported.length < this.numtests) {
+      message = `${this.reported.length} of ${this.numtests} tests ran`;
     }
     return { completed: message === null, crashed: this.crashed, message, code: this.code };
   }
@@ -127,25 +160,34 @@ export class InstrumentationParser {
   }
 
   private onStatus(code: number): void {
+    const numtests = Number.parseInt(this.status.get("numtests") ?? "", 10);
+    if (Number.isFinite(numtests)) this.numtests = Math.max(this.numtests ?? 0, numtests);
     const name = this.status.get("test");
-    const classname = this.status.get("class") ?? this.started?.classname ?? "";
+    const classname = this.status.get("class") ?? this.lastClassname ?? "";
     if (name === undefined) {
       // A status without a test is about the run: "Error=Unable to find instrumentation info for: …".
       if (code === -1) this.failure ??= this.status.get("Error") ?? "instrumentation reported an error";
       return;
     }
+    const key = keyOf(classname, name);
     if (code === 1) {
-      if (this.started !== null) this.report(this.started, "errored", "did not report an end", null);
-      this.started = { classname, name, at: this.now?.() ?? null };
+      this.lastClassname = classname;
+      this.ended.delete(key);
+      const previous = this.open.get(key);
+      // The same test started again without an end: its first run never finished.
+      if (previous !== undefined) this.report(previous, "errored", "did not report an end", null);
+      this.open.set(key, { classname, name, at: this.now?.() ?? null });
       return;
     }
     const status = END_STATUS[code];
     if (status === undefined) return; // 2 (in progress) and codes this parser does not know
-    const same = this.started?.classname === classname && this.started.name === name ? this.started : null;
+    if (this.ended.has(key)) return; // the runner repeated an end already reported
+    const started = this.open.get(key) ?? { classname, name, at: null };
+    this.open.delete(key);
+    this.ended.add(key);
     const stack = this.status.get("stack") ?? null;
     const message = code === -3 ? "ignored" : firstLine(stack);
-    this.report(same ?? { classname, name, at: null }, status, message, stack);
-    this.started = null;
+    this.report(started, status, message, stack);
   }
 
   private report(
@@ -155,6 +197,7 @@ export class InstrumentationParser {
     details: string | null,
   ): void {
     const duration = test.at !== null && this.now ? Math.max(0, this.now() - test.at) : null;
+    this.reported.push({ classname: test.classname, name: test.name, status });
     this.onTestCase({
       classname: test.classname,
       name: test.name,
@@ -171,6 +214,19 @@ export class InstrumentationParser {
     const at = lines.findIndex((l) => l.includes(FATAL));
     return lines.slice(at + 1).find((l) => l !== "") ?? FATAL;
   }
+}
+
+/**
+ * The tests of a listing run (`am instrument -r -e log true`: the runner reports every test as started and
+ * passed without running it), in order, each once.
+ */
+export function listedTests(transcript: string): { classname: string; name: string }[] {
+  const parser = new InstrumentationParser(() => {});
+  parser.push(transcript);
+  parser.end();
+  const listed = new Map<string, { classname: string; name: string }>();
+  for (const { classname, name } of parser.seen()) listed.set(keyOf(classname, name), { classname, name });
+  return [...listed.values()];
 }
 
 function firstLine(text: string | null): string | null {
