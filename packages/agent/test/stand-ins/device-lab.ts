@@ -1,0 +1,244 @@
+// Test-side API of the adb/maestro stand-ins: builds a FAKE_ADB_STATE directory, hands out the
+// environment that puts stand-ins/bin first on PATH, and reads back what the stand-ins did.
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const STAND_INS_BIN = fileURLToPath(new URL("./bin", import.meta.url));
+
+export type Outcome = "pass" | "fail" | "error" | "ignored" | "assumption" | "crash";
+
+export interface SuiteTest {
+  class: string;
+  method: string;
+  outcome: Outcome;
+  /** Device time the test body takes; shortened by FAKE_ADB_TIME_SCALE. */
+  duration_ms?: number;
+  /** Java stack trace text; a plausible one is generated when absent. */
+  stack?: string;
+  /** Lines the test logs: "L/Tag: message" (L one of VDIWEF) or plain text (I/TestApp). */
+  logcat?: string[];
+  /** Fully qualified annotation names, e.g. "androidx.test.filters.SmallTest". */
+  annotations?: string[];
+  size?: "small" | "medium" | "large";
+}
+
+export interface Suite {
+  tests: SuiteTest[];
+  /** The device disappears once this many tests have ended (the running shell dies with it). */
+  vanishAfterTests?: number;
+}
+
+export interface DeviceSpec {
+  serial: string;
+  model?: string;
+  manufacturer?: string;
+  release?: string;
+  sdk?: number;
+  abis?: string[];
+  /** `adb devices` state; "device" unless given. */
+  state?: "device" | "offline" | "unauthorized";
+  product?: string;
+  device?: string;
+  /** USB port path shown by `adb devices -l` for physical devices, e.g. "1-1". */
+  usb?: string;
+  screen?: [number, number];
+  screenColor?: [number, number, number];
+}
+
+export interface DeviceRecord extends Required<Omit<DeviceSpec, "usb" | "screenColor">> {
+  usb?: string;
+  screenColor?: [number, number, number];
+  transportId: number;
+  attached: boolean;
+}
+
+export interface InstalledPackage {
+  package: string;
+  versionCode: number;
+  versionName: string | null;
+  minSdkVersion: number;
+  targetSdkVersion: number | null;
+  testOnly: boolean;
+  instrumentation: { name: string; targetPackage: string } | null;
+  permissions: string[];
+  grantedPermissions: string[];
+  /** The adb install flags used last, e.g. ["-r", "-t", "-g"]. */
+  flags: string[];
+  apkPath: string;
+  installs: number;
+  dataClears: number;
+}
+
+export interface Call {
+  tool: "adb" | "maestro";
+  argv: string[];
+  serial: string | null;
+  at: number;
+}
+
+export interface DeviceLabOptions {
+  devices?: DeviceSpec[];
+  suites?: Record<string, Suite>;
+  /** FAKE_ADB_TIME_SCALE: 0.01 makes a 1000 ms test take 10 ms. Default 1. */
+  timeScale?: number;
+  /** Extra PATH entries after the stand-ins (default: the current PATH). */
+  path?: string;
+}
+
+export interface DeviceLab {
+  /** PATH with stand-ins/bin first, FAKE_ADB_STATE, FAKE_ADB_TIME_SCALE. */
+  env: Record<string, string>;
+  stateDir: string;
+  installed(serial: string): Record<string, InstalledPackage>;
+  /** Device files by device path ("/sdcard/a.mp4" → bytes). */
+  files(serial: string): Record<string, Buffer>;
+  calls(): Call[];
+  logcat(serial: string): string[];
+  devices(): DeviceRecord[];
+  unplug(serial: string): void;
+  plug(device: DeviceSpec): void;
+  setSuite(testPackage: string, suite: Suite): void;
+  /** Puts a package on the device as if installed earlier (e.g. a newer version already there). */
+  preinstall(
+    serial: string,
+    pkg: Pick<InstalledPackage, "package" | "versionCode"> & Partial<InstalledPackage>,
+  ): void;
+  cleanup(): void;
+}
+
+function writeJson(path: string, value: unknown): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2));
+  renameSync(tmp, path);
+}
+
+function readJson<T>(path: string, fallback: T): T {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as T) : fallback;
+}
+
+function record(spec: DeviceSpec, transportId: number): DeviceRecord {
+  const model = spec.model ?? "sdk_gphone64_x86_64";
+  const codename = model.toLowerCase().replace(/[^a-z0-9]+/g, "_");
+  return {
+    serial: spec.serial,
+    model,
+    manufacturer: spec.manufacturer ?? "Google",
+    release: spec.release ?? "14",
+    sdk: spec.sdk ?? 34,
+    abis: spec.abis ?? ["x86_64", "arm64-v8a"],
+    state: spec.state ?? "device",
+    product: spec.product ?? codename,
+    device: spec.device ?? codename,
+    usb: spec.usb,
+    screen: spec.screen ?? [1080, 2400],
+    screenColor: spec.screenColor,
+    transportId,
+    attached: true,
+  };
+}
+
+function walk(root: string, dir: string, out: Record<string, Buffer>): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(root, full, out);
+    else out[`/${relative(root, full).split("\\").join("/")}`] = readFileSync(full);
+  }
+}
+
+export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<DeviceLab> {
+  const stateDir = mkdtempSync(join(tmpdir(), "testbay-device-lab-"));
+  const devicesFile = join(stateDir, "devices.json");
+  const suitesFile = join(stateDir, "suites.json");
+  const deviceDir = (serial: string) => join(stateDir, "dev", encodeURIComponent(serial));
+  let nextTransport = 1;
+  writeJson(
+    devicesFile,
+    (options.devices ?? []).map((d) => record(d, nextTransport++)),
+  );
+  writeJson(suitesFile, options.suites ?? {});
+
+  const env = {
+    PATH: [STAND_INS_BIN, options.path ?? process.env.PATH ?? ""].join(delimiter),
+    FAKE_ADB_STATE: stateDir,
+    FAKE_ADB_TIME_SCALE: String(options.timeScale ?? 1),
+  };
+
+  const lab: DeviceLab = {
+    env,
+    stateDir,
+    installed: (serial) => readJson(join(deviceDir(serial), "packages.json"), {}),
+    files(serial) {
+      const root = join(deviceDir(serial), "fs");
+      const out: Record<string, Buffer> = {};
+      walk(root, root, out);
+      return out;
+    },
+    calls() {
+      const file = join(stateDir, "calls.jsonl");
+      if (!existsSync(file)) return [];
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Call);
+    },
+    logcat(serial) {
+      const file = join(deviceDir(serial), "logcat.log");
+      if (!existsSync(file)) return [];
+      return readFileSync(file, "utf8").split("\n").filter(Boolean);
+    },
+    devices: () => readJson<DeviceRecord[]>(devicesFile, []),
+    unplug(serial) {
+      const devices = lab.devices();
+      if (!devices.some((d) => d.serial === serial)) throw new Error(`no device ${serial} in the lab`);
+      writeJson(
+        devicesFile,
+        devices.map((d) => (d.serial === serial ? { ...d, attached: false } : d)),
+      );
+    },
+    plug(spec) {
+      const devices = lab.devices().filter((d) => d.serial !== spec.serial);
+      const maxId = Math.max(0, ...lab.devices().map((d) => d.transportId));
+      // A replugged device gets a new transport id, as the adb server hands out.
+      writeJson(devicesFile, [...devices, record(spec, maxId + 1)]);
+    },
+    setSuite(testPackage, suite) {
+      writeJson(suitesFile, { ...readJson<Record<string, Suite>>(suitesFile, {}), [testPackage]: suite });
+    },
+    preinstall(serial, pkg) {
+      const file = join(deviceDir(serial), "packages.json");
+      mkdirSync(deviceDir(serial), { recursive: true });
+      const full: InstalledPackage = {
+        versionName: null,
+        minSdkVersion: 1,
+        targetSdkVersion: null,
+        testOnly: false,
+        instrumentation: null,
+        permissions: [],
+        grantedPermissions: [],
+        flags: [],
+        apkPath: "(preinstalled)",
+        installs: 1,
+        dataClears: 0,
+        ...pkg,
+      };
+      writeJson(file, { ...readJson<Record<string, InstalledPackage>>(file, {}), [pkg.package]: full });
+    },
+    cleanup() {
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+  return lab;
+}

@@ -1,0 +1,300 @@
+// `am instrument -w -r [-e K V]... PKG/RUNNER` with AndroidJUnitRunner as the runner.
+// Sources for the shape of the output:
+// - frameworks/base cmds/am Instrument.java: raw (-r) mode prints each status bundle as
+//   "INSTRUMENTATION_STATUS: key=value" lines (keys sorted) then "INSTRUMENTATION_STATUS_CODE: n",
+//   the final bundle as "INSTRUMENTATION_RESULT: key=value" then "INSTRUMENTATION_CODE: n"; a failed
+//   start throws AndroidException("INSTRUMENTATION_FAILED: " + component).
+// - ActivityManagerService.startInstrumentation: "Unable to find instrumentation info for: " +
+//   ComponentInfo and "Unable to find instrumentation target package: " + target, reported with
+//   id=ActivityManagerService and status code -1. A dead process: shortMsg "Process crashed.".
+// - androidx.test InstrumentationResultPrinter: status codes 1 start, 0 ok, -2 failure, -3
+//   ignored, -4 assumption failure; keys class/current/id/numtests/stack/stream/test; stream is
+//   "\nClass:" for a class's first test, "." for a pass, "\nError in m(C):\n" + trace for a failure.
+//   JUnit TextListener writes the final stream ("Time: …", failures, "OK (n tests)" or
+//   "FAILURES!!!\nTests run: n,  Failures: m"). Ignored tests are not counted in the run count.
+// - androidx.test LogRunListener: "TestRunner: started: m(C)" / "finished:" / "failed:" log lines.
+// - androidx.test RunnerArgs: -e class/notClass/package/notPackage/annotation/notAnnotation/size/
+//   testFile/log; unknown keys are ignored.
+import { existsSync, readFileSync } from "node:fs";
+import { log } from "./logcat.mjs";
+import { deviceSleep, hostPath, paths, readJson, setAttached, watchAttached } from "./state.mjs";
+
+const RUNNER_TAG = "TestRunner";
+
+function out(text) {
+  process.stdout.write(text);
+}
+
+function status(bundle, code) {
+  let text = "";
+  for (const key of Object.keys(bundle).sort()) text += `INSTRUMENTATION_STATUS: ${key}=${bundle[key]}\n`;
+  out(`${text}INSTRUMENTATION_STATUS_CODE: ${code}\n`);
+}
+
+function amFailure(component, message) {
+  status({ Error: message, id: "ActivityManagerService" }, -1);
+  process.stderr.write(
+    `android.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n` +
+      "\tat com.android.commands.am.Instrument.run(Instrument.java:519)\n" +
+      "\tat com.android.commands.am.Am.runInstrument(Am.java:196)\n" +
+      "\tat com.android.commands.am.Am.onRun(Am.java:80)\n" +
+      "\tat com.android.internal.os.BaseCommand.run(BaseCommand.java:60)\n" +
+      "\tat com.android.commands.am.Am.main(Am.java:50)\n" +
+      "\tat com.android.internal.os.RuntimeInit.nativeFinishInit(Native Method)\n" +
+      "\tat com.android.internal.os.RuntimeInit.main(RuntimeInit.java:399)\n",
+  );
+  return 1;
+}
+
+export function parseInstrumentArgs(args) {
+  const flags = new Set();
+  const extras = {};
+  let component;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "-e" || arg === "--es") {
+      extras[args[i + 1]] = args[i + 2];
+      i += 2;
+    } else if (arg.startsWith("-")) {
+      flags.add(arg);
+    } else {
+      component = arg;
+    }
+  }
+  return { flags, extras, component };
+}
+
+function simpleName(fqcn) {
+  return fqcn.slice(fqcn.lastIndexOf(".") + 1);
+}
+
+function defaultStack(test) {
+  const exception =
+    test.outcome === "assumption"
+      ? "org.junit.AssumptionViolatedException: got: <false>, expected: is <true>"
+      : test.outcome === "error"
+        ? "java.lang.IllegalStateException: unexpected state"
+        : test.outcome === "crash"
+          ? "java.lang.RuntimeException: crash in test"
+          : "java.lang.AssertionError: expected:<true> but was:<false>";
+  return (
+    `${exception}\n` +
+    `\tat ${test.class}.${test.method}(${simpleName(test.class)}.kt:42)\n` +
+    "\tat java.lang.reflect.Method.invoke(Native Method)\n" +
+    "\tat org.junit.runners.model.FrameworkMethod$1.runReflectiveCall(FrameworkMethod.java:59)\n" +
+    "\tat androidx.test.runner.AndroidJUnitRunner.onStart(AndroidJUnitRunner.java:446)\n" +
+    "\tat android.app.Instrumentation$InstrumentationThread.run(Instrumentation.java:2205)\n"
+  );
+}
+
+function stackOf(test) {
+  const stack = test.stack ?? defaultStack(test);
+  return stack.endsWith("\n") ? stack : `${stack}\n`;
+}
+
+function listArg(value) {
+  return value === undefined ? [] : String(value).split(",").filter(Boolean);
+}
+
+function matchesClassSpec(test, spec) {
+  const [cls, method] = spec.split("#");
+  return test.class === cls && (method === undefined || method === test.method);
+}
+
+function sizeOf(test) {
+  if (test.size) return test.size;
+  const annotations = test.annotations ?? [];
+  for (const size of ["small", "medium", "large"]) {
+    const name = `${size[0].toUpperCase()}${size.slice(1)}Test`;
+    if (annotations.some((a) => a === name || a.endsWith(`.${name}`))) return size;
+  }
+  return undefined;
+}
+
+function hasAnnotation(test, wanted) {
+  return (test.annotations ?? []).some((a) => a === wanted);
+}
+
+/** Returns the selected tests, or a runner error message (thrown from RunnerArgs in onCreate). */
+function select(serial, tests, extras) {
+  let selected = tests;
+  const classes = listArg(extras.class);
+  if (extras.testFile !== undefined) {
+    const file = hostPath(serial, extras.testFile);
+    if (!existsSync(file)) return { error: `testfile not found: ${extras.testFile}` };
+    for (const line of readFileSync(file, "utf8").split("\n")) {
+      if (line.trim()) classes.push(line.trim());
+    }
+  }
+  if (classes.length > 0) selected = selected.filter((t) => classes.some((c) => matchesClassSpec(t, c)));
+  const notClasses = listArg(extras.notClass);
+  selected = selected.filter((t) => !notClasses.some((c) => matchesClassSpec(t, c)));
+  const packages = listArg(extras.package);
+  if (packages.length > 0)
+    selected = selected.filter((t) => packages.some((p) => t.class.startsWith(`${p}.`)));
+  const notPackages = listArg(extras.notPackage);
+  selected = selected.filter((t) => !notPackages.some((p) => t.class.startsWith(`${p}.`)));
+  const annotations = listArg(extras.annotation);
+  if (annotations.length > 0) selected = selected.filter((t) => annotations.some((a) => hasAnnotation(t, a)));
+  const notAnnotations = listArg(extras.notAnnotation);
+  selected = selected.filter((t) => !notAnnotations.some((a) => hasAnnotation(t, a)));
+  if (extras.size !== undefined) selected = selected.filter((t) => sizeOf(t) === extras.size);
+  return { tests: selected };
+}
+
+function formatSeconds(ms) {
+  return new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(ms / 1000);
+}
+
+/** Runs the instrumentation; resolves with the process exit code. */
+export async function amInstrument(serial, args, onGone) {
+  const { flags, extras, component } = parseInstrumentArgs(args);
+  if (!component?.includes("/")) {
+    process.stderr.write(`stand-in adb: unsupported: am instrument ${args.join(" ")}\n`);
+    return 1;
+  }
+  if (!flags.has("-w") || !flags.has("-r")) {
+    process.stderr.write("stand-in adb: unsupported: am instrument without -w -r\n");
+    return 1;
+  }
+  const [testPackage, rawRunner] = component.split("/");
+  const runner = rawRunner.startsWith(".") ? testPackage + rawRunner : rawRunner;
+  const installed = readJson(paths.packages(serial), {});
+  const testApp = installed[testPackage];
+  const info = testApp?.instrumentation;
+  if (!info || info.name !== runner) {
+    return amFailure(
+      component,
+      `Unable to find instrumentation info for: ComponentInfo{${testPackage}/${runner}}`,
+    );
+  }
+  if (!installed[info.targetPackage]) {
+    return amFailure(component, `Unable to find instrumentation target package: ${info.targetPackage}`);
+  }
+
+  const pid = 10000 + Math.floor(Math.random() * 20000);
+  const suites = readJson(paths.suites(), {});
+  const suite = suites[testPackage] ?? { tests: [] };
+  const picked = select(serial, suite.tests ?? [], extras);
+  if (picked.error) {
+    const longMsg = `java.lang.RuntimeException: Exception thrown in onCreate() of ComponentInfo{${testPackage}/${runner}}: java.lang.IllegalArgumentException: ${picked.error}`;
+    log(serial, pid, pid, "E", "AndroidRuntime", [
+      "FATAL EXCEPTION: main",
+      `Process: ${info.targetPackage}, PID: ${pid}`,
+      longMsg,
+    ]);
+    out(
+      `INSTRUMENTATION_RESULT: longMsg=${longMsg}\nINSTRUMENTATION_RESULT: shortMsg=java.lang.RuntimeException\nINSTRUMENTATION_CODE: 0\n`,
+    );
+    return 0;
+  }
+  const tests = picked.tests;
+  const listOnly = extras.log === "true";
+  const vanishAfter = suite.vanishAfterTests;
+  let gone = false;
+  watchAttached(serial, () => {
+    gone = true;
+    onGone();
+  });
+
+  const tid = pid + 17;
+  const started = Date.now();
+  const failures = [];
+  let ended = 0;
+  let counted = 0;
+  let ignored = 0;
+  let previousClass;
+  log(serial, pid, tid, "I", RUNNER_TAG, `run started: ${tests.length} tests`);
+  for (let i = 0; i < tests.length; i++) {
+    if (gone) return new Promise(() => {});
+    const test = tests[i];
+    const base = { class: test.class, current: i + 1, id: "AndroidJUnitRunner", numtests: tests.length };
+    const name = `${test.method}(${test.class})`;
+    const outcome = listOnly ? "pass" : test.outcome;
+    const firstOfClass = previousClass !== test.class;
+    previousClass = test.class;
+    log(serial, pid, tid, "I", RUNNER_TAG, `started: ${name}`);
+    status({ ...base, stream: firstOfClass ? `\n${test.class}:` : "", test: test.method }, 1);
+    if (!listOnly) {
+      if (outcome !== "ignored") await deviceSleep(test.duration_ms ?? 0);
+      if (gone) return new Promise(() => {});
+      const lines = test.logcat ?? [];
+      for (const line of lines) {
+        const m = /^([VDIWEF])\/([^:]+): ?(.*)$/.exec(line);
+        if (m) log(serial, pid, tid, m[1], m[2], m[3]);
+        else log(serial, pid, tid, "I", "TestApp", line);
+      }
+    }
+    if (outcome === "crash") {
+      const stack = stackOf(test).trimEnd().split("\n");
+      log(serial, pid, tid, "E", "AndroidRuntime", [
+        `FATAL EXCEPTION: ${test.thread ?? "main"}`,
+        `Process: ${info.targetPackage}, PID: ${pid}`,
+        ...stack,
+      ]);
+      log(
+        serial,
+        1000,
+        1100,
+        "I",
+        "ActivityManager",
+        `Process ${info.targetPackage} (pid ${pid}) has died: fg  TOP `,
+      );
+      out("INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n");
+      return 0;
+    }
+    if (outcome === "pass") {
+      status({ ...base, stream: ".", test: test.method }, 0);
+      counted++;
+    } else if (outcome === "ignored") {
+      status({ ...base, stream: "", test: test.method }, -3);
+      ignored++;
+    } else if (outcome === "assumption") {
+      status({ ...base, stack: stackOf(test), stream: "", test: test.method }, -4);
+      counted++;
+    } else if (outcome === "fail" || outcome === "error") {
+      const stack = stackOf(test);
+      log(serial, pid, tid, "E", RUNNER_TAG, [
+        `failed: ${name}`,
+        "----- begin exception -----",
+        ...stack.trimEnd().split("\n"),
+        "----- end exception -----",
+      ]);
+      status({ ...base, stack, stream: `\nError in ${name}:\n${stack}`, test: test.method }, -2);
+      failures.push({ name, stack });
+      counted++;
+    } else {
+      process.stderr.write(`stand-in adb: unsupported: test outcome ${JSON.stringify(outcome)}\n`);
+      return 1;
+    }
+    if (outcome !== "ignored") log(serial, pid, tid, "I", RUNNER_TAG, `finished: ${name}`);
+    else log(serial, pid, tid, "I", RUNNER_TAG, `ignored: ${name}`);
+    ended++;
+    if (vanishAfter !== undefined && ended >= vanishAfter) {
+      setAttached(serial, false);
+      gone = true;
+      onGone();
+      return new Promise(() => {});
+    }
+  }
+  log(
+    serial,
+    pid,
+    tid,
+    "I",
+    RUNNER_TAG,
+    `run finished: ${counted} tests, ${failures.length} failed, ${ignored} ignored`,
+  );
+  let stream = `\n\nTime: ${formatSeconds(Date.now() - started)}\n`;
+  if (failures.length === 0) {
+    stream += `\nOK (${counted} test${counted === 1 ? "" : "s"})\n\n`;
+  } else {
+    stream += failures.length === 1 ? "There was 1 failure:\n" : `There were ${failures.length} failures:\n`;
+    failures.forEach((f, index) => {
+      stream += `${index + 1}) ${f.name}\n${f.stack}`;
+    });
+    stream += `\nFAILURES!!!\nTests run: ${counted},  Failures: ${failures.length}\n\n`;
+  }
+  out(`INSTRUMENTATION_RESULT: stream=${stream}\nINSTRUMENTATION_CODE: -1\n`);
+  return 0;
+}

@@ -1,0 +1,105 @@
+// The device lab's shared state. Many stand-in processes run at once (a logcat follower reads
+// while `am instrument` writes), so every JSON file is replaced atomically by rename and logs are
+// append-only files. The directory is named by FAKE_ADB_STATE.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export function stateDir() {
+  const dir = process.env.FAKE_ADB_STATE;
+  if (!dir) {
+    process.stderr.write("stand-in: FAKE_ADB_STATE is not set (create a device lab first)\n");
+    process.exit(1);
+  }
+  return dir;
+}
+
+export function readJson(path, fallback) {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    if (error.code === "ENOENT") return fallback;
+    throw error;
+  }
+}
+
+let tmpCounter = 0;
+export function writeJson(path, value) {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${tmpCounter++}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2));
+  renameSync(tmp, path);
+}
+
+export function appendLine(path, line) {
+  mkdirSync(dirname(path), { recursive: true });
+  appendFileSync(path, `${line}\n`);
+}
+
+export const paths = {
+  devices: () => join(stateDir(), "devices.json"),
+  suites: () => join(stateDir(), "suites.json"),
+  calls: () => join(stateDir(), "calls.jsonl"),
+  device: (serial) => join(stateDir(), "dev", encodeURIComponent(serial)),
+  packages: (serial) => join(paths.device(serial), "packages.json"),
+  logcat: (serial) => join(paths.device(serial), "logcat.log"),
+  logcatStart: (serial) => join(paths.device(serial), "logcat-start.json"),
+  procs: (serial) => join(paths.device(serial), "procs"),
+  fs: (serial) => join(paths.device(serial), "fs"),
+};
+
+/** Every device the lab knows, including unplugged ones (`attached: false`). */
+export function allDevices() {
+  return readJson(paths.devices(), []);
+}
+
+export function findDevice(serial) {
+  return allDevices().find((d) => d.serial === serial);
+}
+
+export function isAttached(serial) {
+  const device = findDevice(serial);
+  return device !== undefined && device.attached !== false;
+}
+
+export function setAttached(serial, attached) {
+  const devices = allDevices().map((d) => (d.serial === serial ? { ...d, attached } : d));
+  writeJson(paths.devices(), devices);
+}
+
+export function recordCall(tool, argv, serial) {
+  appendLine(paths.calls(), JSON.stringify({ tool, argv, serial: serial ?? null, at: Date.now() }));
+}
+
+/** Maps a device path such as /sdcard/a.mp4 into the device's folder on the host. */
+export function hostPath(serial, devicePath) {
+  const clean = devicePath.replace(/\/+$/, "") || "/";
+  return join(paths.fs(serial), clean);
+}
+
+export function timeScale() {
+  const raw = process.env.FAKE_ADB_TIME_SCALE;
+  const scale = raw === undefined || raw === "" ? 1 : Number(raw);
+  return Number.isFinite(scale) && scale >= 0 ? scale : 1;
+}
+
+/** Waits `deviceMs` of device time, shortened by FAKE_ADB_TIME_SCALE. */
+export function deviceSleep(deviceMs) {
+  return new Promise((resolve) => setTimeout(resolve, deviceMs * timeScale()));
+}
+
+/**
+ * Calls `onGone` once the device is unplugged or vanishes. Polling, because fs.watch misses
+ * rename-replaced files on some file systems and these processes are short-lived anyway.
+ */
+export function watchAttached(serial, onGone) {
+  const timer = setInterval(() => {
+    if (!isAttached(serial)) {
+      clearInterval(timer);
+      onGone();
+    }
+  }, 15);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export { existsSync };
