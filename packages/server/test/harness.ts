@@ -236,6 +236,7 @@ export async function call(
 }
 
 const basicApk = fileURLToPath(new URL("./fixtures/binaries/app-basic.apk", import.meta.url));
+const basicTestApk = fileURLToPath(new URL("./fixtures/binaries/app-basic-androidTest.apk", import.meta.url));
 
 /**
  * Registers the Android app `com.example.basic` and uploads the basic APK fixture as `version`: the setup
@@ -257,4 +258,22 @@ export async function registerBasicApp(
   });
   if (upload.status !== 201)
     throw new Error(`upload of the basic APK failed: ${upload.status} ${await upload.text()}`);
+}
+
+/**
+ * Uploads the instrumentation APK built for the basic app (package com.example.basic.test, runner
+ * androidx.test.runner.AndroidJUnitRunner) as the test package of `version`.
+ */
+export async function uploadBasicTestPackage(
+  server: TestServer,
+  headers: Record<string, string>,
+  version = "1.2.3",
+): Promise<void> {
+  const upload = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/${version}/test-package`, {
+    method: "PUT",
+    headers,
+    body: await readFile(basicTestApk),
+  });
+  if (upload.status !== 201)
+    throw new Error(`upload of the basic test APK failed: ${upload.status} ${await upload.text()}`);
 }

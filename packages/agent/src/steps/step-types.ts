@@ -21,7 +21,10 @@ export type TestCaseStatus = TestCaseEvent["status"];
  * (instrumentation: the test class; inspect: "inspect"), name, status, duration, a one-line message
  * (inspect: with the actual value) and details (stack trace or longer output); every member present.
  */
-export type TestCase = Required<Omit<TestCaseEvent, "seq" | "type" | "step_index">>;
+export type TestCase = Required<Omit<TestCaseEvent, "seq" | "type" | "step_index" | "artifacts">> & {
+  /** Names of the artifacts captured for this test (its failure screenshot, logcat cut, video segment). */
+  artifacts?: string[];
+};
 
 export type StepStatus = "passed" | "failed" | "errored" | "cancelled";
 

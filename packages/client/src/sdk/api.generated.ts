@@ -507,6 +507,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/executions/{id}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The execution's test cases
+         * @description One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. ?status= filters.
+         */
+        get: operations["listExecutionTests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/executions/{id}/log": {
         parameters: {
             query?: never;
@@ -838,7 +858,7 @@ export interface components {
             junit?: string;
             timeout_seconds?: number;
         };
-        /** @description Android instrumentation tests via adb (am instrument -r). */
+        /** @description Android instrumentation tests via adb (am instrument -r) with the version's test package (PUT …/test-package). */
         InstrumentationStep: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -847,18 +867,43 @@ export interface components {
             type: "instrumentation";
             /** @description Shown in results. */
             name?: string;
-            /**
-             * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
-             * @example com.example.shop
-             */
-            test_package: string;
+            /** @description The test APK's package; default: the version's test package. Given, it must be that package. */
+            test_package?: string;
+            /** @description The instrumentation runner; default: the test package's <instrumentation android:name> */
             runner?: string;
             args?: {
                 [key: string]: string;
             };
+            /** @description Which tests run */
+            filter?: {
+                /** @description -e class: classes or Class#method */
+                classes?: string[];
+                /** @description -e package */
+                packages?: string[];
+                /** @description -e annotation: fully qualified annotation names */
+                annotations?: string[];
+                /** @description -e notAnnotation */
+                not_annotations?: string[];
+                /**
+                 * @description -e size
+                 * @enum {string}
+                 */
+                size?: "small" | "medium" | "large";
+            };
+            /** @description pm clear the app before its tests run (default false) */
+            clear_package_data?: boolean;
+            /**
+             * @description Screen recording kept never, only when a test failed (the default), or always
+             * @enum {string}
+             */
+            record_video?: "never" | "on_failure" | "always";
+            /** @description Capture logcat during the run, whole and cut per test (default true) */
+            logcat?: boolean;
+            /** @description A screenshot the moment a test fails (default true) */
+            screenshot_on_failure?: boolean;
             timeout_seconds?: number;
         };
-        /** @description Maestro flows (YAML texts) run with the maestro CLI. */
+        /** @description Maestro flows (YAML texts) run with the maestro CLI after the app is installed; flows get the app's package as the APP_ID variable. */
         MaestroStep: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -868,6 +913,17 @@ export interface components {
             /** @description Shown in results. */
             name?: string;
             flows: string[];
+            /** @description pm clear the app before its tests run (default false) */
+            clear_package_data?: boolean;
+            /**
+             * @description Screen recording kept never, only when a test failed (the default), or always
+             * @enum {string}
+             */
+            record_video?: "never" | "on_failure" | "always";
+            /** @description Capture logcat during the run, whole and cut per test (default true) */
+            logcat?: boolean;
+            /** @description A screenshot the moment a test fails (default true) */
+            screenshot_on_failure?: boolean;
             timeout_seconds?: number;
         };
         /** @enum {string} */
@@ -1012,6 +1068,21 @@ export interface components {
                 size_bytes: number;
                 metadata: components["schemas"]["BinaryMetadata"];
             };
+            /** @description The version's test package (instrumentation APK), null when it has none */
+            test_package: {
+                /** @description Where to download the test APK; absolute like binary_url */
+                url: string;
+                sha256: string;
+                size_bytes: number;
+                /** @description What its manifest's <instrumentation> says */
+                test: {
+                    package_name: string;
+                    runner: string;
+                    target_package: string;
+                    min_sdk: number | null;
+                    target_sdk: number | null;
+                };
+            } | null;
             device: components["schemas"]["AgentDevice"] | null;
         };
         JobPlan: {
@@ -1079,6 +1150,8 @@ export interface components {
             duration_ms?: number | null;
             message?: string | null;
             details?: string | null;
+            /** @description Names of artifacts of this attempt captured for this test (its failure screenshot, logcat cut, video), uploaded with PUT …/artifacts/{name} */
+            artifacts?: string[];
         };
         ProblemType: {
             /** @description Stable, machine-readable error code; GET /problems/{code} describes each. */
@@ -1253,6 +1326,8 @@ export interface components {
             agent_id: string;
             /** @description The devices free right now; a run for a device is matched to one of them. */
             devices: components["schemas"]["AgentDevice"][];
+            /** @description Devices the agent stopped offering after three infrastructure failures in a row (GET /agents shows them drained). */
+            drained_devices?: components["schemas"]["AgentDevice"][];
             /**
              * @description Whether the agent can take a run that needs no device (a plan with devices: []).
              * @default true
@@ -3949,6 +4024,121 @@ export interface operations {
                 };
                 content: {
                     "application/xml": string;
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listExecutionTests: {
+        parameters: {
+            query?: {
+                status?: "passed" | "failed" | "errored" | "skipped";
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The test's id within its plan, the same in every execution of the plan */
+                            id: string;
+                            classname: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "passed" | "failed" | "errored" | "skipped";
+                            flaky: boolean;
+                            quarantined: boolean;
+                            duration_ms: number | null;
+                            message: string | null;
+                            stack_trace: string | null;
+                            device: {
+                                /** @description The device run's position in the plan's devices */
+                                position: number;
+                                platform: string | null;
+                                serial: string | null;
+                                model: string | null;
+                                os_version: string | null;
+                            };
+                            shard: number;
+                            /** @description The device run attempt its status comes from */
+                            attempt: number;
+                            attempts: {
+                                attempt: number;
+                                /** @enum {string} */
+                                status: "passed" | "failed" | "errored" | "skipped";
+                                duration_ms: number | null;
+                                message: string | null;
+                            }[];
+                            /** @description Names of the artifacts captured for this test */
+                            artifacts: string[];
+                        }[];
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */

@@ -192,6 +192,8 @@ export interface TestCasesTable {
   duration_ms: number | null;
   message: string | null;
   details: string | null;
+  /** JSON array of the names of artifacts captured for this test case, null when none were named. */
+  artifacts: string | null;
 }
 
 export interface LogLinesTable {
@@ -238,6 +240,8 @@ export interface AgentsTable {
   step_types: string;
   /** JSON: the devices free at the agent's last claim. */
   devices: string;
+  /** JSON: the devices the agent stopped offering after three infrastructure failures in a row. */
+  drained_devices: string;
 }
 
 export interface IdempotencyKeysTable {

@@ -94,6 +94,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: "getExecutionJunit",
     text: { mediaType: "application/xml", description: "A JUnit XML report: one testsuite per device run." },
   },
+  "get /v1/executions/{id}/tests": { operationId: "listExecutionTests" },
   "get /v1/executions/{id}/log": {
     operationId: "getExecutionLog",
     text: { mediaType: "text/plain", description: "The log, streamed as UTF-8 text." },

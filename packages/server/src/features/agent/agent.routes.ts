@@ -52,6 +52,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
           organizationId: principal.organizationId,
           agentId: body.agent_id,
           devices: body.devices,
+          drainedDevices: body.drained_devices ?? [],
           host: body.host ?? true,
           // Every agent can inspect a binary (its schema says so), also one that lists no step types.
           stepTypes: [...new Set(["inspect", ...(body.step_types ?? [])])],

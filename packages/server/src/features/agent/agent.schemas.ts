@@ -30,6 +30,13 @@ export const ClaimBody = Type.Object(
       maxItems: 64,
       description: "The devices free right now; a run for a device is matched to one of them.",
     }),
+    drained_devices: Type.Optional(
+      Type.Array(AgentDevice, {
+        maxItems: 64,
+        description:
+          "Devices the agent stopped offering after three infrastructure failures in a row (GET /agents shows them drained).",
+      }),
+    ),
     host: Type.Optional(
       Type.Boolean({
         default: true,
@@ -73,6 +80,27 @@ export const Job = Type.Object({
     size_bytes: Type.Integer(),
     metadata: Type.Object({}, { additionalProperties: true }),
   }),
+  test_package: Type.Union(
+    [
+      Type.Object({
+        url: Type.String({ description: "Where to download the test APK; absolute like binary_url" }),
+        sha256: Type.String(),
+        size_bytes: Type.Integer(),
+        test: Type.Object(
+          {
+            package_name: Type.String(),
+            runner: Type.String(),
+            target_package: Type.String(),
+            min_sdk: Type.Union([Type.Integer(), Type.Null()]),
+            target_sdk: Type.Union([Type.Integer(), Type.Null()]),
+          },
+          { description: "What its manifest's <instrumentation> says" },
+        ),
+      }),
+      Type.Null(),
+    ],
+    { description: "The version's test package (instrumentation APK), null when it has none" },
+  ),
   device: Type.Union([AgentDevice, Type.Null()]),
 });
 
@@ -123,6 +151,14 @@ const TestCaseEvent = Type.Object(
     duration_ms: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
     message: Type.Optional(Type.Union([Text(4000), Type.Null()])),
     details: Type.Optional(Type.Union([Text(64 * 1024), Type.Null()])),
+    artifacts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 1100 }), {
+        maxItems: 20,
+        uniqueItems: true,
+        description:
+          "Names of artifacts of this attempt captured for this test (its failure screenshot, logcat cut, video), uploaded with PUT …/artifacts/{name}",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -59,6 +59,7 @@ export class AgentService {
       request.agentId,
       request.stepTypes,
       request.devices,
+      request.drainedDevices ?? [],
       this.options.clock.now(),
     );
     for (;;) {
@@ -201,7 +202,8 @@ export class AgentService {
       execution.packageName,
       execution.version,
     );
-    const binaryPath = `/apps/${encodeURIComponent(execution.packageName)}/versions/${encodeURIComponent(execution.version)}/binary`;
+    const versionPath = `/apps/${encodeURIComponent(execution.packageName)}/versions/${encodeURIComponent(execution.version)}`;
+    const testPackage = await this.options.versions.testPackageOf(version);
     return {
       lease_id: run.leaseId,
       lease_expires_at: run.leaseExpiresAt,
@@ -217,8 +219,16 @@ export class AgentService {
       package_name: execution.packageName,
       version: execution.version,
       env: execution.env,
-      binary_url: `${this.options.publicUrl ?? "/v1"}${binaryPath}`,
+      binary_url: `${this.options.publicUrl ?? "/v1"}${versionPath}/binary`,
       binary: { sha256: version.sha256, size_bytes: version.sizeBytes, metadata: version.binary },
+      test_package: testPackage
+        ? {
+            url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
+            sha256: testPackage.sha256,
+            size_bytes: testPackage.sizeBytes,
+            test: testPackage.test,
+          }
+        : null,
       device: run.device,
     };
   }

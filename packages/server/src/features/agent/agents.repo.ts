@@ -31,19 +31,14 @@ export class AgentsRepo {
     agentId: string,
     stepTypes: readonly string[],
     devices: readonly AgentDevice[],
+    drainedDevices: readonly AgentDevice[],
     now: number,
   ): Promise<void> {
     const row = {
       last_seen_at: isoTime(now),
       step_types: stepTypeSet(stepTypes),
-      devices: JSON.stringify(
-        devices.map((d) => ({
-          serial: d.serial,
-          platform: d.platform,
-          model: d.model,
-          os_version: d.os_version,
-        })),
-      ),
+      devices: devicesJson(devices),
+      drained_devices: devicesJson(drainedDevices),
     };
     await this.db
       .insertInto("agents")
@@ -94,6 +89,9 @@ export class AgentsRepo {
       );
       const busySerials = new Set(busy.map((d) => d.serial));
       const free = (JSON.parse(agent.devices) as AgentDevice[]).filter((d) => !busySerials.has(d.serial));
+      const drained = (JSON.parse(agent.drained_devices) as AgentDevice[]).filter(
+        (d) => !busySerials.has(d.serial),
+      );
       return {
         id: agent.id,
         name: agent.name,
@@ -103,9 +101,22 @@ export class AgentsRepo {
         devices: [
           ...free.map((d) => ({ ...d, state: "idle" as const })),
           ...busy.map((d) => ({ ...d, state: "busy" as const })),
+          ...drained.map((d) => ({ ...d, state: "drained" as const })),
         ].sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0)),
         running: [...new Set(mine.map((run) => run.execution_id))],
       };
     });
   }
+}
+
+/** Only the four members a device has: a claim's device objects are stored as the agent sent them. */
+function devicesJson(devices: readonly AgentDevice[]): string {
+  return JSON.stringify(
+    devices.map((d) => ({
+      serial: d.serial,
+      platform: d.platform,
+      model: d.model,
+      os_version: d.os_version,
+    })),
+  );
 }

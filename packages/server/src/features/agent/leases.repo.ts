@@ -12,13 +12,16 @@ import {
 } from "../executions/index.ts";
 
 /**
- * An agent that shuts down hands its runs back (errored, reason agent_shutdown): that says nothing about the
- * app, so the run is queued again even past the plan's max_attempts, up to this many attempts in all.
+ * An agent that shuts down hands its runs back (errored, reason agent_shutdown), and a run whose device
+ * vanished mid-run (adb lost it: reason device_lost) is an infrastructure error: neither says anything about
+ * the app, so the run is queued again even past the plan's max_attempts, up to this many attempts in all.
  */
 const maxAttemptsWithHandBacks = 10;
 
+const handBackReasons = new Set(["agent_shutdown", "device_lost"]);
+
 function handedBack(status: FinalStatus, reason: string | null, held: LeasedRun): boolean {
-  return status === "errored" && reason === "agent_shutdown" && !held.cancelRequested;
+  return status === "errored" && reason !== null && handBackReasons.has(reason) && !held.cancelRequested;
 }
 
 /** A device the agent offers in a claim: one it has free right now. */
@@ -33,6 +36,8 @@ export interface ClaimRequest {
   organizationId: string;
   agentId: string;
   devices: readonly AgentDevice[];
+  /** Devices the agent no longer offers after repeated infrastructure failures (shown, never matched). */
+  drainedDevices?: readonly AgentDevice[];
   /** The agent can take a run that needs no device (plans with devices: []) right now. */
   host: boolean;
   stepTypes: readonly string[];

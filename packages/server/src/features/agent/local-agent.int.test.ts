@@ -74,7 +74,38 @@ describe("the local agent of the embedded default", () => {
     const file = path.join(server.config.dataDir, "local-agent.json");
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({
-      client_id: expect.stringMatching(/^cl_/),
+      default: { client_id: expect.stringMatching(/^cl_/) },
     });
+  });
+
+  it("serves every organization of the server, each with its own agent client", async () => {
+    const acme = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+    await registerBasicApp(server, acme);
+    // Started again, as a server restart would: it picks up the new organization and keeps default's client.
+    const before = JSON.parse(await readFile(path.join(server.config.dataDir, "local-agent.json"), "utf8"));
+    await startLocalAgent(server.app, server.config, server.app.services.clients, server.baseUrl);
+    const created = await call(`${server.baseUrl}/testplans`, {
+      headers: acme,
+      json: {
+        name: "acme",
+        package_name: "com.example.basic",
+        steps: [{ type: "inspect", expect: { debuggable: false } }],
+      },
+    });
+    const triggered = await call(`${server.baseUrl}/testplan/run`, {
+      headers: acme,
+      json: { test_plan_id: created.body.id, package_name: "com.example.basic", version: "1.2.3" },
+    });
+    const id = triggered.body.execution.id;
+    const until = Date.now() + 30_000;
+    let view = triggered.body.execution;
+    while (["queued", "running"].includes(view.status) && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      view = (await call(`${server.baseUrl}/executions/${id}`, { headers: acme })).body;
+    }
+    expect(view).toMatchObject({ status: "passed", devices: [{ agent_id: "local" }] });
+    const after = JSON.parse(await readFile(path.join(server.config.dataDir, "local-agent.json"), "utf8"));
+    expect(after.default).toEqual(before.default);
+    expect(after.acme.client_id).toMatch(/^cl_/);
   });
 });

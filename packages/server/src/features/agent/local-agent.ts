@@ -12,21 +12,29 @@ interface LocalAgentCredentials {
   client_secret: string;
 }
 
-/** The organization whose device-less plans the local agent runs. */
-const organization = "default";
+/** `<data dir>/local-agent.json`: one agent client per organization, by organization name. */
+type CredentialsFile = Record<string, LocalAgentCredentials>;
+
+/** How often organizations made since start (testbay-server org create, in another process) are looked for. */
+const newOrganizationCheckMs = 30_000;
 
 /**
  * The embedded default's built-in agent: a `testbay-agent` running in this process for plans that need no
- * device, so a fresh install runs a plan to the end with nothing else installed. It talks to this server
- * over HTTP like any agent (same protocol, same limits), as its own agent client, whose credentials live
- * in `<data dir>/local-agent.json` (0600). Inspect steps only, unless TESTBAY_LOCAL_AGENT_SHELL=true.
+ * device, so a fresh install runs a plan to the end with nothing else installed. It serves every
+ * organization of the server (one agent client each, since an agent client belongs to one organization),
+ * including organizations created while it runs. It talks to this server over HTTP like any agent (same
+ * protocol, same limits); the credentials live in `<data dir>/local-agent.json` (0600). Inspect steps only,
+ * unless TESTBAY_LOCAL_AGENT_SHELL=true.
  */
 export async function startLocalAgent(
   app: FastifyInstance,
   config: Config,
   clients: ClientsService,
   baseUrl: string,
-): Promise<Agent | undefined> {
+): Promise<Agent[]> {
+  const file = path.join(config.dataDir, "local-agent.json");
+  const saved = await readCredentials(file);
+  const agents = new Map<string, Agent>();
   const connect = (credentials: LocalAgentCredentials) =>
     new Testbay({
       baseUrl,
@@ -35,57 +43,82 @@ export async function startLocalAgent(
       audience: config.audience,
       userAgent: "testbay-local-agent/0.1.0",
     });
-  const file = path.join(config.dataDir, "local-agent.json");
-  let client: Testbay | undefined;
-  const saved = await readFile(file, "utf8").then(
-    (text) => JSON.parse(text) as LocalAgentCredentials,
-    () => undefined,
-  );
-  if (saved) {
-    client = connect(saved);
-    try {
-      await client.tokens.get();
-    } catch (error) {
-      // Disabled or deleted by an admin, or from another store: make a new one.
-      if (!(error instanceof TestbayApiError)) throw error;
-      client = undefined;
-    }
-  }
-  if (!client) {
-    let issued: LocalAgentCredentials;
-    try {
-      issued = await clients.createClient(organization, "agent");
-    } catch (error) {
-      app.log.warn({ err: error }, `local agent not started: it runs plans of organization ${organization}`);
-      return undefined;
-    }
-    await mkdir(config.dataDir, { recursive: true, mode: privateDirMode });
-    const partial = `${file}.${process.pid}.tmp`;
-    await writeFile(
-      partial,
-      `${JSON.stringify({ client_id: issued.client_id, client_secret: issued.client_secret }, null, 2)}\n`,
-      { mode: 0o600 },
-    );
-    await rename(partial, file);
-    client = connect(issued);
-  }
+
   const workRoot = path.join(config.dataDir, "tmp", "local-agent");
   await mkdir(workRoot, { recursive: true, mode: privateDirMode });
   // Created here, private, so the agent (which knows nothing of data dirs) finds it rather than making it 0755.
   const cacheDir = path.join(config.dataDir, "cache", "binaries");
   await mkdir(cacheDir, { recursive: true, mode: privateDirMode });
-  const agent = new Agent({
-    client,
-    name: "local",
-    allowShell: config.localAgentShell,
-    devices: "none",
-    concurrency: 2,
-    workRoot,
-    cacheDir,
-    log: (message) => app.log.info({ agent: "local" }, message),
-  });
-  await agent.start();
+
+  const serve = async (organization: string) => {
+    let client: Testbay | undefined;
+    const known = saved[organization];
+    if (known) {
+      client = connect(known);
+      try {
+        await client.tokens.get();
+      } catch (error) {
+        // Disabled or deleted by an admin, or from another store: make a new one.
+        if (!(error instanceof TestbayApiError)) throw error;
+        client = undefined;
+      }
+    }
+    if (!client) {
+      const issued = await clients.createClient(organization, "agent");
+      saved[organization] = { client_id: issued.client_id, client_secret: issued.client_secret };
+      await writeCredentials(config.dataDir, file, saved);
+      client = connect(issued);
+    }
+    const agent = new Agent({
+      client,
+      name: "local",
+      allowShell: config.localAgentShell,
+      devices: "none",
+      concurrency: 2,
+      workRoot,
+      cacheDir,
+      log: (message) => app.log.info({ agent: "local", organization }, message),
+    });
+    await agent.start();
+    agents.set(organization, agent);
+  };
+
+  const serveNewOrganizations = async () => {
+    for (const organization of await clients.listOrganizationNames()) {
+      if (agents.has(organization)) continue;
+      try {
+        await serve(organization);
+      } catch (error) {
+        app.log.warn({ err: error }, `local agent not started for organization ${organization}`);
+      }
+    }
+  };
+  await serveNewOrganizations();
+  const timer = setInterval(() => {
+    serveNewOrganizations().catch((error) => app.log.warn({ err: error }, "local agent: organizations"));
+  }, newOrganizationCheckMs);
+  timer.unref();
   // Running jobs get a few seconds to finish while the server still answers; the rest are handed back.
-  app.services.beforeClose.push(() => agent.stop(5000));
-  return agent;
+  app.services.beforeClose.push(async () => {
+    clearInterval(timer);
+    await Promise.all([...agents.values()].map((agent) => agent.stop(5000)));
+  });
+  return [...agents.values()];
+}
+
+/** The saved credentials; the first version of the file held the default organization's only. */
+async function readCredentials(file: string): Promise<CredentialsFile> {
+  const parsed = await readFile(file, "utf8").then(
+    (text) => JSON.parse(text) as CredentialsFile | LocalAgentCredentials,
+    () => ({}) as CredentialsFile,
+  );
+  if (typeof parsed.client_id === "string") return { default: parsed as LocalAgentCredentials };
+  return parsed as CredentialsFile;
+}
+
+async function writeCredentials(dataDir: string, file: string, saved: CredentialsFile): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: privateDirMode });
+  const partial = `${file}.${process.pid}.tmp`;
+  await writeFile(partial, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  await rename(partial, file);
 }

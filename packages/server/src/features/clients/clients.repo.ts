@@ -46,6 +46,11 @@ export class ClientsRepo {
     return row && { id: row.id, name: row.name, createdAt: row.created_at };
   }
 
+  async listOrganizationNames(): Promise<string[]> {
+    const rows = await this.db.selectFrom("organizations").select("name").orderBy("name").execute();
+    return rows.map((row) => row.name);
+  }
+
   async countOrganizations(): Promise<number> {
     const row = await this.db
       .selectFrom("organizations")

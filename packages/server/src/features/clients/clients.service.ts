@@ -51,6 +51,10 @@ export class ClientsService {
     return org;
   }
 
+  listOrganizationNames(): Promise<string[]> {
+    return this.repo.listOrganizationNames();
+  }
+
   async createClient(orgName: string, role: ClientRole): Promise<IssuedCredentials> {
     if (!clientRoles.includes(role)) {
       throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);

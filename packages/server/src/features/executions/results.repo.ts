@@ -31,6 +31,7 @@ export type RunEvent =
       duration_ms?: number | null;
       message?: string | null;
       details?: string | null;
+      artifacts?: string[];
     };
 
 export interface ArtifactRecord {
@@ -55,6 +56,8 @@ export interface StoredTestCase {
   durationMs: number | null;
   message: string | null;
   details: string | null;
+  /** Names of artifacts of the same attempt captured for this test. */
+  artifacts: string[];
 }
 
 export interface StepResult {
@@ -99,6 +102,7 @@ export class ResultsRepo {
           duration_ms: event.duration_ms ?? null,
           message: storableDeviceTextOrNull(event.message),
           details: storableDeviceTextOrNull(event.details),
+          artifacts: event.artifacts?.length ? JSON.stringify(event.artifacts.map(storableDeviceText)) : null,
         });
       } else {
         // A step's row: made when it starts, completed when it finishes (a finish may come alone).
@@ -179,6 +183,7 @@ export class ResultsRepo {
       durationMs: row.duration_ms === null ? null : Number(row.duration_ms),
       message: row.message,
       details: row.details,
+      artifacts: row.artifacts === null ? [] : (JSON.parse(row.artifacts) as string[]),
     }));
   }
 

@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { Type } from "typebox";
+import { type TSchema, Type } from "typebox";
 import { ApiError } from "../../errors.ts";
+import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { sendStoredFile } from "../../http/send-stored-file.ts";
 import type { BlobStore } from "../../storage/index.ts";
@@ -11,6 +12,7 @@ import type { ExecutionsService } from "./executions.service.ts";
 import { junitReport } from "./junit-report.ts";
 import type { LogStore } from "./log-store.ts";
 import type { ResultsRepo } from "./results.repo.ts";
+import { testCaseViews } from "./test-case-view.ts";
 
 export const ArtifactView = Type.Object({
   name: Type.String(),
@@ -24,6 +26,50 @@ export const ArtifactView = Type.Object({
   created_at: Type.String({ format: "date-time" }),
   url: Type.String(),
 });
+
+const TestStatus = Type.Union(["passed", "failed", "errored", "skipped"].map((s) => Type.Literal(s)));
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const TestCaseItem = Type.Object({
+  id: Type.String({ description: "The test's id within its plan, the same in every execution of the plan" }),
+  classname: Type.String(),
+  name: Type.String(),
+  status: TestStatus,
+  flaky: Type.Boolean(),
+  quarantined: Type.Boolean(),
+  duration_ms: Nullable(Type.Integer()),
+  message: Nullable(Type.String()),
+  stack_trace: Nullable(Type.String()),
+  device: Type.Object({
+    position: Type.Integer({ description: "The device run's position in the plan's devices" }),
+    platform: Nullable(Type.String()),
+    serial: Nullable(Type.String()),
+    model: Nullable(Type.String()),
+    os_version: Nullable(Type.String()),
+  }),
+  shard: Type.Integer(),
+  attempt: Type.Integer({ description: "The device run attempt its status comes from" }),
+  attempts: Type.Array(
+    Type.Object({
+      attempt: Type.Integer(),
+      status: TestStatus,
+      duration_ms: Nullable(Type.Integer()),
+      message: Nullable(Type.String()),
+    }),
+  ),
+  artifacts: Type.Array(Type.String(), { description: "Names of the artifacts captured for this test" }),
+});
+
+const TestCasePage = Type.Object({ items: Type.Array(TestCaseItem), next_cursor: Nullable(Type.String()) });
+
+const TestCasesQuery = Type.Object(
+  {
+    status: Type.Optional(TestStatus),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200, description: "next_cursor of the previous page" })),
+  },
+  { additionalProperties: false },
+);
 
 const ArtifactQuery = Type.Object(
   {
@@ -57,6 +103,41 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       const execution = await executions.get(principalOf(request).organizationId, request.params.id);
       const report = junitReport(execution, await results.testCases(execution.id));
       return reply.type("application/xml; charset=utf-8").send(report);
+    },
+  );
+
+  app.get(
+    "/v1/executions/:id/tests",
+    {
+      schema: {
+        summary: "The execution's test cases",
+        description:
+          "One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. ?status= filters.",
+        tags: ["executions"],
+        params: ExecutionParams,
+        querystring: TestCasesQuery,
+        response: { 200: TestCasePage, ...ProblemResponses },
+      },
+    },
+    async (request) => {
+      const execution = await executions.get(principalOf(request).organizationId, request.params.id);
+      const { status, limit = 100, cursor } = request.query;
+      const all = testCaseViews(execution, await results.testCases(execution.id));
+      const listed = status === undefined ? all : all.filter((view) => view.status === status);
+      const after = decodeCursor(cursor);
+      const start =
+        after === undefined
+          ? 0
+          : listed.findIndex((v) => String(v.device.position) === after.createdAt && v.id === after.id) + 1;
+      const items = listed.slice(start, start + limit);
+      const last = items.at(-1);
+      return {
+        items,
+        next_cursor:
+          start + limit < listed.length && last
+            ? encodeCursor({ createdAt: String(last.device.position), id: last.id })
+            : null,
+      };
     },
   );
 

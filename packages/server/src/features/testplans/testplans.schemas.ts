@@ -1,6 +1,6 @@
 import { type Static, Type } from "typebox";
 import { PageQuery } from "../../http/pagination.ts";
-import { PackageName, Platform } from "../apps/index.ts";
+import { PackageName, Platform, packageNamePattern } from "../apps/index.ts";
 
 const StepName = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: "Shown in results." }),
@@ -43,20 +43,86 @@ export const ShellStep = Type.Object(
   { additionalProperties: false, description: "Runs a shell command on an agent that allows shell steps." },
 );
 
+/**
+ * What a device step captures and how it treats the device (API.md §5). Sharding and retries come with their
+ * own issue; these are the options an Android device run honours today.
+ */
+const DeviceOptions = {
+  clear_package_data: Type.Optional(
+    Type.Boolean({ description: "pm clear the app before its tests run (default false)" }),
+  ),
+  record_video: Type.Optional(
+    Type.Union([Type.Literal("never"), Type.Literal("on_failure"), Type.Literal("always")], {
+      description: "Screen recording kept never, only when a test failed (the default), or always",
+    }),
+  ),
+  logcat: Type.Optional(
+    Type.Boolean({ description: "Capture logcat during the run, whole and cut per test (default true)" }),
+  ),
+  screenshot_on_failure: Type.Optional(
+    Type.Boolean({ description: "A screenshot the moment a test fails (default true)" }),
+  ),
+};
+
+const FilterNames = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 300, pattern: "^[A-Za-z0-9_.$#]+$" }), {
+      minItems: 1,
+      maxItems: 200,
+      description,
+    }),
+  );
+
 export const InstrumentationStep = Type.Object(
   {
     type: Type.Literal("instrumentation"),
     name: StepName,
-    test_package: PackageName,
-    runner: Type.Optional(Type.String({ minLength: 1, maxLength: 300, pattern: "^[A-Za-z0-9_.$/]+$" })),
+    test_package: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        pattern: packageNamePattern,
+        description:
+          "The test APK's package; default: the version's test package. Given, it must be that package.",
+      }),
+    ),
+    runner: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        pattern: "^[A-Za-z0-9_.$/]+$",
+        description: "The instrumentation runner; default: the test package's <instrumentation android:name>",
+      }),
+    ),
     args: Type.Optional(
       Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,100}$" }), Type.String({ maxLength: 1000 }), {
         maxProperties: 50,
       }),
     ),
+    filter: Type.Optional(
+      Type.Object(
+        {
+          classes: FilterNames("-e class: classes or Class#method"),
+          packages: FilterNames("-e package"),
+          annotations: FilterNames("-e annotation: fully qualified annotation names"),
+          not_annotations: FilterNames("-e notAnnotation"),
+          size: Type.Optional(
+            Type.Union([Type.Literal("small"), Type.Literal("medium"), Type.Literal("large")], {
+              description: "-e size",
+            }),
+          ),
+        },
+        { additionalProperties: false, minProperties: 1, description: "Which tests run" },
+      ),
+    ),
+    ...DeviceOptions,
     timeout_seconds: StepTimeout,
   },
-  { additionalProperties: false, description: "Android instrumentation tests via adb (am instrument -r)." },
+  {
+    additionalProperties: false,
+    description:
+      "Android instrumentation tests via adb (am instrument -r) with the version's test package (PUT …/test-package).",
+  },
 );
 
 export const MaestroStep = Type.Object(
@@ -64,9 +130,14 @@ export const MaestroStep = Type.Object(
     type: Type.Literal("maestro"),
     name: StepName,
     flows: Type.Array(Type.String({ minLength: 1, maxLength: 256 * 1024 }), { minItems: 1, maxItems: 50 }),
+    ...DeviceOptions,
     timeout_seconds: StepTimeout,
   },
-  { additionalProperties: false, description: "Maestro flows (YAML texts) run with the maestro CLI." },
+  {
+    additionalProperties: false,
+    description:
+      "Maestro flows (YAML texts) run with the maestro CLI after the app is installed; flows get the app's package as the APP_ID variable.",
+  },
 );
 
 /**

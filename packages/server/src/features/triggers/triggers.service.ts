@@ -6,6 +6,7 @@ import type { AppRecord } from "../apps/index.ts";
 import { type ExecutionRecord, type ExecutionsRepo, emptySummary } from "../executions/index.ts";
 import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
+import { needsTestPackage, resolveInstrumentationSteps } from "./instrumentation-steps.ts";
 
 export interface TriggerRequest {
   organizationId: string;
@@ -69,6 +70,10 @@ export class TriggersService {
     const failed: FailedExecution[] = [];
     const executions: ExecutionRecord[] = [];
     const now = this.clock.now();
+    // Read once, only when some plan runs instrumentation.
+    const testPackage = [...found.values()].some(needsTestPackage)
+      ? await this.versions.testPackageOf(version)
+      : undefined;
     for (const id of request.testPlanIds) {
       const plan = found.get(id);
       if (plan?.state !== "active") {
@@ -76,7 +81,13 @@ export class TriggersService {
       } else if (plan.appId !== app.id) {
         failed.push(failure(id, otherApp(plan, app)));
       } else {
-        executions.push(this.newExecution(request, plan, version, now));
+        try {
+          const steps = resolveInstrumentationSteps(plan, request, testPackage);
+          executions.push(this.newExecution(request, plan, steps, version, now));
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          failed.push(failure(id, error));
+        }
       }
     }
     await this.executions.insertAll(executions);
@@ -87,6 +98,7 @@ export class TriggersService {
   private newExecution(
     request: TriggerRequest,
     plan: TestPlanRecord,
+    steps: TestPlanRecord["steps"],
     version: VersionRecord,
     now: number,
   ): ExecutionRecord {
@@ -104,7 +116,7 @@ export class TriggersService {
       plan: {
         name: plan.name,
         devices: plan.devices,
-        steps: plan.steps,
+        steps,
         timeout_seconds: plan.timeoutSeconds,
         max_attempts: plan.maxAttempts,
       },

@@ -174,6 +174,11 @@ export class VersionsService {
     return toPage(rows, limit, (row) => versionView(app, row, testPackages.get(row.id) ?? null));
   }
 
+  /** The version's test package (instrumentation APK), if one was uploaded. */
+  testPackageOf(version: VersionRecord): Promise<TestPackageRecord | undefined> {
+    return this.options.testPackages.find(version.id);
+  }
+
   /** The version object of GET …/versions/{version}, with its test package. */
   async view(app: AppRecord, version: VersionRecord) {
     return versionView(app, version, (await this.options.testPackages.find(version.id)) ?? null);
