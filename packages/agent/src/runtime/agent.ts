@@ -1,8 +1,10 @@
 import type { AgentDevice, AgentJob, Testbay } from "@testbay/client";
-import { discoverDevices } from "../devices/discover-devices.ts";
+import { DeviceTracker } from "../devices/device-tracker.ts";
+import { describeDevice, type FoundDevice, listReadyDevices } from "../devices/discover-devices.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
 import { BinaryCache } from "./binary-cache.ts";
+import { DeviceHealth } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
 
 export interface AgentOptions {
@@ -20,72 +22,169 @@ export interface AgentOptions {
   log: (message: string) => void;
   /** Long-poll length of each claim, in seconds (≤ 30). */
   claimWaitSeconds?: number;
+  /** How often to look for devices plugged in or unplugged (`adb devices -l`), in ms; 5000 by default. */
+  deviceRefreshMs?: number;
+  /**
+   * Where the agent looks for adb and maestro when it lists devices and decides its step types (PATH);
+   * its own environment by default. The steps of a job run with the agent's own environment.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Runs one claimed job; the real job runner unless a test puts a stand-in here. */
+  runJob?: typeof runJob;
   /** Called after each job: for tests and for operators' logs. */
   onJobDone?: (job: AgentJob, result: JobResult) => void;
 }
 
-/** adb prints models with underscores (model:Pixel_7); plans name them as people do ("Pixel 7"). */
-export function claimDevice(device: Device): AgentDevice {
-  return { ...device, model: device.model.replaceAll("_", " ") };
+/**
+ * What a claim offers for a device. A model read with getprop is kept as the device names it ("Pixel 8
+ * Pro", or "sdk_gphone64_x86_64" on an emulator); one that came from adb's `model:` attribute (the
+ * fallback, and any device described elsewhere) has adb's underscores turned back into spaces.
+ */
+export function claimDevice(device: Device & { modelFrom?: "getprop" | "adb" }): AgentDevice {
+  const { serial, platform, model, os_version } = device;
+  return {
+    serial,
+    platform,
+    model: device.modelFrom === "getprop" ? model : model.replaceAll("_", " "),
+    os_version,
+  };
 }
+
+const describe = (d: Device) => `${d.serial} (${d.model}, Android ${d.os_version})`;
 
 /**
  * The agent loop: `concurrency` workers, each claiming (long poll) the next job it can do with the
- * devices free at that moment, running it, and claiming again. `stop()` ends claiming at once, lets
- * running jobs finish within a grace period, then hands the rest back to the server.
+ * devices free at that moment, running it, and claiming again. While it runs, the agent looks for
+ * devices plugged in or unplugged every `deviceRefreshMs`; a change ends the claims under way so the
+ * next ones offer the new set. `stop()` ends claiming and looking at once, lets running jobs finish
+ * within a grace period, then hands the rest back to the server.
  */
 export class Agent {
   private readonly stopClaiming = new AbortController();
   private readonly shutdown = new AbortController();
   private readonly busySerials = new Set<string>();
+  private readonly health = new DeviceHealth();
   private workers: Promise<void>[] = [];
-  private devices: Device[] = [];
+  private tracker: DeviceTracker | null = null;
+  private tools = { adbAvailable: false, maestroAvailable: false };
   private stepTypes: string[] = ["inspect"];
+  /** Aborted (and replaced) whenever the devices to offer change: claims under way end and start again. */
+  private offerChanged = new AbortController();
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastListError: string | null = null;
   readonly cache: BinaryCache;
 
   constructor(private readonly options: AgentOptions) {
     this.cache = new BinaryCache(options.cacheDir);
   }
 
-  /** Looks at the host (devices, tools), then starts the workers. */
+  /** Looks at the host (devices, tools), then starts the workers and the device watch. */
   async start(): Promise<void> {
     const { log } = this.options;
+    const env = this.options.env ?? process.env;
     if (this.options.devices === "auto") {
-      const found = await discoverDevices();
-      this.devices = found.devices;
-      if (found.reason) log(`no Android devices: ${found.reason}`);
+      const adb = { env, signal: this.stopClaiming.signal };
+      this.tracker = new DeviceTracker({
+        list: () => listReadyDevices(adb),
+        describe: (entry) => describeDevice(entry, adb),
+      });
+      const first = await this.tracker.refresh();
+      if (first.error) {
+        log(`no Android devices: ${first.error}`);
+        this.lastListError = first.error;
+      }
     }
-    const tools = await detectTools();
-    this.stepTypes = [
-      ...runnableStepTypes({ allowShell: this.options.allowShell, ...tools, devices: this.devices }),
-    ].sort();
+    this.tools = await detectTools(env.PATH ?? "");
+    this.stepTypes = this.runnableStepTypes();
     log(
       `agent ${this.options.name}: step types ${this.stepTypes.join(", ")}; devices ${
-        this.devices.map((d) => `${d.serial} (${d.model}, Android ${d.os_version})`).join(", ") || "none"
+        this.offerable().map(describe).join(", ") || "none"
       }; ${this.options.concurrency} at a time`,
     );
     this.workers = Array.from({ length: this.options.concurrency }, (_, i) => this.work(i));
+    if (this.tracker) this.scheduleRefresh();
   }
 
   /**
-   * Stops claiming, waits up to `graceMs` for running jobs, then stops the rest: they are completed as
-   * errored with reason agent_shutdown, which puts their runs back in the queue for another agent.
+   * Stops claiming and looking for devices, waits up to `graceMs` for running jobs, then stops the rest:
+   * they are completed as errored with reason agent_shutdown, which puts their runs back in the queue
+   * for another agent.
    */
   async stop(graceMs: number): Promise<void> {
     this.stopClaiming.abort();
+    clearTimeout(this.refreshTimer);
     const grace = setTimeout(() => this.shutdown.abort(), graceMs);
     try {
-      await Promise.all(this.workers);
+      await Promise.all([...this.workers, this.refreshing]);
     } finally {
       clearTimeout(grace);
     }
+  }
+
+  /** The connected devices the agent may still offer: not drained. */
+  private offerable(): FoundDevice[] {
+    return (this.tracker?.devices() ?? []).filter((d) => !this.health.isDrained(d.serial));
+  }
+
+  private runnableStepTypes(): string[] {
+    const facts = { allowShell: this.options.allowShell, ...this.tools, devices: this.offerable() };
+    return [...runnableStepTypes(facts)].sort();
+  }
+
+  private scheduleRefresh(): void {
+    if (this.stopClaiming.signal.aborted) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshing = this.refreshDevices().finally(() => {
+        this.refreshing = undefined;
+        this.scheduleRefresh();
+      });
+    }, this.options.deviceRefreshMs ?? 5000);
+  }
+
+  private async refreshDevices(): Promise<void> {
+    const { log } = this.options;
+    const change = await (this.tracker as DeviceTracker).refresh();
+    if (this.stopClaiming.signal.aborted) return;
+    if (change.error) {
+      if (change.error !== this.lastListError)
+        log(`cannot list Android devices (${change.error}); keeping the last known`);
+      this.lastListError = change.error;
+      return;
+    }
+    this.lastListError = null;
+    for (const device of change.removed) log(`device ${describe(device)} disconnected`);
+    for (const device of change.added) {
+      const drained = this.health.isDrained(device.serial)
+        ? "; drained, not offered until the agent restarts"
+        : "";
+      log(`device ${describe(device)} connected${drained}`);
+    }
+    if (change.added.length > 0 || change.removed.length > 0) await this.offerChange();
+  }
+
+  /** The devices to offer changed: recompute the step types and restart the claims under way. */
+  private async offerChange(): Promise<void> {
+    this.tools = await detectTools((this.options.env ?? process.env).PATH ?? "");
+    const stepTypes = this.runnableStepTypes();
+    if (stepTypes.join() !== this.stepTypes.join()) {
+      this.stepTypes = stepTypes;
+      this.options.log(`step types now ${stepTypes.join(", ")}`);
+    }
+    const previous = this.offerChanged;
+    this.offerChanged = new AbortController();
+    previous.abort();
   }
 
   private async work(worker: number): Promise<void> {
     const { client, log } = this.options;
     let failures = 0;
     while (!this.stopClaiming.signal.aborted) {
-      const free = this.devices.filter((d) => !this.busySerials.has(d.serial));
+      // Taken before the devices are read, so a change from here on ends this claim.
+      const offer = this.offerChanged.signal;
+      const free = this.offerable().filter((d) => !this.busySerials.has(d.serial));
+      const drained = this.health.drained();
+      const claim = anyOf(this.stopClaiming.signal, offer);
       let job: AgentJob | undefined;
       const claimedAt = performance.now();
       try {
@@ -93,15 +192,17 @@ export class Agent {
           {
             agent_id: this.options.name,
             devices: free.map(claimDevice),
+            ...(drained.length > 0 ? { drained_devices: drained.map(claimDevice) } : {}),
             host: true,
             step_types: this.stepTypes as NonNullable<Parameters<typeof client.agent.claim>[0]["step_types"]>,
             wait_seconds: this.options.claimWaitSeconds ?? 30,
           },
-          this.stopClaiming.signal,
+          claim.signal,
         );
         failures = 0;
       } catch (error) {
         if (this.stopClaiming.signal.aborted) return;
+        if (offer.aborted) continue;
         failures++;
         const waitMs = Math.min(30_000, 1000 * 2 ** Math.min(failures, 5));
         log(
@@ -109,38 +210,70 @@ export class Agent {
         );
         await pause(waitMs, this.stopClaiming.signal);
         continue;
+      } finally {
+        claim.dispose();
       }
       if (!job) {
         // A server that is shutting down answers at once: do not spin on it.
         if (performance.now() - claimedAt < 1000) await pause(1000, this.stopClaiming.signal);
         continue;
       }
-      const serial = job.device?.serial;
-      if (serial) this.busySerials.add(serial);
-      try {
-        log(
-          `worker ${worker}: running ${job.execution_id} (attempt ${job.device_run.attempt}) on ${serial ?? "host"}`,
-        );
-        const result = await runJob(job, {
-          client,
-          cache: this.cache,
-          workRoot: this.options.workRoot,
-          log,
-          shutdown: this.shutdown.signal,
-        });
-        log(
-          `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
-        );
-        this.options.onJobDone?.(job, result);
-      } catch (error) {
-        log(
-          `worker ${worker}: job ${job.execution_id} failed in the agent: ${(error as Error).stack ?? error}`,
-        );
-      } finally {
-        if (serial) this.busySerials.delete(serial);
-      }
+      await this.runClaimed(worker, job);
     }
   }
+
+  private async runClaimed(worker: number, job: AgentJob): Promise<void> {
+    const { client, log } = this.options;
+    const device = job.device ?? null;
+    if (device) this.busySerials.add(device.serial);
+    try {
+      log(
+        `worker ${worker}: running ${job.execution_id} (attempt ${job.device_run.attempt}) on ${device?.serial ?? "host"}`,
+      );
+      const result = await (this.options.runJob ?? runJob)(job, {
+        client,
+        cache: this.cache,
+        workRoot: this.options.workRoot,
+        log,
+        shutdown: this.shutdown.signal,
+      });
+      log(
+        `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
+      );
+      if (device && this.health.record(device, result)) {
+        log(
+          `device ${device.serial} drained after 3 infrastructure failures in a row; restart the agent to offer it again`,
+        );
+        await this.offerChange();
+      }
+      this.options.onJobDone?.(job, result);
+    } catch (error) {
+      log(
+        `worker ${worker}: job ${job.execution_id} failed in the agent: ${(error as Error).stack ?? error}`,
+      );
+    } finally {
+      if (device) this.busySerials.delete(device.serial);
+    }
+  }
+}
+
+/**
+ * A signal that fires with any input, whose listeners come off the inputs at dispose(): one claim after
+ * another must not pile listeners onto the stop signal, which lives as long as the agent.
+ */
+function anyOf(...inputs: AbortSignal[]): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const fire = () => controller.abort();
+  for (const input of inputs) {
+    if (input.aborted) controller.abort();
+    else input.addEventListener("abort", fire, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const input of inputs) input.removeEventListener("abort", fire);
+    },
+  };
 }
 
 /** Waits `ms`, or less if `signal` fires first. */
