@@ -112,6 +112,7 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
   const outcomes: StepOutcome[] = [];
   const steps = job.plan.steps;
   let appPath: Promise<string> | undefined;
+  let testPackagePath: Promise<string> | undefined;
   for (const [index, step] of steps.entries()) {
     const previous = outcomes.at(-1);
     if (stop.aborted || (previous && previous.status !== "passed")) {
@@ -142,6 +143,17 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
       },
       binary: job.binary.metadata,
       binarySizeBytes: job.binary.size_bytes,
+      testPackage: job.test_package,
+      testPackagePath: () => {
+        const testPackage = job.test_package;
+        if (!testPackage) return Promise.reject(new Error("the version has no test package"));
+        testPackagePath ??= run.options.cache.get(testPackage.sha256, (destination) =>
+          run.options.client.versions
+            .downloadTestPackage(job.package_name, job.version, destination)
+            .then(() => {}),
+        );
+        return testPackagePath;
+      },
       packageName: job.package_name,
       version: job.version,
       // Which run this is, for scripts that name reports or files after it.
@@ -207,7 +219,10 @@ async function uploadArtifacts(
   }
 }
 
-/** How the job ends: a stop decides first, then the worst step (errored over failed over passed). */
+/**
+ * How the job ends: a stop decides first, then a lost device (the run is handed back: reason device_lost),
+ * then the worst step (errored over failed over passed).
+ */
 function finalResult(
   outcomes: readonly StepOutcome[],
   stopped: StopReason | undefined,
@@ -215,6 +230,7 @@ function finalResult(
   if (stopped === "cancelled") return { status: "cancelled", reason: "cancelled" };
   if (stopped === "timeout") return { status: "errored", reason: "timeout" };
   if (stopped === "shutdown") return { status: "errored", reason: "agent_shutdown" };
+  if (outcomes.some((o) => o.deviceLost)) return { status: "errored", reason: "device_lost" };
   if (outcomes.some((o) => o.status === "errored")) return { status: "errored", reason: "step_errored" };
   if (outcomes.some((o) => o.status === "failed")) return { status: "failed", reason: "step_failed" };
   if (outcomes.some((o) => o.status === "cancelled")) return { status: "cancelled", reason: "cancelled" };

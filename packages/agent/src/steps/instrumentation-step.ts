@@ -1,18 +1,30 @@
 /**
- * The instrumentation step: installs the app on the Android device, runs `am instrument -w -r` for the
- * plan's test package and reports each test case as its end status streams in. A failed test fails the
- * step; a crash or a run that never reached its end errors it.
+ * The instrumentation step, in the order a real device needs it (API.md §5): install the app and the test
+ * APK; clear the app's data if asked; list the tests (`-e log true`) so every test is accounted for; start
+ * logcat and, if asked, video; run the tests, reporting each as it ends with a screenshot of each failure;
+ * stop the captures and keep them as artifacts named on their test cases. A device that goes away on the
+ * way is an infrastructure error (the run is handed back), not a test failure.
  */
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import type { InstrumentationStep } from "@testbay/client";
-import { installApk } from "./adb-install.ts";
-import { InstrumentationParser } from "./instrumentation-parser.ts";
+import { Adb } from "../android/adb.ts";
+import { amInstrumentCommand, type InstrumentationTarget } from "../android/am-instrument.ts";
+import { artifactSegment, testArtifactName } from "../android/artifact-names.ts";
+import { apkNamed, installApk } from "../android/install-apk.ts";
+import { type LogcatCapture, startLogcat } from "../android/logcat-capture.ts";
+import { cutLogcat, testKey } from "../android/logcat-cut.ts";
+import { ScreenRecorder } from "../android/screen-recorder.ts";
+import { takeScreenshot } from "../android/screenshot.ts";
+import { InstrumentationParser, listedTests } from "./instrumentation-parser.ts";
 import { abortMessage, testCasesOutcome } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
-import { runProcess } from "./process-runner.ts";
-import { shellQuote } from "./shell-quote.ts";
 import type { StepContext, StepOutcome, TestCase } from "./step-types.ts";
 
 export const DEFAULT_RUNNER = "androidx.test.runner.AndroidJUnitRunner";
+
+/** A listing or a short adb command that takes longer than this is stuck. */
+const shortCommandMs = 120_000;
 
 export async function runInstrumentationStep(
   step: InstrumentationStep,
@@ -29,51 +41,228 @@ export async function runInstrumentationStep(
       message: `instrumentation installs an .apk; this binary is an .${ctx.binary.format}`,
     };
   }
-  let apk: string;
-  try {
-    apk = await ctx.appPath();
-  } catch (error) {
-    return { status: "errored", message: `could not fetch the binary: ${(error as Error).message}` };
+  const testPackage = ctx.testPackage;
+  if (testPackage === null) {
+    return {
+      status: "errored",
+      message: `version ${ctx.version} has no test package: upload its test APK (testbay upload --test-file)`,
+    };
   }
-
-  // Install and test run share the step's time limit.
+  const target: InstrumentationTarget = {
+    testPackage: step.test_package ?? testPackage.test.package_name,
+    runner: step.runner ?? testPackage.test.runner,
+  };
   const timeoutMs = stepTimeoutMs(step, ctx);
   const deadline = Date.now() + timeoutMs;
-  const installed = await installApk(device.serial, apk, ctx, timeoutMs);
-  if (installed.status !== "passed") return installed;
-
-  const cases: TestCase[] = [];
-  const parser = new InstrumentationParser((testCase) => {
-    cases.push(testCase);
-    ctx.testCase(testCase);
-  }, Date.now);
-  const result = await runProcess({
-    command: "adb",
-    args: ["-s", device.serial, "shell", amInstrumentCommand(step)],
-    cwd: ctx.workDir,
-    env: process.env,
-    timeoutMs: Math.max(1, deadline - Date.now()),
-    signal: ctx.signal,
-    onLine: (stream, line) => {
-      ctx.log(stream, line);
-      if (stream === "stdout") parser.line(line);
-    },
+  const left = () => Math.max(1, deadline - Date.now());
+  const adb = new Adb(device.serial, { workDir: ctx.workDir, signal: ctx.signal, log: ctx.log });
+  const lost = (message: string): StepOutcome => ({
+    status: "errored",
+    message: `device ${device.serial} was lost: ${message}`,
+    deviceLost: true,
   });
-  const run = parser.end();
-  const ran = processOutcome(result, ctx, timeoutMs, "adb");
-  if (ran.status === "cancelled" || result.timedOut || result.spawnError !== null) return ran;
-  if (!run.completed) {
-    const why = run.message ?? "instrumentation did not complete";
-    return { status: "errored", message: run.crashed ? `app crashed: ${why}` : why };
+
+  // 1. Install the app and its tests, from files adb accepts.
+  let apks: string[];
+  try {
+    apks = [
+      await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName),
+      await apkNamed(await ctx.testPackagePath(), ctx.workDir, target.testPackage),
+    ];
+  } catch (error) {
+    return { status: "errored", message: `could not fetch the APKs: ${(error as Error).message}` };
   }
-  return testCasesOutcome(cases);
+  for (const apk of apks) {
+    const installed = await installApk(adb, apk, left());
+    if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
+    if (!installed.ok) return installed.deviceLost ? lost(installed.message) : errored(installed.message);
+  }
+  if (step.clear_package_data) {
+    const cleared = await adb.shell(`pm clear ${ctx.packageName}`, shortCommandMs);
+    if (!cleared.ok) {
+      const why = `pm clear ${ctx.packageName} failed: ${cleared.lines.at(-1) ?? cleared.exitCode}`;
+      return cleared.deviceLost || !(await adb.present()) ? lost(why) : errored(why);
+    }
+  }
+
+  // 2. List the tests without running them: the whole set, so a crash cannot make tests go missing.
+  const listing = await adb.shell(
+    amInstrumentCommand(step, target, { listOnly: true }),
+    Math.min(left(), shortCommandMs),
+  );
+  if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
+  const listed = listedTests(listing.lines.join("\n"));
+  const listingRun = new InstrumentationParser(() => {});
+  for (const line of listing.lines) listingRun.line(line);
+  const listingEnd = listingRun.end();
+  if (!listingEnd.completed) {
+    const why = `listing the tests failed: ${listingEnd.message}`;
+    return listing.deviceLost || !(await adb.present()) ? lost(why) : errored(why);
+  }
+  if (listed.length === 0) return errored("the test package has no tests that match the step's filter");
+  ctx.log("agent", `${listed.length} tests listed in ${target.testPackage}`);
+
+  // 3. Captures, then the run.
+  const captures = await startCaptures(step, ctx, adb);
+  const reported: TestCase[] = [];
+  const report = (testCase: TestCase) => {
+    reported.push(testCase);
+    ctx.testCase(testCase);
+  };
+  // Each failure's screenshot is taken before its test case is reported, one at a time, in order.
+  let reporting: Promise<void> = Promise.resolve();
+  let runEnded = false;
+  const heldAtEnd: TestCase[] = [];
+  const parser = new InstrumentationParser((testCase) => {
+    // Tests the parser closes at the end of the output wait until we know whether the device was lost.
+    if (runEnded) {
+      heldAtEnd.push(testCase);
+      return;
+    }
+    reporting = reporting.then(async () => report(await withCaptures(testCase, captures, adb, ctx)));
+  }, Date.now);
+  const run = await adb.shell(amInstrumentCommand(step, target), left(), (stream, line) => {
+    if (stream === "stdout") parser.line(line);
+  });
+  runEnded = true;
+  const end = parser.end();
+  await reporting;
+  await captures.stop();
+
+  const ran = processOutcome(run, ctx, timeoutMs, "adb");
+  if (ran.status === "cancelled") {
+    await captures.collect(false, reported);
+    return ran;
+  }
+  if (!end.completed && !run.timedOut && (run.deviceLost || !(await adb.present()))) {
+    // Nothing about the tests that did not finish is known: the run is handed back, nothing reported.
+    await captures.collect(false, reported);
+    return lost(end.message ?? "adb lost the device during the run");
+  }
+  for (const testCase of heldAtEnd) report(await withCaptures(testCase, captures, adb, ctx, false));
+  const why = run.timedOut
+    ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+    : (end.message ?? "it did not run");
+  const seen = new Set(reported.map((c) => testKey(c.classname, c.name)));
+  for (const test of listed) {
+    if (seen.has(testKey(test.classname, test.name))) continue;
+    report({
+      classname: test.classname,
+      name: test.name,
+      status: "errored",
+      duration_ms: null,
+      message: `did not run: ${why}`,
+      details: null,
+    });
+  }
+  await captures.collect(reported.some(failing), reported);
+  if (run.timedOut) return ran;
+  if (!end.completed) {
+    return errored(
+      end.crashed ? `app crashed: ${end.message}` : (end.message ?? "instrumentation did not complete"),
+    );
+  }
+  return testCasesOutcome(reported);
 }
 
-/** The device-side command line; every value from the plan is quoted for the device's shell. */
-export function amInstrumentCommand(step: InstrumentationStep): string {
-  const words = ["am", "instrument", "-w", "-r"];
-  for (const [key, value] of Object.entries(step.args ?? {}))
-    words.push("-e", shellQuote(key), shellQuote(value));
-  words.push(shellQuote(`${step.test_package}/${step.runner ?? DEFAULT_RUNNER}`));
-  return words.join(" ");
+function errored(message: string): StepOutcome {
+  return { status: "errored", message };
+}
+
+const failing = (testCase: TestCase) => testCase.status === "failed" || testCase.status === "errored";
+
+interface Captures {
+  logcat: LogcatCapture | null;
+  logcatFile: string;
+  video: ScreenRecorder | null;
+  screenshots: boolean;
+  /** Artifact folder prefix for this step's captures. */
+  folder: string;
+  stop(): Promise<void>;
+  /** Keeps (or drops) the captures once the run is over; `anyFailure` decides on_failure video. */
+  collect(anyFailure: boolean, reported: readonly TestCase[]): Promise<void>;
+}
+
+async function startCaptures(step: InstrumentationStep, ctx: StepContext, adb: Adb): Promise<Captures> {
+  const folder = `device-${artifactSegment(adb.serial)}`;
+  const logcatFile = path.join(ctx.workDir, "logcat.txt");
+  const logcat = step.logcat === false ? null : await startLogcat(adb, logcatFile);
+  const videoMode = step.record_video ?? "on_failure";
+  const video =
+    videoMode === "never"
+      ? null
+      : new ScreenRecorder(
+          adb,
+          {
+            device: `/sdcard/testbay-${path.basename(ctx.workDir)}-${Date.now()}`,
+            artifact: `${folder}/video/part`,
+          },
+          (line) => ctx.log("agent", line),
+        );
+  video?.start();
+  return {
+    logcat,
+    logcatFile,
+    video,
+    screenshots: step.screenshot_on_failure !== false,
+    folder,
+    async stop() {
+      await Promise.all([logcat?.stop(), video?.stop()]);
+    },
+    async collect(anyFailure, reported) {
+      if (video) await video.collect(ctx.artifactsDir, videoMode === "always" || anyFailure);
+      if (logcat) await keepLogcat(logcatFile, reported, ctx, folder);
+    },
+  };
+}
+
+/**
+ * The test case as reported: a failure gets its screenshot now (while the screen still shows it, when it
+ * can) and the names of the logcat cut and video segment that will be kept for it.
+ */
+async function withCaptures(
+  testCase: TestCase,
+  captures: Captures,
+  adb: Adb,
+  ctx: StepContext,
+  screenshot = true,
+): Promise<TestCase> {
+  if (!failing(testCase)) return testCase;
+  const artifacts: string[] = [];
+  if (screenshot && captures.screenshots) {
+    const name = testArtifactName(`${captures.folder}/screenshots`, testCase.classname, testCase.name, "png");
+    if (await takeScreenshot(adb, path.join(ctx.artifactsDir, name))) artifacts.push(name);
+  }
+  if (captures.logcat) {
+    artifacts.push(testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt"));
+  }
+  const segment = captures.video?.current;
+  if (segment) artifacts.push(segment.artifact);
+  return { ...testCase, artifacts };
+}
+
+/** The whole log as one artifact, and each failed test's part of it as its own. */
+async function keepLogcat(
+  file: string,
+  reported: readonly TestCase[],
+  ctx: StepContext,
+  folder: string,
+): Promise<void> {
+  const whole = path.join(ctx.artifactsDir, `${folder}/logcat.txt`);
+  await mkdir(path.dirname(whole), { recursive: true });
+  await copyFile(file, whole);
+  const failed = reported.filter(failing);
+  const parts = await cutLogcat(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
+  for (const testCase of failed) {
+    // Named on the test case already: without the runner's markers it says where to look instead.
+    const lines = parts.get(testKey(testCase.classname, testCase.name)) ?? [
+      `No "TestRunner: started: ${testCase.name}(${testCase.classname})" line in the device log; see ${folder}/logcat.txt.`,
+    ];
+    const cut = path.join(
+      ctx.artifactsDir,
+      testArtifactName(`${folder}/logcat`, testCase.classname, testCase.name, "txt"),
+    );
+    await mkdir(path.dirname(cut), { recursive: true });
+    await writeFile(cut, `${lines.join("\n")}\n`, { mode: 0o600 });
+  }
 }

@@ -33,6 +33,18 @@ export interface StepOutcome {
   /** Why, in one line, when not passed: "exit code 3", "timed out after 600 s", "adb install failed: …". */
   message: string | null;
   exit_code?: number | null;
+  /**
+   * The device went away during the step (adb lost it): an infrastructure error that says nothing about the
+   * app, so the run is handed back to be run again (reason device_lost) instead of reported as a failure.
+   */
+  deviceLost?: boolean;
+}
+
+/** The version's test package (instrumentation APK) as the server described it in the job. */
+export interface TestPackageInfo {
+  sha256: string;
+  size_bytes: number;
+  test: { package_name: string; runner: string; target_package: string };
 }
 
 export interface StepContext {
@@ -44,6 +56,10 @@ export interface StepContext {
   appPath(): Promise<string>;
   binary: BinaryMetadata;
   binarySizeBytes: number;
+  /** The version's test package, null when it has none. */
+  testPackage: TestPackageInfo | null;
+  /** Downloads the test package once (cached by sha256) and returns its local path. */
+  testPackagePath(): Promise<string>;
   packageName: string;
   version: string;
   /** The execution's env (from the trigger), passed to shell steps on top of the agent's own env. */

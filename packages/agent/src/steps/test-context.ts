@@ -61,6 +61,10 @@ export async function makeStepContext(overrides: Partial<StepContext> = {}): Pro
     appPath: async () => appFile,
     binary: ANDROID_BINARY,
     binarySizeBytes: 12_345_678,
+    testPackage: null,
+    testPackagePath: async () => {
+      throw new Error("this test context has no test package");
+    },
     packageName: "com.example.shop",
     version: "1.2.3",
     env: {},

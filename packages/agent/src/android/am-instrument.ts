@@ -1,0 +1,54 @@
+/**
+ * The `am instrument` command lines of an instrumentation step, built for the device's shell (every value
+ * from a plan is quoted there). AndroidJUnitRunner's arguments: `-e log true` lists the tests without
+ * running them; `-e class`, `-e package`, `-e annotation`, `-e notAnnotation` take comma-separated lists;
+ * `-e testFile` names a device file with one Class or Class#method per line, for exact lists too long for
+ * a command line.
+ */
+import type { InstrumentationStep } from "@testbay/client";
+import { shellQuote } from "../steps/shell-quote.ts";
+
+export interface InstrumentationTarget {
+  testPackage: string;
+  runner: string;
+}
+
+export interface InstrumentOptions {
+  /** `-e log true`: report every selected test as if it ran, without running any. */
+  listOnly?: boolean;
+  /** A device path with the exact tests to run (pushed there first). */
+  testFile?: string;
+}
+
+/** The plan's filter as runner arguments, in a fixed order. */
+export function filterArgs(filter: InstrumentationStep["filter"]): Array<[string, string]> {
+  if (!filter) return [];
+  const args: Array<[string, string]> = [];
+  if (filter.classes) args.push(["class", filter.classes.join(",")]);
+  if (filter.packages) args.push(["package", filter.packages.join(",")]);
+  if (filter.annotations) args.push(["annotation", filter.annotations.join(",")]);
+  if (filter.not_annotations) args.push(["notAnnotation", filter.not_annotations.join(",")]);
+  if (filter.size) args.push(["size", filter.size]);
+  return args;
+}
+
+export function amInstrumentCommand(
+  step: Pick<InstrumentationStep, "args" | "filter">,
+  target: InstrumentationTarget,
+  options: InstrumentOptions = {},
+): string {
+  const words = ["am", "instrument", "-w", "-r"];
+  const add = (key: string, value: string) => words.push("-e", shellQuote(key), shellQuote(value));
+  if (options.listOnly) add("log", "true");
+  // An exact list replaces the filter: it was made from the filtered listing already.
+  if (options.testFile !== undefined) add("testFile", options.testFile);
+  else for (const [key, value] of filterArgs(step.filter)) add(key, value);
+  for (const [key, value] of Object.entries(step.args ?? {})) add(key, value);
+  words.push(shellQuote(`${target.testPackage}/${target.runner}`));
+  return words.join(" ");
+}
+
+/** The contents of a testFile: one `Class#method` per line. */
+export function testFileContents(tests: ReadonlyArray<{ classname: string; name: string }>): string {
+  return tests.map((test) => `${test.classname}#${test.name}\n`).join("");
+}
