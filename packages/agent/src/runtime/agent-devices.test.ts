@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentJob, ClaimRequest, Testbay } from "@testbay/client";
+import type { AgentDevice, AgentJob, ClaimRequest, Testbay } from "@testbay/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab.ts";
 import { Agent, type AgentOptions } from "./agent.ts";
@@ -91,12 +91,12 @@ class ClaimDesk {
   }
 }
 
-function jobOn(serial: string, n: number): AgentJob {
+function jobOn(device: AgentDevice, n: number): AgentJob {
   return {
     lease_id: `lease-${n}`,
     execution_id: `exe-${n}`,
     device_run: { id: `run-${n}`, position: 0, attempt: 1, max_attempts: 1 },
-    device: { serial, platform: "android", model: "Pixel 7", os_version: "14" },
+    device,
   } as unknown as AgentJob;
 }
 
@@ -191,18 +191,26 @@ describe("an agent watching its devices", () => {
   });
 
   it("drains a device after three device_lost runs in a row and reports it in every claim after", async () => {
+    // An emulator, whose real model has underscores that must reach the server as they are.
+    const emulator = {
+      serial: "emulator-5554",
+      platform: "android",
+      model: "sdk_gphone64_x86_64",
+      os_version: "14",
+    };
+    lab.unplug("emulator-5554");
+    lab.plug({ serial: "emulator-5554", model: "sdk_gphone64_x86_64", release: "14" });
     const results: JobResult[] = [];
     await startAgent({
       runJob: async () => ({ status: "errored", reason: "device_lost" }),
       onJobDone: (_, result) => results.push(result),
     });
-    for (let n = 1; n <= 4; n++) desk.queue(jobOn("emulator-5554", n));
+    expect((await desk.next(() => true)).devices).toEqual([emulator]);
+    for (let n = 1; n <= 4; n++) desk.queue(jobOn(emulator as AgentDevice, n));
     const drained = await desk.next((r) => (r.drained_devices ?? []).length > 0);
     expect(results).toHaveLength(3);
     expect(drained.devices).toEqual([]);
-    expect(drained.drained_devices).toEqual([
-      { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" },
-    ]);
+    expect(drained.drained_devices).toEqual([emulator]);
     expect(drained.step_types).not.toContain("instrumentation");
     expect(logs.filter((l) => l.includes("drained after 3 infrastructure failures in a row"))).toEqual([
       "device emulator-5554 drained after 3 infrastructure failures in a row; restart the agent to offer it again",
@@ -216,11 +224,11 @@ describe("an agent watching its devices", () => {
     // Still drained after the device is unplugged and plugged back: only a restart clears it.
     const beforeReplug = desk.claims.length;
     lab.unplug("emulator-5554");
-    lab.plug({ serial: "emulator-5554", model: "Pixel 7", release: "14" });
+    lab.plug({ serial: "emulator-5554", model: "sdk_gphone64_x86_64", release: "14" });
     const later = await desk.next(
       () =>
         logs.includes(
-          "device emulator-5554 (Pixel 7, Android 14) connected; drained, not offered until the agent restarts",
+          "device emulator-5554 (sdk_gphone64_x86_64, Android 14) connected; drained, not offered until the agent restarts",
         ),
       beforeReplug,
     );

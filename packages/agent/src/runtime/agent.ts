@@ -192,7 +192,8 @@ export class Agent {
           {
             agent_id: this.options.name,
             devices: free.map(claimDevice),
-            ...(drained.length > 0 ? { drained_devices: drained.map(claimDevice) } : {}),
+            // Kept as they were offered (claimDevice already applied): no second underscore pass.
+            ...(drained.length > 0 ? { drained_devices: drained } : {}),
             host: true,
             step_types: this.stepTypes as NonNullable<Parameters<typeof client.agent.claim>[0]["step_types"]>,
             wait_seconds: this.options.claimWaitSeconds ?? 30,
@@ -240,7 +241,9 @@ export class Agent {
       log(
         `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
       );
-      if (device && this.health.record(device, result)) {
+      // Our own picture of the device when it is still here (the job echoes what the claim offered).
+      const known = device && this.tracker?.devices().find((d) => d.serial === device.serial);
+      if (device && this.health.record(known ? claimDevice(known) : device, result)) {
         log(
           `device ${device.serial} drained after 3 infrastructure failures in a row; restart the agent to offer it again`,
         );
