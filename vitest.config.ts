@@ -13,7 +13,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "bench/**/*.test.ts"],
+          // The device stand-ins' own tests: they check the models of adb and maestro the agent is tested on.
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/agent/test/stand-ins/*.test.ts",
+            "bench/**/*.test.ts",
+          ],
           exclude: [...integration, "packages/*/src/**/*.scaled.test.ts"],
         },
       },

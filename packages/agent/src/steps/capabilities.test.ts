@@ -45,7 +45,7 @@ describe("which", () => {
   it("returns null for a missing command and for a file that is not executable", async () => {
     expect(await which("adb", "/nonexistent")).toBeNull();
     expect(await which("README.md", FIXTURES_DIR)).toBeNull();
-    expect(await which("bin", FIXTURES_DIR)).toBeNull();
+    expect(await which("transcripts", FIXTURES_DIR)).toBeNull();
   });
 
   it("checks a path with a slash directly", async () => {

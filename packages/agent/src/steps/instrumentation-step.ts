@@ -5,17 +5,12 @@
  * stop the captures and keep them as artifacts named on their test cases. A device that goes away on the
  * way is an infrastructure error (the run is handed back), not a test failure.
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
-import path from "node:path";
 import type { InstrumentationStep } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { amInstrumentCommand, type InstrumentationTarget } from "../android/am-instrument.ts";
-import { artifactSegment, testArtifactName } from "../android/artifact-names.ts";
+import { failing, startCaptures, withCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
-import { type LogcatCapture, startLogcat } from "../android/logcat-capture.ts";
-import { cutLogcat, testKey } from "../android/logcat-cut.ts";
-import { ScreenRecorder } from "../android/screen-recorder.ts";
-import { takeScreenshot } from "../android/screenshot.ts";
+import { testKey } from "../android/logcat-cut.ts";
 import { InstrumentationParser, listedTests } from "./instrumentation-parser.ts";
 import { abortMessage, testCasesOutcome } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
@@ -167,102 +162,4 @@ export async function runInstrumentationStep(
 
 function errored(message: string): StepOutcome {
   return { status: "errored", message };
-}
-
-const failing = (testCase: TestCase) => testCase.status === "failed" || testCase.status === "errored";
-
-interface Captures {
-  logcat: LogcatCapture | null;
-  logcatFile: string;
-  video: ScreenRecorder | null;
-  screenshots: boolean;
-  /** Artifact folder prefix for this step's captures. */
-  folder: string;
-  stop(): Promise<void>;
-  /** Keeps (or drops) the captures once the run is over; `anyFailure` decides on_failure video. */
-  collect(anyFailure: boolean, reported: readonly TestCase[]): Promise<void>;
-}
-
-async function startCaptures(step: InstrumentationStep, ctx: StepContext, adb: Adb): Promise<Captures> {
-  const folder = `device-${artifactSegment(adb.serial)}`;
-  const logcatFile = path.join(ctx.workDir, "logcat.txt");
-  const logcat = step.logcat === false ? null : await startLogcat(adb, logcatFile);
-  const videoMode = step.record_video ?? "on_failure";
-  const video =
-    videoMode === "never"
-      ? null
-      : new ScreenRecorder(
-          adb,
-          {
-            device: `/sdcard/testbay-${path.basename(ctx.workDir)}-${Date.now()}`,
-            artifact: `${folder}/video/part`,
-          },
-          (line) => ctx.log("agent", line),
-        );
-  video?.start();
-  return {
-    logcat,
-    logcatFile,
-    video,
-    screenshots: step.screenshot_on_failure !== false,
-    folder,
-    async stop() {
-      await Promise.all([logcat?.stop(), video?.stop()]);
-    },
-    async collect(anyFailure, reported) {
-      if (video) await video.collect(ctx.artifactsDir, videoMode === "always" || anyFailure);
-      if (logcat) await keepLogcat(logcatFile, reported, ctx, folder);
-    },
-  };
-}
-
-/**
- * The test case as reported: a failure gets its screenshot now (while the screen still shows it, when it
- * can) and the names of the logcat cut and video segment that will be kept for it.
- */
-async function withCaptures(
-  testCase: TestCase,
-  captures: Captures,
-  adb: Adb,
-  ctx: StepContext,
-  screenshot = true,
-): Promise<TestCase> {
-  if (!failing(testCase)) return testCase;
-  const artifacts: string[] = [];
-  if (screenshot && captures.screenshots) {
-    const name = testArtifactName(`${captures.folder}/screenshots`, testCase.classname, testCase.name, "png");
-    if (await takeScreenshot(adb, path.join(ctx.artifactsDir, name))) artifacts.push(name);
-  }
-  if (captures.logcat) {
-    artifacts.push(testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt"));
-  }
-  const segment = captures.video?.current;
-  if (segment) artifacts.push(segment.artifact);
-  return { ...testCase, artifacts };
-}
-
-/** The whole log as one artifact, and each failed test's part of it as its own. */
-async function keepLogcat(
-  file: string,
-  reported: readonly TestCase[],
-  ctx: StepContext,
-  folder: string,
-): Promise<void> {
-  const whole = path.join(ctx.artifactsDir, `${folder}/logcat.txt`);
-  await mkdir(path.dirname(whole), { recursive: true });
-  await copyFile(file, whole);
-  const failed = reported.filter(failing);
-  const parts = await cutLogcat(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
-  for (const testCase of failed) {
-    // Named on the test case already: without the runner's markers it says where to look instead.
-    const lines = parts.get(testKey(testCase.classname, testCase.name)) ?? [
-      `No "TestRunner: started: ${testCase.name}(${testCase.classname})" line in the device log; see ${folder}/logcat.txt.`,
-    ];
-    const cut = path.join(
-      ctx.artifactsDir,
-      testArtifactName(`${folder}/logcat`, testCase.classname, testCase.name, "txt"),
-    );
-    await mkdir(path.dirname(cut), { recursive: true });
-    await writeFile(cut, `${lines.join("\n")}\n`, { mode: 0o600 });
-  }
 }

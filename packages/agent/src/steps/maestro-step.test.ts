@@ -1,91 +1,131 @@
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { useFakeTools } from "./fake-tools.ts";
+import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab.ts";
 import { runMaestroStep } from "./maestro-step.ts";
 import type { Device } from "./step-types.ts";
-import { makeStepContext, type TestStepContext } from "./test-context.ts";
+import { ANDROID_BINARY, makeStepContext, type TestStepContext } from "./test-context.ts";
 
-const EMULATOR: Device = {
-  serial: "emulator-5554",
-  platform: "android",
-  model: "sdk_gphone64_x86_64",
-  os_version: "14",
-};
-const LOGIN = "appId: com.example.shop\n---\n- launchApp\n- tapOn: Log in\n";
-const CHECKOUT = "appId: com.example.shop\n---\n- launchApp\n- assertVisible: Order confirmed\n";
-const STEP = { type: "maestro" as const, flows: [LOGIN, CHECKOUT] };
+const APP = fileURLToPath(new URL("../../../server/test/fixtures/binaries/app-basic.apk", import.meta.url));
+const SERIAL = "emulator-5554";
+const EMULATOR: Device = { serial: SERIAL, platform: "android", model: "Pixel 7", os_version: "14" };
+// biome-ignore lint/suspicious/noTemplateCurlyInString: maestro's own ${} placeholder, filled by -e APP_ID=…
+const LOGIN = "appId: ${APP_ID}\nname: Login\n---\n- launchApp\n- tapOn: Log in\n";
+// biome-ignore lint/suspicious/noTemplateCurlyInString: as above
+const CHECKOUT =
+  "appId: ${APP_ID}\nname: Checkout\n---\n- launchApp\n- assertVisible: FAIL Order confirmed\n";
 
-let ctx: TestStepContext;
+let lab: DeviceLab | undefined;
+let ctx: TestStepContext | undefined;
+
 afterEach(async () => {
   vi.unstubAllEnvs();
-  await ctx.cleanup();
+  await ctx?.cleanup();
+  lab?.cleanup();
+  ctx = undefined;
+  lab = undefined;
 });
 
-describe("runMaestroStep", () => {
-  it("writes the flows, runs maestro on the device and passes on a passing report", async () => {
-    ctx = await makeStepContext({ device: EMULATOR });
-    const calls = useFakeTools(ctx.root, { FAKE_MAESTRO_SCENARIO: "passing" });
-    expect(await runMaestroStep(STEP, ctx)).toEqual({ status: "passed", message: null, exit_code: 0 });
-    const flowsDir = join(ctx.workDir, "flows");
-    expect(calls()).toEqual([
-      {
-        tool: "maestro",
-        argv: [
-          "--device",
-          "emulator-5554",
-          "test",
-          "--format",
-          "junit",
-          "--output",
-          join(ctx.workDir, "maestro-report.xml"),
-          flowsDir,
-        ],
-        flows: ["flow-01.yaml", "flow-02.yaml"],
-      },
-    ]);
-    expect(await readFile(join(flowsDir, "flow-02.yaml"), "utf8")).toBe(CHECKOUT);
-    expect(ctx.cases.map((c) => `${c.name} ${c.status}`)).toEqual(["Login passed", "Checkout passed"]);
+async function setUp(device: Device | null = EMULATOR, sdk = 34) {
+  lab = await createDeviceLab({ devices: [{ serial: SERIAL, model: "Pixel 7", sdk }], timeScale: 0.05 });
+  for (const [name, value] of Object.entries(lab.env)) vi.stubEnv(name, value);
+  ctx = await makeStepContext({
+    device,
+    appPath: async () => APP,
+    binary: { ...ANDROID_BINARY, package_name: "com.example.basic" },
+    packageName: "com.example.basic",
+  });
+  return { lab, ctx };
+}
+
+const commands = (l: DeviceLab) =>
+  l
+    .calls()
+    .map((call) => `${call.tool} ${(call.argv[0] === "-s" ? call.argv.slice(2) : call.argv).join(" ")}`);
+
+describe("runMaestroStep on the stateful stand-ins", () => {
+  it("installs the app first, then runs the flows with APP_ID on that device", async () => {
+    const { lab, ctx } = await setUp();
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN], record_video: "never" }, ctx);
+    expect(outcome).toEqual({ status: "passed", message: null, exit_code: 0 });
+    expect(lab.installed(SERIAL)["com.example.basic"]?.flags).toEqual(["-r", "-t", "-g"]);
+    const run = commands(lab);
+    const install = run.findIndex((c) => c.startsWith("adb install"));
+    const maestro = run.findIndex((c) => c.startsWith("maestro"));
+    expect(install).toBeGreaterThanOrEqual(0);
+    expect(install).toBeLessThan(maestro);
+    expect(run[install]).toMatch(/\.apk$/);
+    expect(run[maestro]).toBe(
+      `maestro --device ${SERIAL} test --format junit --output ${join(ctx.workDir, "maestro-report.xml")} -e APP_ID=com.example.basic ${join(ctx.workDir, "flows")}`,
+    );
+    expect(ctx.cases.map((c) => `${c.name} ${c.status}`)).toEqual(["Login passed"]);
   });
 
-  it("runs without --device on the host", async () => {
-    ctx = await makeStepContext();
-    const calls = useFakeTools(ctx.root);
-    await runMaestroStep(STEP, ctx);
-    expect(calls()[0]?.argv.slice(0, 2)).toEqual(["test", "--format"]);
-  });
-
-  it("fails when a flow failed", async () => {
-    ctx = await makeStepContext({ device: EMULATOR });
-    useFakeTools(ctx.root, { FAKE_MAESTRO_SCENARIO: "failing" });
-    expect(await runMaestroStep(STEP, ctx)).toEqual({
-      status: "failed",
-      message: "1 of 2 test cases failed",
-      exit_code: 1,
-    });
-    expect(ctx.cases[1]).toMatchObject({
+  it("fails when a flow failed, naming the device log and the video on the failure", async () => {
+    const { ctx } = await setUp();
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN, CHECKOUT] }, ctx);
+    expect(outcome).toMatchObject({ status: "failed", message: "1 of 2 test cases failed" });
+    const failure = ctx.cases.find((c) => c.status === "failed");
+    expect(failure).toMatchObject({
       name: "Checkout",
-      status: "failed",
-      message: 'Assertion is false: "Order confirmed" is visible',
+      message: expect.stringContaining("FAIL Order confirmed"),
     });
+    expect(failure?.artifacts).toEqual([`device-${SERIAL}/logcat.txt`, `device-${SERIAL}/video/part-01.mp4`]);
+    for (const name of failure?.artifacts ?? []) expect(existsSync(join(ctx.artifactsDir, name))).toBe(true);
+    expect(ctx.cases.find((c) => c.status === "passed")?.artifacts).toBeUndefined();
+  });
+
+  it("clears the app's data after the install when asked", async () => {
+    const { lab, ctx } = await setUp();
+    await runMaestroStep({ type: "maestro", flows: [LOGIN], clear_package_data: true }, ctx);
+    expect(lab.installed(SERIAL)["com.example.basic"]?.dataClears).toBe(1);
+  });
+
+  it("errors with the install failure and runs no flow when the app cannot be installed", async () => {
+    const { lab, ctx } = await setUp(EMULATOR, 21);
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN] }, ctx);
+    expect(outcome.status).toBe("errored");
+    expect(outcome.message).toContain("INSTALL_FAILED_OLDER_SDK");
+    expect(commands(lab).some((c) => c.startsWith("maestro"))).toBe(false);
+  });
+
+  it("on the host, without a device, installs nothing and leaves the device choice to maestro", async () => {
+    const { lab, ctx } = await setUp(null);
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN] }, ctx);
+    // Nothing installed the app, and the stand-in, like maestro, cannot launch an app that is not there.
+    expect(outcome.status).toBe("failed");
+    expect(ctx.cases[0]?.message).toContain("Unable to launch app com.example.basic");
+    expect(commands(lab).filter((c) => c.startsWith("adb"))).toEqual([]);
+    expect(commands(lab).find((c) => c.startsWith("maestro"))).toMatch(/^maestro test /);
   });
 
   it("errors when maestro wrote no report", async () => {
-    ctx = await makeStepContext({ device: EMULATOR });
-    useFakeTools(ctx.root, { FAKE_MAESTRO_SCENARIO: "no-report" });
-    expect(await runMaestroStep(STEP, ctx)).toEqual({
+    const { ctx } = await setUp(null);
+    vi.stubEnv("PATH", `${ctx.root}:${process.env.PATH}`);
+    const fake = join(ctx.root, "maestro");
+    await writeFile(fake, "#!/bin/sh\necho 'Unable to launch app com.example.basic' >&2\nexit 1\n");
+    await chmod(fake, 0o755);
+    expect(await runMaestroStep({ type: "maestro", flows: [LOGIN] }, ctx)).toEqual({
       status: "errored",
       message: "maestro wrote no report (exit code 1)",
       exit_code: 1,
     });
-    expect(ctx.lines("stderr")).toEqual(["Unable to launch app com.example.shop"]);
+    expect(ctx.lines("stderr")).toEqual(["Unable to launch app com.example.basic"]);
   });
 
   it("errors when maestro is not installed", async () => {
     ctx = await makeStepContext();
     vi.stubEnv("PATH", ctx.root);
-    const outcome = await runMaestroStep(STEP, ctx);
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN] }, ctx);
     expect(outcome.status).toBe("errored");
     expect(outcome.message).toMatch(/^maestro could not start: .*ENOENT/);
+  });
+
+  it("writes the flows in the plan's order", async () => {
+    const { ctx } = await setUp();
+    await runMaestroStep({ type: "maestro", flows: [LOGIN, CHECKOUT], record_video: "never" }, ctx);
+    expect(readFileSync(join(ctx.workDir, "flows", "flow-02.yaml"), "utf8")).toBe(CHECKOUT);
   });
 });

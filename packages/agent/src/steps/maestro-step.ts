@@ -1,11 +1,16 @@
 /**
- * The maestro step: writes the plan's flows into the work directory, runs them with the maestro CLI
- * (on the job's device when there is one) and ingests the JUnit report maestro writes.
+ * The maestro step: on an Android device, installs the app first (maestro's launchApp starts an installed
+ * app, it installs nothing) and clears its data if asked, starts logcat and video; writes the plan's flows
+ * into the work directory and runs them with the maestro CLI, with the app's package as APP_ID for the
+ * flows; ingests the JUnit report maestro writes, naming the captures on each failed flow.
  */
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { MaestroStep } from "@testbay/client";
+import { Adb } from "../android/adb.ts";
+import { type Captures, failing, startCaptures } from "../android/device-captures.ts";
+import { apkNamed, installApk } from "../android/install-apk.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
 import { abortMessage } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
@@ -17,12 +22,26 @@ export const MAESTRO_REPORT = "maestro-report.xml";
 
 export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promise<StepOutcome> {
   if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
+  const timeoutMs = stepTimeoutMs(step, ctx);
+  const deadline = Date.now() + timeoutMs;
+  const android = ctx.device?.platform === "android" ? ctx.device : null;
+  const adb = android && new Adb(android.serial, { workDir: ctx.workDir, signal: ctx.signal, log: ctx.log });
+  let captures: Captures | null = null;
+  if (adb) {
+    const prepared = await prepareDevice(step, ctx, adb, deadline);
+    if (prepared) return prepared;
+    captures = await startCaptures({ ...step, screenshot_on_failure: false }, ctx, adb);
+  } else {
+    ctx.log(
+      "agent",
+      "no Android device assigned: maestro runs on the device it finds, with the app as installed there",
+    );
+  }
   const flowsDir = await writeFlows(step.flows, ctx.workDir);
   const report = join(ctx.workDir, MAESTRO_REPORT);
-  const timeoutMs = stepTimeoutMs(step, ctx);
   const result = await runProcess({
     command: "maestro",
-    args: maestroArgs(ctx.device?.serial ?? null, report, flowsDir),
+    args: maestroArgs(ctx.device?.serial ?? null, report, flowsDir, { APP_ID: ctx.packageName }),
     cwd: ctx.workDir,
     // The execution's env too: maestro passes MAESTRO_* variables on to the flows.
     env: { ...withoutAgentSecrets(process.env), ...ctx.env, MAESTRO_CLI_NO_ANALYTICS: "1" },
@@ -30,7 +49,14 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
     signal: ctx.signal,
     onLine: (stream, line) => ctx.log(stream, line),
   });
+  await captures?.stop();
   const ran = processOutcome(result, ctx, timeoutMs, "maestro");
+  if (adb && ran.status !== "passed" && ran.status !== "cancelled" && !(await adb.present())) {
+    await captures?.collect(false, []);
+    return { status: "errored", message: `device ${adb.serial} was lost during the flows`, deviceLost: true };
+  }
+  const failedFlows = existsSync(report) && (await readFile(report, "utf8")).includes("<failure");
+  const kept = (await captures?.collect(failedFlows || ran.status !== "passed", [], false)) ?? [];
   if (ran.status === "cancelled" || result.timedOut || result.spawnError !== null) return ran;
   if (!existsSync(report)) {
     return {
@@ -39,7 +65,13 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       exit_code: ran.exit_code ?? null,
     };
   }
-  const reported = await ingestJUnitFiles([report], ctx);
+  // A failed flow names the whole device log and the video kept (maestro's results come at the end, so
+  // there is no moment of failure to cut them at).
+  const captured = [...(captures?.logcatArtifact ? [captures.logcatArtifact] : []), ...kept];
+  const reported = await ingestJUnitFiles([report], {
+    ...ctx,
+    testCase: (testCase) => ctx.testCase(failing(testCase) ? { ...testCase, artifacts: captured } : testCase),
+  });
   if (reported.status !== "passed") return { ...reported, exit_code: ran.exit_code ?? null };
   if (ran.status !== "passed") {
     return {
@@ -51,10 +83,58 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
   return ran;
 }
 
-/** `maestro [--device SERIAL] test --format junit --output REPORT FLOWS_DIR` (--device is a global option). */
-export function maestroArgs(serial: string | null, report: string, flowsDir: string): string[] {
+/**
+ * `maestro [--device SERIAL] test --format junit --output REPORT [-e KEY=VALUE]… FLOWS_DIR` (--device is a
+ * global option; -e sets a variable the flows read as ${KEY}).
+ */
+export function maestroArgs(
+  serial: string | null,
+  report: string,
+  flowsDir: string,
+  variables: Record<string, string> = {},
+): string[] {
   const device = serial === null ? [] : ["--device", serial];
-  return [...device, "test", "--format", "junit", "--output", report, flowsDir];
+  const env = Object.entries(variables).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
+  return [...device, "test", "--format", "junit", "--output", report, ...env, flowsDir];
+}
+
+/** Installs the app (and clears its data when asked); an outcome when that failed, else null. */
+async function prepareDevice(
+  step: MaestroStep,
+  ctx: StepContext,
+  adb: Adb,
+  deadline: number,
+): Promise<StepOutcome | null> {
+  const lost = (message: string): StepOutcome => ({
+    status: "errored",
+    message: `device ${adb.serial} was lost: ${message}`,
+    deviceLost: true,
+  });
+  if (ctx.binary.format !== "apk") {
+    return {
+      status: "errored",
+      message: `maestro on Android installs an .apk; this binary is an .${ctx.binary.format}`,
+    };
+  }
+  let apk: string;
+  try {
+    apk = await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName);
+  } catch (error) {
+    return { status: "errored", message: `could not fetch the binary: ${(error as Error).message}` };
+  }
+  const installed = await installApk(adb, apk, Math.max(1, deadline - Date.now()));
+  if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
+  if (!installed.ok) {
+    return installed.deviceLost ? lost(installed.message) : { status: "errored", message: installed.message };
+  }
+  if (step.clear_package_data) {
+    const cleared = await adb.shell(`pm clear ${ctx.packageName}`, 120_000);
+    if (!cleared.ok) {
+      const why = `pm clear ${ctx.packageName} failed: ${cleared.lines.at(-1) ?? cleared.exitCode}`;
+      return cleared.deviceLost || !(await adb.present()) ? lost(why) : { status: "errored", message: why };
+    }
+  }
+  return null;
 }
 
 /** Writes flows/flow-01.yaml, flow-02.yaml… numbered in the plan's order; returns the folder. */

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import type { BinaryMetadata, StepContext, TestCase } from "./step-types.ts";
 
 export const FIXTURES_DIR = fileURLToPath(new URL("../../test/fixtures/", import.meta.url));
-export const FAKE_BIN_DIR = join(FIXTURES_DIR, "bin");
+/** Where the stateful adb and maestro stand-ins live (see test/stand-ins/README.md). */
+export const FAKE_BIN_DIR = fileURLToPath(new URL("../../test/stand-ins/bin/", import.meta.url));
 
 export interface LogLine {
   stream: "stdout" | "stderr" | "agent";

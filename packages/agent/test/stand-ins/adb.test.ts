@@ -411,6 +411,8 @@ describe("am instrument", () => {
       vanishAfterTests: 1,
     });
     const follower = start(lab, "adb", ["-s", S, "logcat", "-v", "threadtime"]);
+    // The follower must be following before the device goes, or it would rightly find no device at all.
+    await until(() => lab.calls().some((call) => call.argv.includes("logcat")), "logcat to start");
     const ran = await run(lab, "adb", ["-s", S, "shell", "am", "instrument", "-w", "-r", COMPONENT]);
     expect(ran.code).toBe(141);
     expect(ran.stdout).toMatch(/test=one\nINSTRUMENTATION_STATUS_CODE: 0\n$/);

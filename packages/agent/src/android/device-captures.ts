@@ -1,0 +1,123 @@
+/**
+ * What a device step captures around its tests (API.md §5 device options): logcat from a cleared buffer,
+ * video when asked, a screenshot of each failure; once the run is over they become artifacts, named on the
+ * test cases they belong to. Shared by the instrumentation and maestro steps.
+ */
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { StepContext, TestCase } from "../steps/step-types.ts";
+import type { Adb } from "./adb.ts";
+import { artifactSegment, testArtifactName } from "./artifact-names.ts";
+import { type LogcatCapture, startLogcat } from "./logcat-capture.ts";
+import { cutLogcat, testKey } from "./logcat-cut.ts";
+import { ScreenRecorder } from "./screen-recorder.ts";
+import { takeScreenshot } from "./screenshot.ts";
+
+export interface CaptureOptions {
+  logcat?: boolean;
+  record_video?: "never" | "on_failure" | "always";
+  screenshot_on_failure?: boolean;
+}
+
+export const failing = (testCase: TestCase) => testCase.status === "failed" || testCase.status === "errored";
+
+export interface Captures {
+  logcat: LogcatCapture | null;
+  video: ScreenRecorder | null;
+  screenshots: boolean;
+  /** Artifact folder of this device's captures: "device-emulator-5554". */
+  folder: string;
+  /** The whole log's artifact name, when logcat is captured. */
+  logcatArtifact: string | null;
+  stop(): Promise<void>;
+  /**
+   * Keeps (or drops) the captures once the run is over: video when `always`, or `on_failure` and something
+   * failed; the log, and each failed test's part of it when `perTestLogcat`. Returns the video segments kept.
+   */
+  collect(anyFailure: boolean, reported: readonly TestCase[], perTestLogcat?: boolean): Promise<string[]>;
+}
+
+export async function startCaptures(options: CaptureOptions, ctx: StepContext, adb: Adb): Promise<Captures> {
+  const folder = `device-${artifactSegment(adb.serial)}`;
+  const logcatFile = path.join(ctx.workDir, "logcat.txt");
+  const logcat = options.logcat === false ? null : await startLogcat(adb, logcatFile);
+  const videoMode = options.record_video ?? "on_failure";
+  const video =
+    videoMode === "never"
+      ? null
+      : new ScreenRecorder(
+          adb,
+          {
+            device: `/sdcard/testbay-${path.basename(ctx.workDir)}-${Date.now()}`,
+            artifact: `${folder}/video/part`,
+          },
+          (line) => ctx.log("agent", line),
+        );
+  video?.start();
+  return {
+    logcat,
+    video,
+    screenshots: options.screenshot_on_failure !== false,
+    folder,
+    logcatArtifact: logcat ? `${folder}/logcat.txt` : null,
+    async stop() {
+      await Promise.all([logcat?.stop(), video?.stop()]);
+    },
+    async collect(anyFailure, reported, perTestLogcat = true) {
+      const kept = video ? await video.collect(ctx.artifactsDir, videoMode === "always" || anyFailure) : [];
+      if (logcat) await keepLogcat(logcatFile, perTestLogcat ? reported : [], ctx, folder);
+      return kept;
+    },
+  };
+}
+
+/**
+ * The test case as reported: a failure gets its screenshot now (while the screen still shows it, when it
+ * can) and the names of the logcat cut and video segment that will be kept for it.
+ */
+export async function withCaptures(
+  testCase: TestCase,
+  captures: Captures,
+  adb: Adb,
+  ctx: StepContext,
+  screenshot = true,
+): Promise<TestCase> {
+  if (!failing(testCase)) return testCase;
+  const artifacts: string[] = [];
+  if (screenshot && captures.screenshots) {
+    const name = testArtifactName(`${captures.folder}/screenshots`, testCase.classname, testCase.name, "png");
+    if (await takeScreenshot(adb, path.join(ctx.artifactsDir, name))) artifacts.push(name);
+  }
+  if (captures.logcat) {
+    artifacts.push(testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt"));
+  }
+  const segment = captures.video?.current;
+  if (segment) artifacts.push(segment.artifact);
+  return { ...testCase, artifacts };
+}
+
+/** The whole log as one artifact, and each failed test's part of it as its own. */
+async function keepLogcat(
+  file: string,
+  reported: readonly TestCase[],
+  ctx: StepContext,
+  folder: string,
+): Promise<void> {
+  const whole = path.join(ctx.artifactsDir, `${folder}/logcat.txt`);
+  await mkdir(path.dirname(whole), { recursive: true });
+  await copyFile(file, whole);
+  const failed = reported.filter(failing);
+  const parts = await cutLogcat(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
+  for (const testCase of failed) {
+    // Named on the test case already: without the runner's markers it says where to look instead.
+    const lines = parts.get(testKey(testCase.classname, testCase.name)) ?? [
+      `No "TestRunner: started: ${testCase.name}(${testCase.classname})" line in the device log; see ${folder}/logcat.txt.`,
+    ];
+    const cut = path.join(
+      ctx.artifactsDir,
+      testArtifactName(`${folder}/logcat`, testCase.classname, testCase.name, "txt"),
+    );
+    await mkdir(path.dirname(cut), { recursive: true });
+    await writeFile(cut, `${lines.join("\n")}\n`, { mode: 0o600 });
+  }
+}
