@@ -135,11 +135,20 @@ export class Agent {
   private scheduleRefresh(): void {
     if (this.stopClaiming.signal.aborted) return;
     this.refreshTimer = setTimeout(() => {
-      this.refreshing = this.refreshDevices().finally(() => {
+      this.refreshing = this.refreshInTurn().finally(() => {
         this.refreshing = undefined;
         this.scheduleRefresh();
       });
     }, this.options.deviceRefreshMs ?? 5000);
+  }
+
+  /** Refreshes run one after another: the timer's and one asked for after a lost device may meet. */
+  private refreshQueue: Promise<void> = Promise.resolve();
+
+  private refreshInTurn(): Promise<void> {
+    const next = this.refreshQueue.then(() => this.refreshDevices());
+    this.refreshQueue = next.catch(() => {});
+    return next;
   }
 
   private async refreshDevices(): Promise<void> {
@@ -249,6 +258,8 @@ export class Agent {
         );
         await this.offerChange();
       }
+      // adb lost the device: look again now, so it is not offered (and lost again) before the next refresh.
+      if (result.reason === "device_lost" && this.tracker) await this.refreshInTurn();
       this.options.onJobDone?.(job, result);
     } catch (error) {
       log(
