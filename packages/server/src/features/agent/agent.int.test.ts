@@ -85,6 +85,35 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+describe("a claim whose agent hung up before the answer", () => {
+  it("puts the run back in the queue as it was: same attempt, not running, claimable at once", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ name: "released", max_attempts: 1 }));
+    const org = await server.app.services.database.db
+      .selectFrom("organizations")
+      .select("id")
+      .where("name", "=", "acme")
+      .executeTakeFirstOrThrow();
+    const agents = server.app.services.agents;
+    const granted = await agents.claim(
+      { organizationId: org.id, agentId: "agent-1", devices: [], host: true, stepTypes: ["inspect"] },
+      0,
+      new AbortController().signal,
+    );
+    expect(granted?.execution_id).toBe(executionId);
+    await agents.release(org.id, granted?.lease_id ?? "");
+    const view = await execution(executionId);
+    expect(view.devices[0]).toMatchObject({ status: "queued", attempt: 1, claimed_device: null });
+    expect((await heartbeat(granted?.lease_id ?? "")).status).toBe(409);
+    const { body } = await claim();
+    expect(body.job).toMatchObject({ execution_id: executionId, device_run: { attempt: 1 } });
+    expect((await complete(body.job.lease_id, { status: "passed" })).body).toMatchObject({
+      status: "passed",
+      execution_status: "passed",
+    });
+  });
+});
+
 describe("POST /v1/agent/claim", () => {
   it("answers 204 when there is nothing to do", async () => {
     await drainQueue();

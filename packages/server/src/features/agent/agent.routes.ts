@@ -61,7 +61,9 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
         gone.signal,
       );
       if (gone.signal.aborted) {
-        // Nobody is listening: answering would leave a response the server waits on when it closes.
+        // Nobody is listening: the run it was given goes back to the queue at once, and answering would leave
+        // a response the server waits on when it closes.
+        if (job) await agents.release(principal.organizationId, job.lease_id);
         reply.hijack();
         request.raw.socket?.destroy();
         return reply;

@@ -182,6 +182,13 @@ export class AgentService {
     return woken.size;
   }
 
+  /** Puts back a claimed run whose agent went away before it got the answer (see LeasesRepo.release). */
+  async release(organizationId: string, leaseId: string): Promise<void> {
+    if (await this.options.leases.release(organizationId, leaseId, this.options.clock.now())) {
+      this.options.signal.notify(organizationId);
+    }
+  }
+
   /** Ends every waiting claim (they answer 204) so the server can close without waiting 30 s. */
   async close(): Promise<void> {
     this.closing = true;

@@ -194,6 +194,37 @@ export class LeasesRepo {
     });
   }
 
+  /**
+   * Undoes a claim whose answer never reached its agent (it hung up while the claim was being granted: an
+   * agent ends its long poll when its devices change). The run goes back to the queue as if never claimed,
+   * attempt and all, instead of waiting out a lease nobody holds and then counting as a lost attempt.
+   */
+  async release(organizationId: string, leaseId: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const held = await this.current(organizationId, leaseId, trx);
+      if (!held) return false;
+      await trx
+        .deleteFrom("device_run_attempts")
+        .where("device_run_id", "=", held.deviceRunId)
+        .where("lease_id", "=", leaseId)
+        .execute();
+      await trx
+        .updateTable("device_runs")
+        .set({
+          status: "queued",
+          lease_id: null,
+          lease_expires_at: null,
+          claimed_device: null,
+          ...(held.attempt === 1 ? { started_at: null, agent_id: null } : {}),
+        })
+        .where("id", "=", held.deviceRunId)
+        .where("lease_id", "=", leaseId)
+        .execute();
+      await settleExecution(trx, this.results, held.executionId, isoTime(now));
+      return true;
+    });
+  }
+
   /** The run a lease holds, while it holds it (running, lease not replaced), in the organization. */
   async current(
     organizationId: string,
