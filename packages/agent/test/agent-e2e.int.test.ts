@@ -1,15 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
 
 // End to end: real `testbay-agent` processes (bin/testbay-agent.js, as an operator starts them) against a
 // real server on a port. The server's clock is a manual one, so lease expiry is made to happen by moving it.
 
-const agentBin = fileURLToPath(new URL("../bin/testbay-agent.js", import.meta.url));
 const ttlSeconds = 5;
 
 let server: TestServer;
@@ -18,60 +17,16 @@ let agentCredentials: { client_id: string; client_secret: string };
 let scratch: string;
 const running: ChildProcess[] = [];
 
-interface AgentProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 function startAgent(name: string, ...args: string[]): AgentProcess {
-  const child = spawn(
-    process.execPath,
-    [
-      agentBin,
-      "--name",
-      name,
-      "--devices",
-      "none",
-      "--work-dir",
-      path.join(scratch, name),
-      "--cache-dir",
-      path.join(scratch, "cache"),
-      ...args,
-    ],
-    {
-      env: {
-        ...process.env,
-        TESTBAY_URL: server.baseUrl,
-        TESTBAY_CLIENT_ID: agentCredentials.client_id,
-        TESTBAY_CLIENT_SECRET: agentCredentials.client_secret,
-        TESTBAY_AUDIENCE: server.config.audience,
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let text = "";
-  child.stderr?.on("data", (chunk) => {
-    text += String(chunk);
+  return startAgentProcess({
+    name,
+    baseUrl: server.baseUrl,
+    audience: server.config.audience,
+    credentials: agentCredentials,
+    scratch,
+    args: ["--devices", "none", ...args],
+    running,
   });
-  running.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => text, exited };
-}
-
-/** Polls until `check` returns something truthy; bounded, so a broken agent fails the test instead of hanging it. */
-async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function createPlan(steps: unknown[], extra: Record<string, unknown> = {}): Promise<string> {
@@ -116,14 +71,7 @@ beforeAll(async () => {
   await registerBasicApp(server, ci, "1.0.0");
 });
 
-afterEach(async () => {
-  for (const child of running.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await new Promise((resolve) => child.once("exit", resolve));
-    }
-  }
-});
+afterEach(() => stopAgentProcesses(running));
 
 afterAll(async () => {
   await server.close();

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   call,
@@ -11,6 +10,7 @@ import {
   type TestServer,
   uploadBasicTestPackage,
 } from "../../server/test/harness.ts";
+import { startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
 import { createDeviceLab, type DeviceLab, type Suite } from "./stand-ins/device-lab.ts";
 
 // The Android path end to end: the app and test APK fixtures (built with Debian's aapt) uploaded to a real
@@ -18,7 +18,6 @@ import { createDeviceLab, type DeviceLab, type Suite } from "./stand-ins/device-
 // the stand-in devices with adb and running the plan on them, and the results read back as a user would.
 // No real device is involved: the devices are the stateful adb stand-in of test/stand-ins.
 
-const agentBin = fileURLToPath(new URL("../bin/testbay-agent.js", import.meta.url));
 const TEST_PACKAGE = "com.example.basic.test";
 const login = "com.example.basic.LoginTest";
 const cart = "com.example.basic.CartTest";
@@ -35,47 +34,16 @@ let lab: DeviceLab | undefined;
 const running: ChildProcess[] = [];
 
 function startAgent(name: string, labEnv: Record<string, string>) {
-  const child = spawn(
-    process.execPath,
-    [
-      agentBin,
-      "--name",
-      name,
-      "--devices",
-      "auto",
-      "--work-dir",
-      path.join(scratch, name),
-      "--cache-dir",
-      path.join(scratch, "cache"),
-    ],
-    {
-      env: {
-        ...process.env,
-        ...labEnv,
-        TESTBAY_URL: server.baseUrl,
-        TESTBAY_CLIENT_ID: agentCredentials.client_id,
-        TESTBAY_CLIENT_SECRET: agentCredentials.client_secret,
-        TESTBAY_AUDIENCE: server.config.audience,
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
-  let text = "";
-  child.stderr?.on("data", (chunk) => {
-    text += String(chunk);
+  return startAgentProcess({
+    name,
+    baseUrl: server.baseUrl,
+    audience: server.config.audience,
+    credentials: agentCredentials,
+    scratch,
+    args: ["--devices", "auto"],
+    env: labEnv,
+    running,
   });
-  running.push(child);
-  return { child, output: () => text };
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function triggerInstrumentation(version: string, step: Record<string, unknown> = {}) {
@@ -119,12 +87,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const child of running.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGKILL");
-      await new Promise((resolve) => child.once("exit", resolve));
-    }
-  }
+  await stopAgentProcesses(running);
   lab?.cleanup();
   lab = undefined;
 });
