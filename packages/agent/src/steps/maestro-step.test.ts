@@ -12,10 +12,9 @@ const APP = fileURLToPath(new URL("../../../server/test/fixtures/binaries/app-ba
 const SERIAL = "emulator-5554";
 const EMULATOR: Device = { serial: SERIAL, platform: "android", model: "Pixel 7", os_version: "14" };
 // biome-ignore lint/suspicious/noTemplateCurlyInString: maestro's own ${} placeholder, filled by -e APP_ID=…
-const LOGIN = "appId: ${APP_ID}\nname: Login\n---\n- launchApp\n- tapOn: Log in\n";
-// biome-ignore lint/suspicious/noTemplateCurlyInString: as above
-const CHECKOUT =
-  "appId: ${APP_ID}\nname: Checkout\n---\n- launchApp\n- assertVisible: FAIL Order confirmed\n";
+const APP_ID = "${APP_ID}";
+const LOGIN = `appId: ${APP_ID}\nname: Login\n---\n- launchApp\n- tapOn: Log in\n`;
+const CHECKOUT = `appId: ${APP_ID}\nname: Checkout\n---\n- launchApp\n- assertVisible: FAIL Order confirmed\n`;
 
 let lab: DeviceLab | undefined;
 let ctx: TestStepContext | undefined;
