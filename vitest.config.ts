@@ -1,10 +1,24 @@
+import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
+
+// Tests run the TypeScript sources, never a build: the packages' "source" export condition points at src/*.ts.
+// Processes the tests start (servers, agents, CLIs through their bin/ launchers) inherit it through NODE_OPTIONS.
+const sourceCondition = "--conditions=source";
+if (!process.env.NODE_OPTIONS?.includes(sourceCondition)) {
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, sourceCondition].filter(Boolean).join(" ");
+}
 
 // Integration tests (`*.int.test.ts`) run against real HTTP servers, once per database: the same files are
 // collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
 const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
 
+const testConditions = ["source", ...defaultServerConditions.filter((condition) => condition !== "module")];
+
 export default defineConfig({
+  // Vitest's own defaults (the server conditions less "module", whose ESM builds of some packages, such as the AWS
+  // SDK's, Node cannot load) with "source" in front.
+  resolve: { conditions: testConditions },
+  ssr: { resolve: { conditions: testConditions } },
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,

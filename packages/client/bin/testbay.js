@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The CLI runs its TypeScript sources through tsx, like testbay-server: no build step between a checkout and a run.
-import { register } from "tsx/esm/api";
-
-register();
-const { runFromProcess } = await import("../src/cli/main.ts");
+// "#cli" resolves to the compiled dist/ for everyone who installed the package. In this repository's tests and
+// development (node run with --conditions=source) it resolves to the TypeScript sources, which need tsx.
+if (import.meta.resolve("#cli").endsWith(".ts")) (await import("tsx/esm/api")).register();
+const { runFromProcess } = await import("#cli");
 process.exitCode = await runFromProcess();

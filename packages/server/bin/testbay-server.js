@@ -4,8 +4,7 @@
 // trigger a full GC every few megabytes. A 500 MiB upload cost ~2.5-3.5 s of CPU (20-40 full GCs) instead
 // of ~1.2 s (none) once the server had collected once (after idle); the floor costs ~20 MiB of RSS.
 // Measured in bench/README.md ("upload"); the benchmarks start Testbay with the flags of this line.
-// The server runs its TypeScript sources through tsx: no build step stands between a checkout and a server.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../src/cli.ts");
+// "#cli" resolves to the compiled dist/ for `npm start` and every installed server. In this repository's tests
+// and development (node run with --conditions=source) it resolves to the TypeScript sources, which need tsx.
+if (import.meta.resolve("#cli").endsWith(".ts")) (await import("tsx/esm/api")).register();
+await import("#cli");
