@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { homedir, hostname, tmpdir } from "node:os";
 import path from "node:path";
-import { resolveConfig, Testbay, UsageError } from "@testbay/client";
+import { resolveConfig, Testbay, TestbayApiError, UsageError } from "@testbay/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { Agent } from "../runtime/agent.ts";
 
@@ -27,10 +27,19 @@ function devicesMode(value: string): "auto" | "none" {
   return value;
 }
 
+/** What to do instead of running with a client that is no agent: the same advice at start and later. */
+function agentClientAdvice(org: string | undefined): string {
+  return (
+    `Start the agent with an agent client: testbay-server client create --org ${org ?? "NAME"} --role agent, ` +
+    "then set TESTBAY_CLIENT_ID and TESTBAY_CLIENT_SECRET to the client_id and client_secret it prints."
+  );
+}
+
 /**
  * `testbay-agent`: connects with the same TESTBAY_* settings as the testbay CLI (an agent client's
- * credentials), then claims and runs jobs until SIGTERM. Exit codes: 0 after a clean stop, 2 for a usage
- * or configuration mistake, 1 when it could not start.
+ * credentials; never TESTBAY_TOKEN), then claims and runs jobs until SIGTERM. Exit codes: 0 after a clean
+ * stop; 2 for a usage or configuration mistake, credentials of a client that is not an agent included, at
+ * start or when the server later refuses a claim with 403; 1 when it could not start.
  */
 export async function main(argv: readonly string[], io: AgentCliIo): Promise<number> {
   const say = (text: string) => io.stderr.write(`${new Date().toISOString()} ${text}\n`);
@@ -97,9 +106,12 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     say(`--name "${flags.name}": use 1–100 letters, digits, '.', '_', '@' or '-'.`);
     return 2;
   }
+  // A token exported for the pipeline steps of this shell (TESTBAY_TOKEN) belongs to a ci client and expires
+  // within the hour; an agent runs for days on its own credentials, so such a token is never used.
+  const env = { ...io.env, TESTBAY_TOKEN: undefined };
   let config: ReturnType<typeof resolveConfig>;
   try {
-    config = resolveConfig(flags, io.env);
+    config = resolveConfig(flags, env, { auth: false });
   } catch (error) {
     if (error instanceof UsageError) {
       say(error.message);
@@ -107,43 +119,82 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     }
     throw error;
   }
+  const exportedToken = Boolean(io.env.TESTBAY_TOKEN?.trim());
+  if (!config.clientId || !config.clientSecret) {
+    const missing = !config.clientId ? "TESTBAY_CLIENT_ID" : "TESTBAY_CLIENT_SECRET";
+    say(
+      `No agent credentials: ${missing} is not set (or pass --client-id and --client-secret).${
+        exportedToken ? " TESTBAY_TOKEN is set, but the agent does not use tokens from `testbay token`." : ""
+      } ${agentClientAdvice(undefined)}`,
+    );
+    return 2;
+  }
+  if (exportedToken)
+    say("note: TESTBAY_TOKEN is set and ignored; the agent uses TESTBAY_CLIENT_ID and its secret.");
   const client = new Testbay({
     baseUrl: config.baseUrl,
     clientId: config.clientId,
     clientSecret: config.clientSecret,
     audience: config.audience,
-    token: config.token,
     userAgent: `testbay-agent/0.1.0 node/${process.versions.node}`,
   });
-  await mkdir(flags.workDir, { recursive: true });
+  // Relative to where the agent was started, once: a shell step runs in its own job directory and must
+  // still find TESTBAY_ARTIFACTS_DIR and the rest there.
+  const workDir = path.resolve(flags.workDir);
+  const cacheDir = path.resolve(flags.cacheDir);
+  let org: string;
+  try {
+    const me = await client.me();
+    org = me.organization.name;
+    if (me.role !== "agent") {
+      say(
+        `cannot start: client ${me.client_id} has role ${me.role}; claiming jobs needs role agent. ${agentClientAdvice(org)}`,
+      );
+      return 2;
+    }
+  } catch (error) {
+    say(`cannot start: ${(error as Error).message}`);
+    return 1;
+  }
+  await mkdir(workDir, { recursive: true });
+  let refused: ((error: TestbayApiError) => void) | undefined;
+  const forbidden = new Promise<TestbayApiError>((resolve) => {
+    refused = resolve;
+  });
   const agent = new Agent({
     client,
     name: flags.name,
     allowShell: flags.allowShell,
     devices: flags.devices,
     concurrency: flags.concurrency,
-    workRoot: flags.workDir,
-    cacheDir: flags.cacheDir,
+    workRoot: workDir,
+    cacheDir,
     log: say,
+    onForbidden: (error) => refused?.(error),
   });
-  try {
-    await client.tokens.get();
-  } catch (error) {
-    say(`cannot start: ${(error as Error).message}`);
-    return 1;
-  }
   await agent.start();
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = new Promise<"signal">((resolve) => {
     io.onStopSignal((urgent) => {
       say(
         urgent
           ? "stopping now: handing running jobs back"
           : `stopping: running jobs have ${flags.shutdownGrace} s to finish`,
       );
-      agent.stop(urgent ? 0 : flags.shutdownGrace * 1000).then(resolve, resolve);
+      agent.stop(urgent ? 0 : flags.shutdownGrace * 1000).then(
+        () => resolve("signal"),
+        () => resolve("signal"),
+      );
     });
   });
-  await stopped;
+  const why = await Promise.race([stopped, forbidden]);
+  if (why instanceof TestbayApiError) {
+    // The server no longer takes this client's results either: running jobs are cut short at once.
+    await agent.stop(0);
+    say(
+      `stopped: the server refused a claim (${why.message}); the client's role is no longer agent. ${agentClientAdvice(org)}`,
+    );
+    return 2;
+  }
   say("stopped");
   return 0;
 }

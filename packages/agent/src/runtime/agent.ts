@@ -1,4 +1,4 @@
-import type { AgentDevice, AgentJob, Testbay } from "@testbay/client";
+import { type AgentDevice, type AgentJob, type Testbay, TestbayApiError } from "@testbay/client";
 import { DeviceTracker } from "../devices/device-tracker.ts";
 import { describeDevice, type FoundDevice, listReadyDevices } from "../devices/discover-devices.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
@@ -33,6 +33,11 @@ export interface AgentOptions {
   runJob?: typeof runJob;
   /** Called after each job: for tests and for operators' logs. */
   onJobDone?: (job: AgentJob, result: JobResult) => void;
+  /**
+   * Called once when the server refuses a claim with 403: the credentials are no agent's (any more), which
+   * no retry mends. Claiming has stopped by then; the caller says why and calls stop().
+   */
+  onForbidden?: (error: TestbayApiError) => void;
 }
 
 /**
@@ -73,6 +78,7 @@ export class Agent {
   private refreshTimer: NodeJS.Timeout | undefined;
   private refreshing: Promise<void> | undefined;
   private lastListError: string | null = null;
+  private forbidden = false;
   readonly cache: BinaryCache;
 
   constructor(private readonly options: AgentOptions) {
@@ -120,6 +126,15 @@ export class Agent {
     } finally {
       clearTimeout(grace);
     }
+  }
+
+  /** Every worker would meet the same 403: the first one stops them all and tells the owner once. */
+  private refuse(error: TestbayApiError): void {
+    this.stopClaiming.abort();
+    clearTimeout(this.refreshTimer);
+    if (this.forbidden) return;
+    this.forbidden = true;
+    this.options.onForbidden?.(error);
   }
 
   /** The connected devices the agent may still offer: not drained. */
@@ -213,6 +228,10 @@ export class Agent {
       } catch (error) {
         if (this.stopClaiming.signal.aborted) return;
         if (offer.aborted) continue;
+        if (error instanceof TestbayApiError && error.status === 403) {
+          this.refuse(error);
+          return;
+        }
         failures++;
         const waitMs = Math.min(30_000, 1000 * 2 ** Math.min(failures, 5));
         log(
