@@ -20,6 +20,7 @@ import {
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
+import { downloadsRoutes } from "./features/downloads/index.ts";
 import {
   ExecutionsRepo,
   ExecutionsService,
@@ -247,6 +248,7 @@ async function assemble(
     ...(redisLimiter ? [{ name: "rate_limiter", check: () => redisLimiter.check(), degradable: true }] : []),
   ];
   await app.register(healthRoutes, { checks: readiness });
+  await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
   await app.register(authRoutes, { tokens, clients, limiter, policies, clock, publicUrl: config.publicUrl });
   await app.register(clientsRoutes, { clients });

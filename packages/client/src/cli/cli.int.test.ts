@@ -134,7 +134,9 @@ describe("testbay against a real server", () => {
 
     const second = await cli(["upload", "--app", app, "--version", "1.2.3", "--file", fixture, "--json"]);
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/registered already: skipped the upload/);
+    expect(second.stderr).toMatch(
+      /registered already with this very build \(sha256 [0-9a-f]{12}…\): skipped the upload/,
+    );
     expect(count(second, "PUT", /versions/)).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ outcome: "skipped", exit_code: 0 });
   });
@@ -190,7 +192,7 @@ describe("testbay against a real server", () => {
     const run = await cli(["trigger", "--app", app, "--version", "9.9.9", "--plan", plans[0] ?? ""]);
     expect(run.code, run.stderr).toBe(4);
     expect(run.stderr).toMatch(/app_version_not_found/);
-    expect(run.stderr).toMatch(/fix: Register the version first/);
+    expect(run.stderr).toMatch(/fix: .*testbay upload --app com\.example\.basic --version 9\.9\.9/);
     expect(run.stderr).toMatch(/the service itself is up/);
     expect(count(run, "POST", "/testplan/run/batch")).toBe(1);
   });

@@ -16,6 +16,7 @@ import {
   errorJson,
   errorText,
   executionTable,
+  type FixContext,
   failedExecutionsText,
   formatBytes,
   planTable,
@@ -60,6 +61,8 @@ interface Outcome {
 class Session {
   private client: Testbay | undefined;
   readonly clock: Clock;
+  /** What the command is about, so that fix texts name the real app and version. */
+  context: FixContext = {};
 
   constructor(
     readonly io: CliIo,
@@ -158,7 +161,10 @@ async function upload(
     });
     progress.stop();
     if (result.outcome === "skipped") {
-      session.say(`${label} is registered already: skipped the upload (nothing was transferred).`);
+      const sha = result.version?.sha256;
+      session.say(
+        `${label} is registered already with this very build${sha ? ` (sha256 ${sha.slice(0, 12)}…)` : ""}: skipped the upload (nothing was transferred).`,
+      );
     } else if (result.outcome === "already_landed") {
       session.say(
         `${label} was registered by an earlier attempt of this upload (same sha256): nothing more to do.`,
@@ -506,6 +512,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   });
   program.hook("preAction", (_command, action) => {
     globals = action.optsWithGlobals<GlobalOptions>();
+    const { app, version, file } = action.opts<{ app?: string; version?: string; file?: string }>();
+    session.context = { app, version, file };
   });
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -516,7 +524,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return ExitCode.usage;
     }
     const code = exitCodeFor(error);
-    io.stderr.write(errorText(error));
+    io.stderr.write(errorText(error, session.context));
     if (globals.json)
       io.stdout.write(`${JSON.stringify({ error: errorJson(error), exit_code: code }, null, 2)}\n`);
     return code;

@@ -99,14 +99,63 @@ export function failedExecutionsText(failed: FailedExecution[], total: number): 
   return `${lines.join("\n")}\n`;
 }
 
+/** The app, version and file a command was about: what a fix text fills in. */
+export interface FixContext {
+  app?: string | undefined;
+  version?: string | undefined;
+  file?: string | undefined;
+}
+
+/** `/apps/{package}/versions/{version}…` of a failed call, decoded. */
+function fromPath(path: string): FixContext {
+  const match = /^\/apps\/([^/]+)(?:\/versions\/([^/]+))?/.exec(path);
+  if (!match) return {};
+  return {
+    app: match[1] ? decodeURIComponent(match[1]) : undefined,
+    version: match[2] ? decodeURIComponent(match[2]) : undefined,
+  };
+}
+
+/**
+ * What to type with this CLI for a refusal (rule 12), names filled in: the server's fix speaks HTTP, a person
+ * at a pipeline's log wants the command.
+ */
+export function cliFix(error: TestbayApiError, context: FixContext = {}): string | undefined {
+  const named = {
+    ...context,
+    ...Object.fromEntries(Object.entries(fromPath(error.path)).filter(([, v]) => v)),
+  };
+  const app = named.app ?? "PACKAGE";
+  const version = named.version ?? "VERSION";
+  switch (error.code) {
+    case "app_not_found": {
+      const didYouMean = error.problem.did_you_mean;
+      if (typeof didYouMean === "string")
+        return `testbay … --app ${didYouMean} (package names are case-sensitive)`;
+      return `testbay apps create --app ${app} --platform android (or ios), then run this again`;
+    }
+    case "app_version_not_found":
+      return `testbay upload --app ${app} --version ${version} --file ${named.file ?? "PATH"}`;
+    case "test_plan_not_found":
+      return `testbay plans list --app ${app} (the IDs of this app's plans)`;
+    case "execution_not_found":
+      return "testbay status EXECUTION_ID with an ID that `testbay run` or `testbay trigger` printed";
+    default:
+      return undefined;
+  }
+}
+
 /** An error as the lines a person reads on stderr: what happened, the server's fix, and what a 404 means. */
-export function errorText(error: unknown): string {
+export function errorText(error: unknown, context: FixContext = {}): string {
   if (error instanceof UsageError) return `error: ${error.message}\n`;
   if (error instanceof TestbayApiError) {
     const lines = [
       `error: ${error.code}${error.reason ? ` (${error.reason})` : ""}, ${error.status} on ${error.method} ${error.path}: ${error.detail}`,
     ];
     if (error.fix) lines.push(`  fix: ${error.fix}`);
+    // A server that names the command in its fix already has said it with the real names.
+    const command = error.fix?.includes("testbay ") ? undefined : cliFix(error, context);
+    if (command) lines.push(`  with this CLI: ${command}`);
     if (error.status === 404) lines.push(`  note: ${notFoundHint}`);
     if (error.request_id) lines.push(`  request_id: ${error.request_id}`);
     return `${lines.join("\n")}\n`;

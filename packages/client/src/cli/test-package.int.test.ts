@@ -108,6 +108,7 @@ describe("testbay upload --test-file", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(calls(run)).toEqual([
       `HEAD ${versionPath("1.0.0")} 404`,
+      "GET /me 200",
       `PUT ${versionPath("1.0.0")} 201`,
       `GET ${testPackagePath("1.0.0")} 404`,
       `PUT ${testPackagePath("1.0.0")} 201`,
@@ -150,8 +151,12 @@ describe("testbay upload --test-file", () => {
       "--json",
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(calls(run)).toEqual([`HEAD ${versionPath("1.0.0")} 200`, `GET ${testPackagePath("1.0.0")} 200`]);
-    expect(run.stderr).toContain(`${app} 1.0.0 is registered already: skipped the upload`);
+    expect(calls(run)).toEqual([
+      `HEAD ${versionPath("1.0.0")} 200`,
+      `GET ${versionPath("1.0.0")} 200`,
+      `GET ${testPackagePath("1.0.0")} 200`,
+    ]);
+    expect(run.stderr).toContain(`${app} 1.0.0 is registered already with this very build`);
     expect(run.stderr).toMatch(
       /The test package of com\.example\.basic 1\.0\.0 is uploaded already, the same file \(sha256 [0-9a-f]{12}….*\): skipped the upload \(nothing was transferred\)/,
     );
@@ -173,7 +178,11 @@ describe("testbay upload --test-file", () => {
       otherTestApk,
     ]);
     expect(run.code, run.stderr).toBe(4);
-    expect(calls(run)).toEqual([`HEAD ${versionPath("1.0.0")} 200`, `GET ${testPackagePath("1.0.0")} 200`]);
+    expect(calls(run)).toEqual([
+      `HEAD ${versionPath("1.0.0")} 200`,
+      `GET ${versionPath("1.0.0")} 200`,
+      `GET ${testPackagePath("1.0.0")} 200`,
+    ]);
     const [storedSha, otherSha] = [await sha256(testApk), await sha256(otherTestApk)];
     expect(run.stderr).toContain("error: test_package_exists (different_test_package), 409");
     expect(run.stderr).toContain(`sha256 ${storedSha.slice(0, 12)}…`);
@@ -241,7 +250,9 @@ describe("testbay upload --test-file", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(calls(run)).toEqual([
       `HEAD ${versionPath("1.0.3")} 200`,
+      `GET ${versionPath("1.0.3")} 200`,
       `GET ${testPackagePath("1.0.3")} 404`,
+      "GET /me 200",
       `PUT ${testPackagePath("1.0.3")} 409`,
       `GET ${testPackagePath("1.0.3")} 200`,
     ]);
@@ -275,6 +286,7 @@ describe("testbay run --test-file", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(calls(run)).toEqual([
       `HEAD ${versionPath("2.0.0")} 404`,
+      "GET /me 200",
       `PUT ${versionPath("2.0.0")} 201`,
       `GET ${testPackagePath("2.0.0")} 404`,
       `PUT ${testPackagePath("2.0.0")} 201`,

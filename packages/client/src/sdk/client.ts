@@ -6,6 +6,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { type AgentApi, agentApi } from "./agent-api.ts";
 import { type Clock, type Random, systemClock } from "./clock.ts";
 import { TestbayApiError } from "./errors.ts";
+import { expectContinueFetch } from "./expect-continue.ts";
 import type {
   App,
   AppVersion,
@@ -104,6 +105,8 @@ export class Testbay {
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      // An injected fetch sees uploads too (tests script them); only the real network gets Expect.
+      streamFetch: options.fetch ? undefined : expectContinueFetch,
       clock,
       pacer: this.pacer,
       retry: new RetryPolicy(options.retry ?? {}, clock, random, options.onRetry),
@@ -158,6 +161,23 @@ export class Testbay {
     return this.body({ method: "GET", path: "/me" });
   }
 
+  private uploadLimit: Promise<number | undefined> | undefined;
+
+  /**
+   * The caller's upload limit in bytes (`GET /me` → `limits.max_upload_bytes`), asked once per instance;
+   * undefined when the server does not say (an older server: its 413 tells instead).
+   */
+  maxUploadBytes(): Promise<number | undefined> {
+    this.uploadLimit ??= this.me().then(
+      (me) => {
+        const limit = (me as { limits?: { max_upload_bytes?: unknown } }).limits?.max_upload_bytes;
+        return typeof limit === "number" && limit > 0 ? limit : undefined;
+      },
+      () => undefined,
+    );
+    return this.uploadLimit;
+  }
+
   readonly apps = {
     create: (app: CreateApp): Promise<App> => this.body({ method: "POST", path: "/apps", json: app }),
     get: (packageName: string): Promise<App> =>
@@ -187,7 +207,10 @@ export class Testbay {
       this.body({ method: "GET", path: `/apps/${segment(packageName)}/versions`, query: { ...query } }),
     /** Streams a binary from disk; see UploadResult for what each outcome means. */
     upload: (options: UploadOptions): Promise<UploadResult> =>
-      uploadVersion(this.transport, this.versions.get, options),
+      uploadVersion(this.transport, this.versions.get, {
+        maxUploadBytes: () => this.maxUploadBytes(),
+        ...options,
+      }),
     /**
      * `GET …/binary`, written to `destination`. `range` asks for part of it (`{start, end}` inclusive).
      * Returns the status (200, or 206 for a range) and the binary's SHA-256 from the ETag.
@@ -224,6 +247,7 @@ export class Testbay {
       options: Omit<TestPackageUploadOptions, "packageName" | "version" | "file"> = {},
     ): Promise<TestPackageUploadResult> =>
       uploadTestPackage(this.transport, this.versions.testPackage, {
+        maxUploadBytes: () => this.maxUploadBytes(),
         ...options,
         packageName,
         version,

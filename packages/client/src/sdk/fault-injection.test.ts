@@ -276,12 +276,50 @@ describe("uploads against a scripted server", () => {
     },
   });
 
-  it("skips the transfer when HEAD finds the version, and says so", async () => {
-    server.script(`HEAD ${versionPath}`, { status: 200 });
+  it("skips the transfer when HEAD finds the version with this very build, and says so", async () => {
+    server.script(`HEAD ${versionPath}`, { status: 200 }).script(`GET ${versionPath}`, registered(apkSha));
     const run = await cli(uploadArgs);
     expect(run.code).toBe(0);
     expect(server.count(`PUT ${versionPath}`)).toBe(0);
-    expect(run.stderr).toMatch(/registered already: skipped the upload/);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `registered already with this very build \\(sha256 ${apkSha.slice(0, 12)}…\\): skipped the upload`,
+      ),
+    );
+  });
+
+  it("takes the HEAD's ETag as the registered sha256, with no further call", async () => {
+    server.script(`HEAD ${versionPath}`, { status: 200, headers: { etag: `"${apkSha}"` } });
+    const run = await cli(uploadArgs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.count(`GET ${versionPath}`)).toBe(0);
+    expect(server.count(`PUT ${versionPath}`)).toBe(0);
+  });
+
+  it("refuses another build under a registered version with exit 4, naming both sha256 prefixes (rule 10)", async () => {
+    server
+      .script(`HEAD ${versionPath}`, { status: 200 })
+      .script(`GET ${versionPath}`, registered("ab".repeat(32)));
+    const run = await cli(uploadArgs);
+    expect(run.code).toBe(4);
+    expect(server.count(`PUT ${versionPath}`)).toBe(0);
+    expect(run.stderr).toContain("sha256 abababababab…");
+    expect(run.stderr).toContain(`sha256 ${apkSha.slice(0, 12)}…`);
+    expect(run.stderr).toMatch(
+      /fix: Bump the version: testbay upload --app com\.example\.basic --version NEW_VERSION --file \S*app\.apk/,
+    );
+  });
+
+  it("refuses a file over GET /me's limit before sending any of it, with the 413's fix (rule 11)", async () => {
+    server
+      .script(`HEAD ${versionPath}`, { status: 404 })
+      .script("GET /me", { status: 200, body: { limits: { max_upload_bytes: apkBytes.length - 1 } } });
+    const run = await cli([...uploadArgs, "--json"]);
+    expect(run.code).toBe(4);
+    expect(server.count(`PUT ${versionPath}`)).toBe(0);
+    expect(run.stderr).toMatch(/file_size_exceeded.*the server's limit is \d+ bytes.*Nothing was sent/);
+    expect(run.stderr).toContain("fix: Make the binary smaller: strip debug symbols");
+    expect(JSON.parse(run.stdout).error).toMatchObject({ status: 413, code: "file_size_exceeded" });
   });
 
   it("streams the file with its length when HEAD says 404", async () => {
@@ -349,9 +387,9 @@ describe("uploads against a scripted server", () => {
     expect(run.code).toBe(4);
     expect(server.count(`PUT ${versionPath}`)).toBe(1);
     expect(run.stderr).toMatch(/app_version_exists \(different_binary\)/);
-    expect(run.stderr).toContain(`sha256 ${"0".repeat(64)}`);
-    expect(run.stderr).toContain(`sha256 ${apkSha}`);
-    expect(run.stderr).toMatch(/new version identifier/);
+    expect(run.stderr).toContain(`sha256 ${"0".repeat(12)}…`);
+    expect(run.stderr).toContain(`sha256 ${apkSha.slice(0, 12)}…`);
+    expect(run.stderr).toMatch(/Bump the version/);
   });
 
   it("does not retry a 413 and passes on its fix", async () => {
@@ -385,7 +423,10 @@ describe("the run command against a scripted server", () => {
 
   beforeEach(() => {
     server
-      .script("HEAD /apps/com.example.basic/versions/1.2.3", { status: 200 })
+      .script("HEAD /apps/com.example.basic/versions/1.2.3", {
+        status: 200,
+        headers: { etag: `"${apkSha}"` },
+      })
       .script(
         "POST /testplan/run/batch",
         batchOk(execution("ex_1", "queued", "tp_a"), execution("ex_2", "queued", "tp_b")),

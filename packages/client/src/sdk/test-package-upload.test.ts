@@ -119,7 +119,7 @@ describe("versions.uploadTestPackage", () => {
     expect(put?.bodySha256).toBe(testSha);
     expect(put?.headers["content-length"]).toBe(String(testBytes.length));
     expect(progress.at(-1)).toBe(testBytes.length);
-    expect(server.received.map((r) => r.method)).toEqual(["POST", "GET", "PUT"]);
+    expect(server.received.map((r) => r.method)).toEqual(["POST", "GET", "GET", "PUT"]);
   });
 
   it("skips the transfer when the stored test package is this file", async () => {
@@ -165,7 +165,7 @@ describe("versions.uploadTestPackage", () => {
     const result = await sdk().versions.uploadTestPackage(pkg, "1.2.3", testApk);
     expect(result.outcome).toBe("already_landed");
     expect(server.count(`PUT ${testPath}`)).toBe(1);
-    expect(server.received.map((r) => r.method)).toEqual(["POST", "GET", "PUT", "GET", "GET"]);
+    expect(server.received.map((r) => r.method)).toEqual(["POST", "GET", "GET", "PUT", "GET", "GET"]);
   });
 
   it("resends after a 502 when the first attempt did not land", async () => {
@@ -245,7 +245,11 @@ describe("testbay --test-file", () => {
   it("exits 4 with the bump-the-version message when the version has other tests", async () => {
     const versionPath = `/apps/${pkg}/versions/1.2.3`;
     server
-      .script(`HEAD ${versionPath}`, { status: 200 })
+      .script(`HEAD ${versionPath}`, {
+        status: 200,
+        // The build is registered already, the very same bytes: only the tests differ.
+        headers: { etag: `"${createHash("sha256").update(Buffer.alloc(10, 1)).digest("hex")}"` },
+      })
       .script(`GET ${testPath}`, { status: 200, body: stored(otherSha) });
     const build = path.join(dir, "app.apk");
     await writeFile(build, Buffer.alloc(10, 1));

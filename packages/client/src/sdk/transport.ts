@@ -55,6 +55,8 @@ export interface CallOptions {
 export interface TransportOptions {
   baseUrl: string;
   fetch: FetchLike;
+  /** For calls whose body is a stream (uploads); `fetch` when absent. */
+  streamFetch?: FetchLike | undefined;
   clock: Clock;
   pacer: Pacer | undefined;
   retry: RetryPolicy;
@@ -157,7 +159,8 @@ export class Transport {
     let response: Response;
     this.stats.requests += 1;
     try {
-      response = await this.options.fetch(url, init);
+      const fetcher = call.body ? (this.options.streamFetch ?? this.options.fetch) : this.options.fetch;
+      response = await fetcher(url, init);
     } catch (error) {
       if (call.signal?.aborted) throw error;
       const failure = new TestbayNetworkError(method, call.path, error);

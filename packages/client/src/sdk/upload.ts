@@ -18,6 +18,11 @@ export interface UploadOptions {
   /** Path of the binary on disk: APK, AAB, IPA or zipped .app. */
   file: string;
   onProgress?: (progress: UploadProgress) => void;
+  /**
+   * The server's upload limit in bytes (`GET /me`), asked only when a transfer is about to start; a file
+   * over it is refused before any byte is sent. Undefined: the server's 413 says so instead.
+   */
+  maxUploadBytes?: () => Promise<number | undefined>;
   /** HEAD the version first and skip the transfer when it is registered (default true). */
   skipIfRegistered?: boolean;
   deadlineAt?: number;
@@ -33,7 +38,7 @@ export type UploadOutcome = "uploaded" | "skipped" | "already_landed";
 
 export interface UploadResult {
   outcome: UploadOutcome;
-  /** The registered version; undefined when skipped (the HEAD that found it has no body). */
+  /** The registered version; undefined when skipped on the HEAD's ETag alone (a HEAD has no body). */
   version: AppVersion | undefined;
   sizeBytes: number;
 }
@@ -93,9 +98,11 @@ async function putFile<T>(transport: Transport, put: StreamedPut): Promise<T> {
       attempt += 1;
       const current = attempt;
       return {
-        body: readWithProgress(put.file, (sentBytes) =>
-          put.onProgress?.({ sentBytes, totalBytes: put.size, attempt: current }),
-        ),
+        // An abandoned attempt's stream may still be read for a moment: only the latest one reports, so a
+        // log never shows two attempts' progress interleaved.
+        body: readWithProgress(put.file, (sentBytes) => {
+          if (current === attempt) put.onProgress?.({ sentBytes, totalBytes: put.size, attempt: current });
+        }),
         headers: { "content-type": "application/octet-stream", "content-length": String(put.size) },
       };
     },
@@ -118,13 +125,38 @@ export async function uploadVersion(
   const { size } = await stat(file);
 
   if (options.skipIfRegistered !== false) {
+    let head: Response | undefined;
     try {
-      await transport.send({ method: "HEAD", path, deadlineAt: options.deadlineAt, signal: options.signal });
-      return { outcome: "skipped", version: undefined, sizeBytes: size };
+      head = await transport.send({
+        method: "HEAD",
+        path,
+        deadlineAt: options.deadlineAt,
+        signal: options.signal,
+      });
     } catch (error) {
       if (!(error instanceof TestbayApiError && error.status === 404)) throw error;
     }
+    if (head) {
+      // Registered: skipped only when it is this very build (rule 10); the ETag is its sha256 when sent.
+      const etag = head.headers.get("etag")?.replaceAll('"', "").replace(/^W\//, "");
+      const registered =
+        etag && /^[0-9a-f]{64}$/i.test(etag) ? undefined : await getVersion(packageName, version);
+      const registeredSha = (registered?.sha256 ?? etag ?? "").toLowerCase();
+      const local = await sha256File(file);
+      if (registeredSha === local) return { outcome: "skipped", version: registered, sizeBytes: size };
+      throw differentBinaryError({
+        packageName,
+        version,
+        file,
+        registeredSha256: registeredSha,
+        registeredBytes: registered?.size_bytes,
+        localSha256: local,
+        localBytes: size,
+      });
+    }
   }
+
+  await refuseOversized({ ...options, size, path, what: "binary" });
 
   try {
     const registered = await putFile<AppVersion>(transport, {
@@ -155,19 +187,75 @@ export async function uploadVersion(
     const [registered, local] = await Promise.all([getVersion(packageName, version), sha256File(file)]);
     if (registered.sha256 === local)
       return { outcome: "already_landed", version: registered, sizeBytes: size };
-    throw new TestbayApiError({
-      status: 409,
-      method: "PUT",
-      path,
-      problem: {
-        ...(error instanceof TestbayApiError ? error.problem : {}),
-        code: "app_version_exists",
-        reason: "different_binary",
-        detail: `${packageName} ${version} is registered with another binary (sha256 ${registered.sha256}, ${registered.size_bytes} bytes) than ${file} (sha256 ${local}, ${size} bytes).`,
-        fix: "A version is immutable: upload this build under a new version identifier, or trigger the registered one.",
-      },
+    throw differentBinaryError({
+      packageName,
+      version,
+      file,
+      registeredSha256: registered.sha256,
+      registeredBytes: registered.size_bytes,
+      localSha256: local,
+      localBytes: size,
+      ...(error instanceof TestbayApiError ? { problem: error.problem } : {}),
     });
   }
+}
+
+/**
+ * A version is immutable: another build under a registered version would get the old build tested, so it is
+ * an error naming both builds' sha256 and saying to bump the version (rule 10).
+ */
+export function differentBinaryError(init: {
+  packageName: string;
+  version: string;
+  file: string;
+  registeredSha256: string;
+  registeredBytes: number | undefined;
+  localSha256: string;
+  localBytes: number;
+  problem?: Problem;
+}): TestbayApiError {
+  const { packageName, version, file } = init;
+  const bytes = init.registeredBytes === undefined ? "" : `, ${init.registeredBytes} bytes`;
+  return new TestbayApiError({
+    status: 409,
+    method: "PUT",
+    path: `/apps/${segment(packageName)}/versions/${segment(version)}`,
+    problem: {
+      ...init.problem,
+      code: "app_version_exists",
+      reason: "different_binary",
+      detail: `${packageName} ${version} is registered with another build (sha256 ${shaPrefix(init.registeredSha256)}${bytes}) than ${file} (sha256 ${shaPrefix(init.localSha256)}, ${init.localBytes} bytes); a version cannot be replaced, and uploading nothing would test the old build.`,
+      fix: `Bump the version: testbay upload --app ${packageName} --version NEW_VERSION --file ${file}`,
+    },
+  });
+}
+
+/** The fix the server gives with its 413 (file_size_exceeded), for the refusal made before sending. */
+export const fileSizeExceededFix =
+  "Make the binary smaller: strip debug symbols, drop unused resources, or split it by ABI.";
+
+/** Refuses a file over the server's limit before a byte of it is sent (rule 11). */
+async function refuseOversized(init: {
+  maxUploadBytes?: (() => Promise<number | undefined>) | undefined;
+  size: number;
+  path: string;
+  file: string;
+  what: string;
+}): Promise<void> {
+  const limit = await init.maxUploadBytes?.().catch(() => undefined);
+  if (limit === undefined || init.size <= limit) return;
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  throw new TestbayApiError({
+    status: 413,
+    method: "PUT",
+    path: init.path,
+    problem: {
+      code: "file_size_exceeded",
+      limit_bytes: limit,
+      detail: `The ${init.what} ${init.file} is ${init.size} bytes (${mib(init.size)}); the server's limit is ${limit} bytes (${mib(limit)}). Nothing was sent.`,
+      fix: fileSizeExceededFix,
+    },
+  });
 }
 
 export interface TestPackageUploadOptions {
@@ -176,6 +264,8 @@ export interface TestPackageUploadOptions {
   /** Path of the test package on disk: the instrumentation APK (app-debug-androidTest.apk). */
   file: string;
   onProgress?: (progress: UploadProgress) => void;
+  /** As for the binary: the server's upload limit, asked before the transfer. */
+  maxUploadBytes?: () => Promise<number | undefined>;
   deadlineAt?: number;
   signal?: AbortSignal;
 }
@@ -258,10 +348,12 @@ export async function uploadTestPackage(
 
   const before = await judge(await getTestPackage(packageName, version));
   if (before) return { outcome: "skipped", testPackage: before, sizeBytes: size };
+  const testPackagePath = `/apps/${segment(packageName)}/versions/${segment(version)}/test-package`;
+  await refuseOversized({ ...options, size, path: testPackagePath, what: "test package" });
 
   try {
     const stored = await putFile<TestPackage>(transport, {
-      path: `/apps/${segment(packageName)}/versions/${segment(version)}/test-package`,
+      path: testPackagePath,
       file,
       size,
       onProgress: options.onProgress,

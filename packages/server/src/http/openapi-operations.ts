@@ -27,6 +27,18 @@ export interface OperationDoc {
 export const operationDocs: Record<string, OperationDoc> = {
   "get /healthz": { operationId: "getLiveness" },
   "get /readyz": { operationId: "getReadiness" },
+  "get /downloads/testbay.mjs": {
+    operationId: "downloadCliBundle",
+    download: { mediaTypes: ["text/javascript"], description: "The CLI as one ES module file." },
+  },
+  "get /downloads/testbay-cli.tgz": {
+    operationId: "downloadCliPackage",
+    download: { mediaTypes: ["application/gzip"], description: "The @testbay/client package tarball." },
+  },
+  "get /downloads/testbay-agent.tgz": {
+    operationId: "downloadAgentPackage",
+    download: { mediaTypes: ["application/gzip"], description: "The @testbay/agent package tarball." },
+  },
   "get /problems/{code}": { operationId: "getProblemType" },
   "get /docs": { operationId: "getApiReference" },
   "get /.well-known/oauth-authorization-server": { operationId: "getAuthorizationServerMetadata" },

@@ -1,0 +1,149 @@
+// CLIENT.md rules 10–12 against a real server with a small upload limit: an upload refused from its headers is
+// shown as that refusal after one attempt, a different build under a registered version is an error, and fix
+// texts name the CLI command with the real names.
+import { createHash } from "node:crypto";
+import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
+import { Captured } from "../../test/scripted-server.ts";
+import { Testbay } from "../sdk/client.ts";
+import type { ResponseEvent } from "../sdk/transport.ts";
+import { main } from "./main.ts";
+
+const fixture = fileURLToPath(
+  new URL("../../../server/test/fixtures/binaries/app-basic.apk", import.meta.url),
+);
+const app = "com.example.basic";
+/** Small, so that a file over it is quick to make; big enough for the fixture. */
+const limit = 1024 * 1024;
+
+let server: TestServer;
+let dir: string;
+let ci: { client_id: string; client_secret: string };
+let admin: Testbay;
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  responses: ResponseEvent[];
+}
+
+async function cli(argv: string[]): Promise<CliRun> {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  const responses: ResponseEvent[] = [];
+  const code = await main(argv, {
+    env: {
+      TESTBAY_URL: server.baseUrl,
+      TESTBAY_CLIENT_ID: ci.client_id,
+      TESTBAY_CLIENT_SECRET: ci.client_secret,
+      CI: "true",
+    },
+    stdout,
+    stderr,
+    cwd: dir,
+    onResponse: (event) => responses.push(event),
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text, responses };
+}
+
+const puts = (run: CliRun) => run.responses.filter((r) => r.method === "PUT");
+const sha256 = async (file: string) =>
+  createHash("sha256")
+    .update(await readFile(file))
+    .digest("hex");
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { TESTBAY_MAX_UPLOAD_BYTES: String(limit) } });
+  dir = await mkdtemp(path.join(tmpdir(), "testbay-upload-rules-"));
+  ci = await server.createClient("acme", "ci");
+  const setup = await server.createClient("acme", "ci");
+  admin = new Testbay({
+    baseUrl: server.baseUrl,
+    clientId: setup.client_id,
+    clientSecret: setup.client_secret,
+    audience: server.config.audience,
+  });
+  await admin.apps.create({ package_name: app, platform: "android" });
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("uploads refused from their headers (rules 11 and 12)", () => {
+  it("refuses a file over the limit with the 413's fix, after one attempt at most and no byte of it read", async () => {
+    const big = path.join(dir, "big.apk");
+    await writeFile(big, "");
+    await truncate(big, 24 * 1024 * 1024);
+
+    const run = await cli(["upload", "--app", app, "--version", "9.0.0", "--file", big, "--json"]);
+
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/file_size_exceeded/);
+    expect(run.stderr).toMatch(/fix: Make the binary smaller: strip debug symbols/);
+    // Refused before the transfer: by the client from GET /me's limit, or by the server from Content-Length.
+    expect(puts(run).length).toBeLessThanOrEqual(1);
+    expect(run.stderr).not.toMatch(/Uploading|retrying|reachable/);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      error: { status: 413, code: "file_size_exceeded" },
+      exit_code: 4,
+    });
+    await expect(admin.versions.exists(app, "9.0.0")).resolves.toBe(false);
+  });
+
+  it("shows an unknown app's 404 after one attempt, with the command that creates the app", async () => {
+    const file = path.join(dir, "unknown-app.apk");
+    await writeFile(file, "");
+    await truncate(file, limit - 1);
+
+    const run = await cli(["upload", "--app", "com.example.unknown", "--version", "1.0.0", "--file", file]);
+
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/app_not_found.*404 on PUT \/apps\/com\.example\.unknown\/versions\/1\.0\.0/);
+    expect(run.stderr).toMatch(/testbay apps create --app com\.example\.unknown --platform android/);
+    expect(puts(run)).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/retrying|reachable|Uploading/);
+  });
+
+  it("names the upload command with the real names when a trigger meets an unregistered version", async () => {
+    const plan = await admin.testPlans.create({
+      name: "inspect",
+      package_name: app,
+      steps: [{ type: "inspect", expect: { debuggable: false } }],
+    });
+    const run = await cli(["trigger", "--app", app, "--version", "7.7.7", "--plan", plan.id]);
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toMatch(/app_version_not_found/);
+    expect(run.stderr).toMatch(/testbay upload --app com\.example\.basic --version 7\.7\.7 --file PATH/);
+  });
+});
+
+describe("a registered version (rule 10)", () => {
+  it("skips the same build and refuses another one with exit 4 naming both sha256 prefixes", async () => {
+    const first = await cli(["upload", "--app", app, "--version", "2.0.0", "--file", fixture]);
+    expect(first.code, first.stderr).toBe(0);
+
+    const same = await cli(["upload", "--app", app, "--version", "2.0.0", "--file", fixture]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toMatch(/registered already with this very build .*skipped the upload/);
+    expect(puts(same)).toHaveLength(0);
+
+    const rebuilt = path.join(dir, "rebuilt.apk");
+    await copyFile(fixture, rebuilt);
+    await writeFile(rebuilt, "another build", { flag: "a" });
+    const other = await cli(["upload", "--app", app, "--version", "2.0.0", "--file", rebuilt]);
+
+    expect(other.code, other.stderr).toBe(4);
+    expect(other.stderr).toMatch(/Bump the version/);
+    expect(other.stderr).toContain((await sha256(fixture)).slice(0, 12));
+    expect(other.stderr).toContain((await sha256(rebuilt)).slice(0, 12));
+    expect(other.stderr).toContain(`testbay upload --app ${app} --version NEW_VERSION --file ${rebuilt}`);
+    expect(puts(other)).toHaveLength(0);
+  });
+});
