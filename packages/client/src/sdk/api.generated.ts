@@ -55,6 +55,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/downloads/testbay.mjs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The testbay CLI as one file: `node testbay.mjs …` needs Node 20 and nothing else
+         * @description Version 0.1.0, the server's own (also in GET /healthz). Supports a single Range; ETag is the SHA-256.
+         */
+        get: operations["downloadCliBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/downloads/testbay-cli.tgz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The testbay CLI and SDK (@testbay/client), compiled, for `npm install -g URL`
+         * @description Version 0.1.0, the server's own (also in GET /healthz). Supports a single Range; ETag is the SHA-256.
+         */
+        get: operations["downloadCliPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/downloads/testbay-agent.tgz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * testbay-agent (@testbay/agent) with the client inside it, compiled, for `npm install -g URL`
+         * @description Version 0.1.0, the server's own (also in GET /healthz). Supports a single Range; ETag is the SHA-256.
+         */
+        get: operations["downloadAgentPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/problems/{code}": {
         parameters: {
             query?: never;
@@ -121,7 +181,7 @@ export interface paths {
         };
         /**
          * Who am I
-         * @description The calling client, its organization and role: a cheap way to check a token.
+         * @description The calling client, its organization and role, and the limits that apply to it (upload size, rate limit): a cheap way to check a token.
          */
         get: operations["getMe"];
         put?: never;
@@ -219,7 +279,11 @@ export interface paths {
          */
         put: operations["uploadAppVersion"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a version, its binary and its test package (admin)
+         * @description 204 once the version's record, binary and test package are gone. 409 app_version_in_use while an execution of it is queued or running (`execution_ids` names them). Past executions keep their records, with the package name and version they ran; the version then answers 404 app_version_not_found and can be uploaded again. Old versions can also be deleted automatically: TESTBAY_KEEP_VERSIONS.
+         */
+        delete: operations["deleteAppVersion"];
         options?: never;
         /**
          * Is a version registered?
@@ -456,7 +520,7 @@ export interface paths {
         };
         /**
          * List executions, newest first
-         * @description Filters: test_plan_id, package_name, version, status. Keyset-paginated with limit and cursor.
+         * @description Filters: test_plan_id, package_name, version, status, branch and commit (the trigger's ci metadata). Keyset-paginated with limit and cursor.
          */
         get: operations["listExecutions"];
         put?: never;
@@ -959,6 +1023,19 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
             summary: components["schemas"]["Summary"];
+            /** @description The trigger's ci metadata, only the fields it gave; null when it gave none */
+            ci: {
+                /** @description The CI system: github, gitlab or any other name */
+                provider?: string;
+                /** @description The branch (or tag) built */
+                branch?: string;
+                /** @description The commit built (its full hash) */
+                commit?: string;
+                /** @description The pull (merge) request's number, as a string */
+                pull_request?: string;
+                /** @description A link to the CI job (http or https) */
+                build_url?: string;
+            } | null;
             /** @description Why a queued execution waits when no online agent can take its device runs; else null */
             waiting_reason: {
                 /** @enum {string} */
@@ -1229,6 +1306,18 @@ export interface components {
             };
             /** Format: date-time */
             token_expires_at: string;
+            /** @description The configured limits that apply to the caller, so a client can stay within them */
+            limits: {
+                /** @description The largest binary an upload may send, in bytes */
+                max_upload_bytes: number;
+                /** @description The caller's own bucket: agents have a larger one than ci and admin clients */
+                rate_limit: {
+                    /** @description Requests that may be made at once */
+                    burst: number;
+                    /** @description Requests regained per second */
+                    per_second: number;
+                };
+            };
         };
         CreateApp: {
             /**
@@ -1292,6 +1381,18 @@ export interface components {
             env?: {
                 [key: string]: string;
             };
+            ci?: {
+                /** @description The CI system: github, gitlab or any other name */
+                provider?: string;
+                /** @description The branch (or tag) built */
+                branch?: string;
+                /** @description The commit built (its full hash) */
+                commit?: string;
+                /** @description The pull (merge) request's number, as a string */
+                pull_request?: string;
+                /** @description A link to the CI job (http or https) */
+                build_url?: string;
+            };
         };
         TriggerResponse: {
             execution: components["schemas"]["Execution"];
@@ -1311,6 +1412,18 @@ export interface components {
             /** @description Environment variables for the run's steps. Visible to everyone in the organization: no secrets. */
             env?: {
                 [key: string]: string;
+            };
+            ci?: {
+                /** @description The CI system: github, gitlab or any other name */
+                provider?: string;
+                /** @description The branch (or tag) built */
+                branch?: string;
+                /** @description The commit built (its full hash) */
+                commit?: string;
+                /** @description The pull (merge) request's number, as a string */
+                pull_request?: string;
+                /** @description A link to the CI job (http or https) */
+                build_url?: string;
             };
         };
         BatchTriggerResponse: {
@@ -1386,7 +1499,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "app_version_in_use" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -1491,6 +1604,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ok";
+                        version: string;
                     };
                 };
             };
@@ -1571,6 +1685,261 @@ export interface operations {
             };
             /** @description A problem the caller can fix. */
             "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadCliBundle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CLI as one ES module file. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadCliPackage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The @testbay/client package tarball. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadAgentPackage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The @testbay/agent package tarball. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
                 headers: {
                     /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
                     "x-request-id": string;
@@ -2355,6 +2724,84 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AppVersion"];
                 };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAppVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
@@ -3854,6 +4301,10 @@ export interface operations {
                 package_name?: string;
                 version?: string;
                 status?: "queued" | "running" | "passed" | "failed" | "errored" | "cancelled";
+                /** @description ci.branch equals this */
+                branch?: string;
+                /** @description ci.commit equals this */
+                commit?: string;
             };
             header?: never;
             path?: never;

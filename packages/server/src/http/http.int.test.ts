@@ -226,7 +226,10 @@ describe("logs", () => {
 
 describe("operations endpoints", () => {
   it("reports liveness and readiness without authentication", async () => {
-    expect((await call(`${server.origin}/healthz`)).body).toEqual({ status: "ok" });
+    expect((await call(`${server.origin}/healthz`)).body).toEqual({
+      status: "ok",
+      version: expect.any(String),
+    });
     const ready = await call(`${server.origin}/readyz`);
     expect(ready.status).toBe(200);
     // The scaled configuration has a shared rate limiter to check as well.

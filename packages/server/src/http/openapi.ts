@@ -1,6 +1,7 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { Type } from "typebox";
+import { serverVersion } from "../features/downloads/index.ts";
 import { apiReferencePath, apiReferencePathItem } from "./api-reference.ts";
 import { completeDocument, marker, type OpenApiDocument } from "./openapi-document.ts";
 import { withSchemaNames } from "./openapi-schemas.ts";
@@ -17,6 +18,7 @@ const tags = [
   { name: "errors", description: "What each problem `code` means." },
   { name: "health", description: "Probes for load balancers and orchestrators." },
   { name: "docs", description: "This API's description, for people and for tools." },
+  { name: "downloads", description: "The CLI and the agent of this server's version, to install anywhere." },
 ];
 
 /**
@@ -57,7 +59,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       openapi: "3.1.0",
       info: {
         title: "Testbay API",
-        version: "1.0.0",
+        version: serverVersion,
         description:
           "Runs automated test plans against mobile app binaries. Authenticate with POST /v1/oauth/token and send the token as the x-api-key header. Every error is an RFC 9457 problem document (application/problem+json) with a `code` and a `fix`. Rate-limited responses carry RateLimit and RateLimit-Policy headers; 429 carries Retry-After.",
       },

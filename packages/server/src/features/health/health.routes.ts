@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { serverVersion } from "../downloads/index.ts";
 
 export interface ReadinessCheck {
   name: string;
@@ -49,10 +50,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ checks: ReadinessCheck[] 
         summary: "Liveness: the process answers",
         tags: ["health"],
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal("ok") }) },
+        response: { 200: Type.Object({ status: Type.Literal("ok"), version: Type.String() }) },
       },
     },
-    async () => ({ status: "ok" as const }),
+    async () => ({ status: "ok" as const, version: serverVersion }),
   );
 
   app.get(
