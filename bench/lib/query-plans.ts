@@ -45,6 +45,8 @@ const filterColumns: Record<keyof ExecutionFilter, string> = {
   packageName: "package_name",
   version: "version",
   status: "status",
+  branch: "ci_branch",
+  commit: "ci_commit",
 };
 
 function equalityColumns(filter: ExecutionFilter): string[] {

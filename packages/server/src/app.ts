@@ -251,7 +251,7 @@ async function assemble(
   await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
   await app.register(authRoutes, { tokens, clients, limiter, policies, clock, publicUrl: config.publicUrl });
-  await app.register(clientsRoutes, { clients });
+  await app.register(clientsRoutes, { clients, policies, maxUploadBytes: config.maxUploadBytes });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
   await app.register(testPackagesRoutes, { testPackages });

@@ -45,7 +45,7 @@ export const errorCatalog = {
   invalid_access_token: {
     status: 401,
     title: "Invalid access token",
-    fix: "Request a token with POST /v1/oauth/token and send it as the x-api-key header.",
+    fix: "Request a token with POST /v1/oauth/token (or testbay token) and send it as the x-api-key header.",
     retryable: false,
   },
   forbidden: {
@@ -57,31 +57,31 @@ export const errorCatalog = {
   app_not_found: {
     status: 404,
     title: "App not found",
-    fix: "Register the app with POST /v1/apps, or use the exact package name (package names are case-sensitive).",
+    fix: "Register the app with POST /v1/apps (or testbay apps create --app PKG --platform android|ios), or use the exact package name (package names are case-sensitive).",
     retryable: false,
   },
   app_version_not_found: {
     status: 404,
     title: "App version not found",
-    fix: "Register the version first by uploading its binary with PUT /v1/apps/{package_name}/versions/{version}.",
+    fix: "Register the version first by uploading its binary: PUT /v1/apps/PKG/versions/V, or testbay upload --app PKG --version V --file PATH.",
     retryable: false,
   },
   test_package_not_found: {
     status: 404,
     title: "Test package not found",
-    fix: "Upload the version's test APK with PUT /v1/apps/{package_name}/versions/{version}/test-package.",
+    fix: "Upload the version's test APK: PUT /v1/apps/PKG/versions/V/test-package, or testbay upload --app PKG --version V --test-file PATH.",
     retryable: false,
   },
   test_plan_not_found: {
     status: 404,
     title: "Test plan not found",
-    fix: "Confirm the test plan ID; plan IDs do not work across organizations.",
+    fix: "Confirm the test plan ID (GET /v1/testplans, or testbay plans list); plan IDs do not work across organizations.",
     retryable: false,
   },
   execution_not_found: {
     status: 404,
     title: "Execution not found",
-    fix: "Confirm the execution ID; execution IDs do not work across organizations.",
+    fix: "Confirm the execution ID (GET /v1/executions lists the newest); execution IDs do not work across organizations.",
     retryable: false,
   },
   client_not_found: {
@@ -111,7 +111,7 @@ export const errorCatalog = {
   app_version_exists: {
     status: 409,
     title: "App version already registered",
-    fix: "Upload only when the version changes: bump the version, or skip the upload (HEAD the version first).",
+    fix: "Upload only when the build changes, and then under a new version: bump the version. testbay upload skips a version that is registered with the same build.",
     retryable: false,
   },
   file_size_exceeded: {
@@ -141,7 +141,7 @@ export const errorCatalog = {
   artifact_not_found: {
     status: 404,
     title: "Artifact not found",
-    fix: "List the execution's artifacts with GET /v1/executions/{id}/artifacts and use a name from there.",
+    fix: "List the execution's artifacts (GET /v1/executions/ID/artifacts, or testbay artifacts ID) and use a name from there.",
     retryable: false,
   },
   range_not_satisfiable: {
@@ -189,6 +189,32 @@ export const errorCatalog = {
 } as const satisfies Record<string, CatalogEntry>;
 
 export type ErrorCode = keyof typeof errorCatalog;
+
+/**
+ * Remedies that tell a person what to type, both as the HTTP call and as the `testbay` CLI command
+ * (CLIENT.md rule 12), with the request's own names filled in: a CI log shows the command to copy, and an
+ * SDK or curl user sees the call. The catalog's defaults above stay generic (PKG, V) for the cases where a
+ * request does not carry the names.
+ */
+export const remedy = {
+  registerApp: (packageName: string) =>
+    `Register the app: POST /v1/apps {"package_name":"${packageName}","platform":"android"} (or "ios"), or testbay apps create --app ${packageName} --platform android|ios. Package names are case-sensitive.`,
+  uploadVersion: (packageName: string, version: string) =>
+    `Upload the build first: PUT /v1/apps/${packageName}/versions/${version} with the binary as the body, or testbay upload --app ${packageName} --version ${version} --file PATH.`,
+  uploadTestPackage: (packageName: string, version: string) =>
+    `Upload the version's test APK (app-debug-androidTest.apk): PUT /v1/apps/${packageName}/versions/${version}/test-package, or testbay upload --app ${packageName} --version ${version} --test-file PATH.`,
+  bumpVersion: (packageName: string, version: string) =>
+    `Bump the version for a changed build: PUT /v1/apps/${packageName}/versions/NEW_VERSION, or testbay upload --app ${packageName} --version NEW_VERSION --file PATH. For the same build, skip the upload (HEAD /v1/apps/${packageName}/versions/${version} answers 200).`,
+  listPlans: (packageName: string) =>
+    `GET /v1/testplans?package_name=${packageName} or testbay plans list --app ${packageName} lists its plans`,
+} as const;
+
+/** A configured size as people read it: "524288000 bytes (500 MiB)", from the value, never a fixed text. */
+export function sizeText(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  if (mib >= 1) return `${bytes} bytes (${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB)`;
+  return `${bytes} bytes`;
+}
 
 export interface ApiErrorOptions {
   reason?: string;

@@ -124,6 +124,12 @@ export interface ExecutionsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Where the run came from in the caller's CI (API.md §6); null when the trigger did not say. */
+  ci_provider: string | null;
+  ci_branch: string | null;
+  ci_commit: string | null;
+  ci_pull_request: string | null;
+  ci_build_url: string | null;
 }
 
 export interface DeviceRunsTable {

@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
 import type { Platform } from "../../db/schema.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, remedy } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord, AppsRepo } from "./apps.repo.ts";
@@ -38,7 +38,7 @@ export class AppsService {
     if (!(await this.repo.insert(app))) {
       throw new ApiError("app_exists", {
         detail: `App ${input.package_name} is registered already.`,
-        fix: `Use it as it is (GET /v1/apps/${input.package_name}); upload new versions with PUT /v1/apps/${input.package_name}/versions/{version}.`,
+        fix: `Use it as it is: upload versions with PUT /v1/apps/${input.package_name}/versions/V, or testbay upload --app ${input.package_name} --version V --file PATH.`,
       });
     }
     return app;
@@ -64,7 +64,7 @@ export class AppsService {
     throw new ApiError("app_not_found", {
       reason: "unknown",
       detail: `No app is registered as ${packageName}.`,
-      fix: "Register the app with POST /v1/apps, or check the package name: it must match exactly, case included, and belong to your organization.",
+      fix: remedy.registerApp(packageName),
     });
   }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
+import { policyForRole, type RateLimitPolicies } from "../ratelimit/index.ts";
 import type { ClientRecord } from "./clients.repo.ts";
 import { ClientIdParams, ClientView, WhoAmI } from "./clients.schemas.ts";
 import type { ClientsService } from "./clients.service.ts";
@@ -16,10 +17,19 @@ function view(client: ClientRecord) {
   };
 }
 
-export const clientsRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsService }> = async (
-  app,
-  { clients },
-) => {
+export const clientsRoutes: FastifyPluginAsyncTypebox<{
+  clients: ClientsService;
+  /** For GET /v1/me's limits: the values the server enforces, read from its configuration. */
+  policies: RateLimitPolicies;
+  maxUploadBytes: number;
+}> = async (app, { clients, policies, maxUploadBytes }) => {
+  // The same for every caller of a role: built once, not per request.
+  const limitsOf = (policy: RateLimitPolicies[keyof RateLimitPolicies]) => ({
+    max_upload_bytes: maxUploadBytes,
+    rate_limit: { burst: policy.burst, per_second: policy.perSecond },
+  });
+  const limits = { agent: limitsOf(policies.agent), default: limitsOf(policies.default) };
+
   // A token's requests all carry the same expiry: the last one formatted is kept, a string per token saved.
   let expiry = Number.NaN;
   let expiryIso = "";
@@ -36,7 +46,8 @@ export const clientsRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsService 
     {
       schema: {
         summary: "Who am I",
-        description: "The calling client, its organization and role: a cheap way to check a token.",
+        description:
+          "The calling client, its organization and role, and the limits that apply to it (upload size, rate limit): a cheap way to check a token.",
         tags: ["auth"],
         response: { 200: WhoAmI, ...ProblemResponses },
       },
@@ -50,6 +61,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsService 
         role: principal.role,
         organization: { id: principal.organizationId, name: principal.organizationName },
         token_expires_at: isoExpiry(principal.tokenExpiresAt),
+        limits: policyForRole(policies, principal.role) === policies.agent ? limits.agent : limits.default,
       };
     },
   );

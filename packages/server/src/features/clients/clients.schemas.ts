@@ -19,6 +19,19 @@ export const WhoAmI = Type.Object({
   role: ClientRoleSchema,
   organization: Type.Object({ id: Type.String(), name: Type.String() }),
   token_expires_at: Type.String({ format: "date-time" }),
+  limits: Type.Object(
+    {
+      max_upload_bytes: Type.Integer({ description: "The largest binary an upload may send, in bytes" }),
+      rate_limit: Type.Object(
+        {
+          burst: Type.Integer({ description: "Requests that may be made at once" }),
+          per_second: Type.Number({ description: "Requests regained per second" }),
+        },
+        { description: "The caller's own bucket: agents have a larger one than ci and admin clients" },
+      ),
+    },
+    { description: "The configured limits that apply to the caller, so a client can stay within them" },
+  ),
 });
 
 export const ClientIdParams = Type.Object({

@@ -34,6 +34,28 @@ export interface DeviceRunRecord {
   steps: StepResult[];
 }
 
+/** Where a trigger came from in the caller's CI (API.md §6): only the fields it gave. */
+export interface CiMetadata {
+  provider?: string;
+  branch?: string;
+  commit?: string;
+  pull_request?: string;
+  build_url?: string;
+}
+
+const ciFields = ["provider", "branch", "commit", "pull_request", "build_url"] as const;
+
+/** The fields given with a value; null when none was (empty strings count as not given). */
+export function ciOf(input: CiMetadata | undefined): CiMetadata | null {
+  if (!input) return null;
+  const kept: CiMetadata = {};
+  for (const field of ciFields) {
+    const value = input[field];
+    if (value) kept[field] = value;
+  }
+  return Object.keys(kept).length > 0 ? kept : null;
+}
+
 export interface ExecutionRecord {
   id: string;
   organizationId: string;
@@ -50,6 +72,7 @@ export interface ExecutionRecord {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  ci: CiMetadata | null;
   deviceRuns: DeviceRunRecord[];
 }
 
@@ -58,6 +81,8 @@ export interface ExecutionFilter {
   packageName?: string;
   version?: string;
   status?: ExecutionStatus;
+  branch?: string;
+  commit?: string;
 }
 
 export class ExecutionsRepo {
@@ -89,6 +114,11 @@ export class ExecutionsRepo {
             created_at: e.createdAt,
             started_at: e.startedAt,
             finished_at: e.finishedAt,
+            ci_provider: e.ci?.provider ?? null,
+            ci_branch: e.ci?.branch ?? null,
+            ci_commit: e.ci?.commit ?? null,
+            ci_pull_request: e.ci?.pull_request ?? null,
+            ci_build_url: e.ci?.build_url ?? null,
           })),
         )
         .execute();
@@ -132,6 +162,8 @@ export class ExecutionsRepo {
     if (filter.packageName !== undefined) query = query.where("package_name", "=", filter.packageName);
     if (filter.version !== undefined) query = query.where("version", "=", filter.version);
     if (filter.status !== undefined) query = query.where("status", "=", filter.status);
+    if (filter.branch !== undefined) query = query.where("ci_branch", "=", filter.branch);
+    if (filter.commit !== undefined) query = query.where("ci_commit", "=", filter.commit);
     if (after) query = query.where(olderThan(after));
     const rows = await query
       .orderBy("created_at", "desc")
@@ -218,6 +250,13 @@ export class ExecutionsRepo {
       createdAt: row.created_at,
       startedAt: row.started_at,
       finishedAt: row.finished_at,
+      ci: ciOf({
+        provider: row.ci_provider ?? undefined,
+        branch: row.ci_branch ?? undefined,
+        commit: row.ci_commit ?? undefined,
+        pull_request: row.ci_pull_request ?? undefined,
+        build_url: row.ci_build_url ?? undefined,
+      }),
       deviceRuns: byExecution.get(row.id) ?? [],
     }));
   }

@@ -30,7 +30,7 @@ export const executionsRoutes: FastifyPluginAsyncTypebox<{ executions: Execution
       schema: {
         summary: "List executions, newest first",
         description:
-          "Filters: test_plan_id, package_name, version, status. Keyset-paginated with limit and cursor.",
+          "Filters: test_plan_id, package_name, version, status, branch and commit (the trigger's ci metadata). Keyset-paginated with limit and cursor.",
         tags: ["executions"],
         querystring: ExecutionListQuery,
         response: { 200: ExecutionList, ...ProblemResponses },

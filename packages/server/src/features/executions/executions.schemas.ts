@@ -50,6 +50,35 @@ export const DeviceRunView = Type.Object({
   ),
 });
 
+/**
+ * Where a trigger came from in the caller's CI. Every field is optional; an empty string counts as absent
+ * (CI variables such as GITHUB_HEAD_REF are set but empty on some events, and a trigger should not fail on that).
+ */
+export const CiMetadata = Type.Object(
+  {
+    provider: Type.Optional(
+      Type.String({ maxLength: 64, description: "The CI system: github, gitlab or any other name" }),
+    ),
+    branch: Type.Optional(Type.String({ maxLength: 255, description: "The branch (or tag) built" })),
+    commit: Type.Optional(Type.String({ maxLength: 64, description: "The commit built (its full hash)" })),
+    pull_request: Type.Optional(
+      Type.String({ maxLength: 64, description: "The pull (merge) request's number, as a string" }),
+    ),
+    build_url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        pattern: "^(https?://.+)?$",
+        description: "A link to the CI job (http or https)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const CiView = Type.Union([CiMetadata, Type.Null()], {
+  description: "The trigger's ci metadata, only the fields it gave; null when it gave none",
+});
+
 export const ExecutionView = Type.Object({
   id: Type.String(),
   test_plan_id: Type.String(),
@@ -61,6 +90,7 @@ export const ExecutionView = Type.Object({
   started_at: Time,
   finished_at: Time,
   summary: Summary,
+  ci: CiView,
   waiting_reason: Type.Union(
     [
       Type.Object({
@@ -88,6 +118,10 @@ export const ExecutionListQuery = Type.Object(
     package_name: Type.Optional(PackageName),
     version: Type.Optional(VersionId),
     status: Type.Optional(ExecutionStatus),
+    branch: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: "ci.branch equals this" }),
+    ),
+    commit: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "ci.commit equals this" })),
   },
   { additionalProperties: false },
 );

@@ -42,6 +42,7 @@ export function executionView(execution: ExecutionRecord) {
     started_at: execution.startedAt,
     finished_at: execution.finishedAt,
     summary: execution.summary,
+    ci: execution.ci,
     // Filled in where executions are read (ExecutionsService.views): it needs the online agents.
     waiting_reason: null as WaitingReason | null,
     devices,
@@ -107,6 +108,8 @@ export class ExecutionsService {
       package_name?: string;
       version?: string;
       status?: ExecutionStatus;
+      branch?: string;
+      commit?: string;
       limit?: number;
       cursor?: string;
     },
@@ -119,6 +122,8 @@ export class ExecutionsService {
         packageName: query.package_name,
         version: query.version,
         status: query.status,
+        branch: query.branch,
+        commit: query.commit,
       },
       limit,
       decodeCursor(query.cursor),

@@ -1,7 +1,7 @@
-export type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
-export { ExecutionsRepo } from "./executions.repo.ts";
+export type { CiMetadata, DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
+export { ciOf, ExecutionsRepo } from "./executions.repo.ts";
 export { executionsRoutes } from "./executions.routes.ts";
-export { ExecutionView } from "./executions.schemas.ts";
+export { CiMetadata as CiMetadataSchema, ExecutionView } from "./executions.schemas.ts";
 export { ExecutionsService, emptySummary, executionView } from "./executions.service.ts";
 export { LogStore } from "./log-store.ts";
 export { runnableSets, stepTypeSet } from "./requirements.ts";

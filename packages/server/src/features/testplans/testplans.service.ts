@@ -49,7 +49,7 @@ export function testPlanNotFound(id: string, state: TestPlanState | undefined): 
   return new ApiError("test_plan_not_found", {
     reason: "unknown",
     detail: `There is no test plan ${id}.`,
-    fix: "Confirm the test plan ID (GET /v1/testplans lists them); plan IDs do not work across organizations.",
+    fix: "Confirm the test plan ID (GET /v1/testplans or testbay plans list lists them); plan IDs do not work across organizations.",
   });
 }
 

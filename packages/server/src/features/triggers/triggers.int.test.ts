@@ -100,10 +100,12 @@ describe("POST /v1/testplan/run", () => {
     const version = await run({ test_plan_id: plan, package_name: "com.example.basic", version: "9.9.9" });
     expect(version.status).toBe(404);
     expect(version.body.code).toBe("app_version_not_found");
-    expect(version.body.fix).toMatch(/Register the version first/);
+    expect(version.body.fix).toContain("testbay upload --app com.example.basic --version 9.9.9 --file PATH");
+    expect(version.body.fix).toContain("PUT /v1/apps/com.example.basic/versions/9.9.9");
     const app = await run({ test_plan_id: plan, package_name: "com.example.nothere", version: "1.0" });
     expect(app.status).toBe(404);
     expect(app.body.code).toBe("app_not_found");
+    expect(app.body.fix).toContain("testbay apps create --app com.example.nothere");
   });
 
   it("refuses a plan made for another app with 400", async () => {
@@ -119,6 +121,8 @@ describe("POST /v1/testplan/run", () => {
     expect(status).toBe(404);
     expect(body).toMatchObject({ code: "test_plan_not_found", reason: "unknown" });
     expect(body.fix).toMatch(/do not work across organizations/);
+    expect(body.fix).toContain("testbay plans list --app com.example.basic");
+    expect(body.fix).toContain("GET /v1/testplans?package_name=com.example.basic");
   });
 });
 

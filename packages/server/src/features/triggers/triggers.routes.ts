@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
-import type { ExecutionsService } from "../executions/index.ts";
+import type { CiMetadata, ExecutionsService } from "../executions/index.ts";
 import { fingerprint, type IdempotencyStore, type StoredResponse } from "./idempotency.ts";
 import { BatchTriggerBody, BatchTriggerResponse, TriggerBody, TriggerResponse } from "./triggers.schemas.ts";
 import { batchResponse, type TriggersService } from "./triggers.service.ts";
@@ -88,7 +88,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { triggers, idempotency, executions }) => {
   const triggerPlans = (
     request: FastifyRequest,
-    body: { package_name: string; version: string; env?: Record<string, string> },
+    body: { package_name: string; version: string; env?: Record<string, string>; ci?: CiMetadata },
     testPlanIds: string[],
   ) => {
     const principal = principalOf(request);
@@ -99,6 +99,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
       version: body.version,
       testPlanIds,
       env: body.env ?? {},
+      ci: body.ci,
     });
   };
 

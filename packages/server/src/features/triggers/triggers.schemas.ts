@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { PackageName } from "../apps/index.ts";
-import { ExecutionView } from "../executions/index.ts";
+import { CiMetadataSchema, ExecutionView } from "../executions/index.ts";
 import { VersionId } from "../versions/index.ts";
 
 const PlanId = Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_]+$" });
@@ -16,7 +16,13 @@ const Env = Type.Record(
 );
 
 export const TriggerBody = Type.Object(
-  { test_plan_id: PlanId, package_name: PackageName, version: VersionId, env: Type.Optional(Env) },
+  {
+    test_plan_id: PlanId,
+    package_name: PackageName,
+    version: VersionId,
+    env: Type.Optional(Env),
+    ci: Type.Optional(CiMetadataSchema),
+  },
   { additionalProperties: false },
 );
 
@@ -26,6 +32,7 @@ export const BatchTriggerBody = Type.Object(
     version: VersionId,
     test_plan_ids: Type.Array(PlanId, { minItems: 1, maxItems: 100, uniqueItems: true }),
     env: Type.Optional(Env),
+    ci: Type.Optional(CiMetadataSchema),
   },
   { additionalProperties: false },
 );

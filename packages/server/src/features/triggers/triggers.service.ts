@@ -1,9 +1,15 @@
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, remedy } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
-import { type ExecutionRecord, type ExecutionsRepo, emptySummary } from "../executions/index.ts";
+import {
+  type CiMetadata,
+  ciOf,
+  type ExecutionRecord,
+  type ExecutionsRepo,
+  emptySummary,
+} from "../executions/index.ts";
 import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
 import { needsTestPackage, resolveInstrumentationSteps } from "./instrumentation-steps.ts";
@@ -15,6 +21,8 @@ export interface TriggerRequest {
   version: string;
   testPlanIds: string[];
   env: Record<string, string>;
+  /** Where the trigger came from in the caller's CI; kept on every execution it creates. */
+  ci?: CiMetadata;
 }
 
 export interface FailedExecution {
@@ -77,7 +85,7 @@ export class TriggersService {
     for (const id of request.testPlanIds) {
       const plan = found.get(id);
       if (plan?.state !== "active") {
-        failed.push(failure(id, testPlanNotFound(id, plan?.state)));
+        failed.push(failure(id, notTriggerable(id, plan?.state, app)));
       } else if (plan.appId !== app.id) {
         failed.push(failure(id, otherApp(plan, app)));
       } else {
@@ -127,6 +135,7 @@ export class TriggersService {
       createdAt,
       startedAt: null,
       finishedAt: null,
+      ci: ciOf(request.ci),
       deviceRuns: devices.map((device, position) => ({
         id: newId("dr", now),
         executionId: id,
@@ -147,11 +156,22 @@ export class TriggersService {
   }
 }
 
+/** testPlanNotFound, whose remedy for an unknown ID can name the app the trigger was for. */
+function notTriggerable(id: string, state: TestPlanRecord["state"] | undefined, app: AppRecord): ApiError {
+  const error = testPlanNotFound(id, state);
+  if (error.reason !== "unknown") return error;
+  return new ApiError(error.code, {
+    reason: error.reason,
+    detail: error.detail,
+    fix: `Confirm the test plan ID: ${remedy.listPlans(app.packageName)}. Plan IDs do not work across organizations.`,
+  });
+}
+
 function otherApp(plan: TestPlanRecord, app: AppRecord): ApiError {
   return new ApiError("invalid_request", {
     reason: "plan_for_other_app",
     detail: `Test plan ${plan.id} tests ${plan.packageName}, not ${app.packageName}.`,
-    fix: `Trigger it with package_name ${plan.packageName}, or choose a plan made for ${app.packageName}.`,
+    fix: `Trigger it with package_name ${plan.packageName} (testbay trigger --app ${plan.packageName} …), or choose a plan made for ${app.packageName}: ${remedy.listPlans(app.packageName)}.`,
   });
 }
 

@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, remedy, sizeText } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId, timeOfId } from "../../ids.ts";
@@ -68,7 +68,7 @@ export class VersionsService {
     if (await this.options.repo.exists(app.id, version)) throw this.versionExists(packageName, version);
     if (contentLength !== undefined && contentLength > this.options.maxUploadBytes) {
       throw this.fileSizeExceeded(
-        `The binary is ${contentLength} bytes; the limit is ${this.options.maxUploadBytes} bytes (500 MiB).`,
+        `The binary is ${contentLength} bytes; the limit is ${sizeText(this.options.maxUploadBytes)}.`,
       );
     }
     return app;
@@ -77,7 +77,7 @@ export class VersionsService {
   private versionExists(packageName: string, version: string): ApiError {
     return new ApiError("app_version_exists", {
       detail: `Version ${version} of ${packageName} is registered already; nothing was uploaded.`,
-      fix: `Upload only when the version changes: bump the version, or skip the upload (HEAD /v1/apps/${packageName}/versions/${version} answers 200 when it is registered).`,
+      fix: remedy.bumpVersion(packageName, version),
     });
   }
 
@@ -108,7 +108,7 @@ export class VersionsService {
       if (binary.package_name !== app.packageName) {
         throw new ApiError("binary_package_mismatch", {
           detail: `The binary declares package ${binary.package_name}, but it was uploaded as ${app.packageName}.`,
-          fix: `Upload the build of ${app.packageName}, or upload this binary to /v1/apps/${binary.package_name}/versions/${version} (register that app first).`,
+          fix: `Upload the build of ${app.packageName}, or register ${binary.package_name} (testbay apps create --app ${binary.package_name} --platform ${binary.platform}) and upload this binary there: PUT /v1/apps/${binary.package_name}/versions/${version}, or testbay upload --app ${binary.package_name} --version ${version} --file PATH.`,
           extra: { binary_package_name: binary.package_name, package_name: app.packageName },
         });
       }
@@ -161,6 +161,7 @@ export class VersionsService {
     if (!record) {
       throw new ApiError("app_version_not_found", {
         detail: `Version ${version} of ${packageName} is not registered.`,
+        fix: remedy.uploadVersion(packageName, version),
       });
     }
     return { app, version: record };

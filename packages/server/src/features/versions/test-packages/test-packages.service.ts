@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import { isoTime } from "../../../clock.ts";
-import { ApiError } from "../../../errors.ts";
+import { ApiError, remedy } from "../../../errors.ts";
 import { newId, timeOfId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
@@ -65,7 +65,7 @@ export class TestPackagesService {
   private exists(packageName: string, version: string): ApiError {
     return new ApiError("test_package_exists", {
       detail: `Version ${version} of ${packageName} has a test package already; nothing was uploaded.`,
-      fix: `A version has one test package: upload changed tests with a new version. HEAD /v1/apps/${packageName}/versions/${version}/test-package answers 200 when it is there.`,
+      fix: `A version has one test package: upload changed tests with a new version (testbay upload --app ${packageName} --version NEW_VERSION --file PATH --test-file PATH). HEAD /v1/apps/${packageName}/versions/${version}/test-package answers 200 when it is there.`,
     });
   }
 
@@ -147,6 +147,7 @@ export class TestPackagesService {
     if (!record) {
       throw new ApiError("test_package_not_found", {
         detail: `Version ${version} of ${packageName} has no test package.`,
+        fix: remedy.uploadTestPackage(packageName, version),
       });
     }
     return { ...target, testPackage: record };
