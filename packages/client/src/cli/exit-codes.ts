@@ -14,6 +14,8 @@ export const ExitCode = {
   refused: 4,
   /** Gave up: retries or --timeout exhausted. */
   gaveUp: 5,
+  /** Interrupted (Ctrl-C) while waiting: the executions go on. 128 + SIGINT, as shells report it. */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

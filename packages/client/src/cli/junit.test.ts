@@ -14,6 +14,7 @@ function execution(id: string, devices: Execution["devices"], status: Execution[
     started_at: "2026-01-01T00:00:00.000Z",
     finished_at: "2026-01-01T00:01:00.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+    ci: null,
     waiting_reason: null,
     devices,
     steps: [],

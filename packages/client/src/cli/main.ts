@@ -1,10 +1,10 @@
-import { access, writeFile } from "node:fs/promises";
+import { access, appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { Testbay } from "../sdk/client.ts";
 import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
-import { TestbayApiError } from "../sdk/errors.ts";
-import type { BatchTriggerResult, Execution } from "../sdk/models.ts";
+import { describeCause, TestbayApiError } from "../sdk/errors.ts";
+import { type BatchTriggerResult, type Execution, isFinal, type TestCase } from "../sdk/models.ts";
 import type { RetryEvent } from "../sdk/retry-policy.ts";
 import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
 import type { TestPackageUploadResult, UploadProgress, UploadResult } from "../sdk/upload.ts";
@@ -25,6 +25,7 @@ import {
 } from "./output.ts";
 import { uploadProgress } from "./progress.ts";
 import { waitForExecutions } from "./wait.ts";
+import { finalReportMarkdown, finalReportText, waitView } from "./wait-view.ts";
 
 /** Everything the CLI touches outside itself: injected, so tests run it in-process and fast. */
 export interface CliIo {
@@ -38,6 +39,8 @@ export interface CliIo {
   random?: Random;
   /** Seen after every HTTP answer (tests count 429s and calls with it). */
   onResponse?: (event: ResponseEvent) => void;
+  /** Subscribes to Ctrl-C (SIGINT) while waiting; returns the unsubscribe. */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 interface GlobalOptions extends ConnectionFlags {
@@ -271,6 +274,27 @@ async function planNames(testbay: Testbay, packageName: string): Promise<Map<str
   }
 }
 
+/** Failed and errored tests of the executions that have any, for the report at the end (best effort). */
+async function failedTestsOf(
+  testbay: Testbay,
+  executions: Execution[],
+): Promise<Map<string, { items: TestCase[]; more: boolean }>> {
+  const found = new Map<string, { items: TestCase[]; more: boolean }>();
+  for (const execution of executions) {
+    if (execution.summary.failed === 0 && !["failed", "errored"].includes(execution.status)) continue;
+    const items: TestCase[] = [];
+    let more = false;
+    for (const status of ["failed", "errored"] as const) {
+      const page = await testbay.executions.tests(execution.id, { status, limit: 20 }).catch(() => undefined);
+      if (!page) continue;
+      items.push(...page.items);
+      more ||= page.next_cursor !== null;
+    }
+    found.set(execution.id, { items, more });
+  }
+  return found;
+}
+
 function endCode(executions: Execution[]): ExitCode {
   return executions.every((e) => e.status === "passed") ? ExitCode.ok : ExitCode.testsFailed;
 }
@@ -415,18 +439,56 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
         session.say(
           `Waiting for ${batch.executions.length} execution${batch.executions.length === 1 ? "" : "s"} (at most ${formatDuration(timeoutMs)})…`,
         );
-        let lastCounts = "";
-        const waited = await waitForExecutions(testbay, batch.executions, {
+        const names = await planNames(testbay, options.app);
+        const view = waitView(io.stderr, io.env, names);
+        view.update(batch.executions);
+        let latest = batch.executions;
+        let unsubscribe = () => {};
+        const interrupted = new Promise<"interrupted">((resolve) => {
+          unsubscribe = io.onInterrupt?.(() => resolve("interrupted")) ?? (() => {});
+        });
+        const waiting = waitForExecutions(testbay, batch.executions, {
           clock: session.clock,
           deadlineAt,
           onPoll: (current) => {
-            const counts = statusCounts(current);
-            if (counts !== lastCounts) session.say(`  ${counts}`);
-            lastCounts = counts;
+            latest = current;
+            view.update(current);
           },
         });
-        const names = await planNames(testbay, options.app);
+        const first = await Promise.race([waiting, interrupted]);
+        unsubscribe();
+        view.stop();
+        if (first === "interrupted") {
+          const open = latest.filter((e) => !isFinal(e.status));
+          const ids = (open.length ? open : latest).map((e) => e.id).join(" ");
+          session.say(
+            `Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ${ids}, or stop them with testbay cancel ID.`,
+          );
+          setOutcome({
+            code: ExitCode.interrupted,
+            json: { ...report, executions: latest, interrupted: true },
+          });
+          return;
+        }
+        const waited = first;
+        const failedTests = await failedTestsOf(testbay, waited.executions);
+        const finalReport = {
+          executions: waited.executions,
+          names,
+          failedTests,
+          baseUrl: testbay.transport.baseUrl,
+        };
         if (!session.json) print(executionTable(waited.executions, names));
+        (session.json ? (text: string) => session.say(text) : print)(finalReportText(finalReport));
+        if (io.env.GITHUB_STEP_SUMMARY) {
+          await appendFile(
+            io.env.GITHUB_STEP_SUMMARY,
+            finalReportMarkdown(finalReport, `Testbay: ${options.app} ${options.version}`),
+          ).catch((error: unknown) =>
+            session.say(`note: could not append to GITHUB_STEP_SUMMARY: ${describeCause(error)}`),
+          );
+        }
+        report.failed_tests = Object.fromEntries([...failedTests].map(([id, t]) => [id, t.items]));
         if (options.junit) {
           const target = session.resolvePath(options.junit);
           const reports = new Map<string, string>();
@@ -544,10 +606,17 @@ export async function runFromProcess(): Promise<number> {
       if (error.code !== "EPIPE") throw error;
     });
   }
-  return main(process.argv.slice(2), {
+  const code = await main(process.argv.slice(2), {
     env: process.env,
     stdout: process.stdout,
     stderr: process.stderr,
     cwd: process.cwd(),
+    onInterrupt: (handler) => {
+      process.once("SIGINT", handler);
+      return () => process.off("SIGINT", handler);
+    },
   });
+  // A poll's pause may still be pending: it must not keep an interrupted process alive.
+  if (code === ExitCode.interrupted) process.exit(code);
+  return code;
 }

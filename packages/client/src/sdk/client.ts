@@ -8,8 +8,10 @@ import { type Clock, type Random, systemClock } from "./clock.ts";
 import { TestbayApiError } from "./errors.ts";
 import { expectContinueFetch } from "./expect-continue.ts";
 import type {
+  Agent,
   App,
   AppVersion,
+  Artifact,
   BatchTriggerRequest,
   BatchTriggerResult,
   CreateApp,
@@ -19,6 +21,8 @@ import type {
   Page,
   PageQuery,
   PatchTestPlan,
+  TestCase,
+  TestCaseQuery,
   TestPackage,
   TestPlan,
   TestPlanQuery,
@@ -363,6 +367,12 @@ export class Testbay {
     },
   };
 
+  readonly agents = {
+    /** `GET /agents`: who is connected, with which devices and what they run. */
+    list: async (): Promise<Agent[]> =>
+      (await this.body<{ items: Agent[] }>({ method: "GET", path: "/agents" })).items,
+  };
+
   readonly executions = {
     /** `deadlineAt` (ms since the epoch) stops retries past it, e.g. a --timeout. */
     get: (id: string, options: { deadlineAt?: number } = {}): Promise<Execution> =>
@@ -380,6 +390,26 @@ export class Testbay {
       });
       return response.text();
     },
+    /** `GET /executions/{id}/tests`, one page; `?status=failed` for what failed. */
+    tests: (id: string, query: TestCaseQuery = {}): Promise<Page<TestCase>> =>
+      this.body({ method: "GET", path: `/executions/${segment(id)}/tests`, query: { ...query } }),
+    /** `GET /executions/{id}/log`: the log lines the agents sent, as text. */
+    log: async (id: string): Promise<string> => {
+      const response = await this.transport.send({
+        method: "GET",
+        path: `/executions/${segment(id)}/log`,
+        headers: { accept: "text/plain" },
+      });
+      return response.text();
+    },
+    /** `GET /executions/{id}/artifacts`: screenshots, logcat cuts, reports, each with its download URL. */
+    artifacts: async (id: string): Promise<Artifact[]> =>
+      (
+        await this.body<{ items: Artifact[] }>({
+          method: "GET",
+          path: `/executions/${segment(id)}/artifacts`,
+        })
+      ).items,
     /** Queued: cancelled at once; running: its agent is told to stop; finished: returned as it ended. */
     cancel: (id: string): Promise<Execution> =>
       this.body({ method: "POST", path: `/executions/${segment(id)}/cancel`, safeToResend: true }),

@@ -66,6 +66,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
     started_at: status === "queued" ? null : "2026-01-01T00:00:01.000Z",
     finished_at: ["queued", "running"].includes(status) ? null : "2026-01-01T00:00:31.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+    ci: null,
     waiting_reason: null,
     devices: [
       {

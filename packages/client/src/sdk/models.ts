@@ -92,3 +92,15 @@ export type TriggerResult = Schema<"TriggerResponse"> & {
   idempotency_key: string;
   replayed: boolean;
 };
+
+/** A test case of an execution (`GET /executions/{id}/tests`). */
+export type TestCase =
+  operations["listExecutionTests"]["responses"][200]["content"]["application/json"]["items"][number];
+export type TestCaseQuery = QueryOf<"listExecutionTests">;
+
+/** A connected (or recently seen) agent and its devices (`GET /agents`). */
+export type Agent =
+  operations["listAgents"]["responses"][200]["content"]["application/json"]["items"][number];
+
+/** What a trigger says about the CI run it comes from (API.md §6). */
+export type CiMetadata = NonNullable<BatchTriggerRequest["ci"]>;

@@ -1,0 +1,286 @@
+// What `testbay run --wait` shows a person: the live view (redrawn on a terminal, lines in CI logs), the failed
+// tests with their messages at the end, waiting reasons, dashboard links, the GitHub job summary, and Ctrl-C.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { Captured, ScriptedServer } from "../../test/scripted-server.ts";
+import { FakeClock } from "../sdk/clock.ts";
+import type { Execution, TestCase } from "../sdk/models.ts";
+import { type CliIo, main } from "./main.ts";
+import { executionLine, finalReportMarkdown, stackHead, waitView } from "./wait-view.ts";
+
+let server: ScriptedServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "testbay-wait-"));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+beforeEach(async () => {
+  server = new ScriptedServer();
+  await server.start();
+});
+afterEach(() => server.close());
+
+function execution(
+  id: string,
+  status: Execution["status"],
+  extra: Partial<Execution> = {},
+  runs: Execution["devices"][number]["status"][] = [status],
+): Execution {
+  return {
+    id,
+    test_plan_id: `tp_${id}`,
+    package_name: "com.example.basic",
+    version: "1.2.3",
+    status,
+    cancel_requested: false,
+    created_at: "2026-01-01T00:00:00.000Z",
+    started_at: null,
+    finished_at: null,
+    summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+    ci: null,
+    waiting_reason: null,
+    devices: runs.map((run) => ({
+      device: null,
+      status: run,
+      attempt: 1,
+      started_at: null,
+      finished_at: null,
+      reason: null,
+      summary: null,
+      agent_id: null,
+      claimed_device: null,
+      steps: [],
+    })),
+    steps: [],
+    ...extra,
+  };
+}
+
+function testCase(name: string, message: string, stack: string): TestCase {
+  return {
+    id: `tc_${name}`,
+    classname: "com.example.LoginTest",
+    name,
+    status: "failed",
+    flaky: false,
+    quarantined: false,
+    duration_ms: 120,
+    message,
+    stack_trace: stack,
+    device: { position: 0, platform: "android", serial: "emulator-5554", model: "Pixel 8", os_version: "14" },
+    shard: 0,
+    attempt: 1,
+    attempts: [],
+    artifacts: [],
+  };
+}
+
+const list = (...items: Execution[]) => ({ status: 200, body: { items, next_cursor: null } });
+const stack = [
+  "java.lang.AssertionError: expected:<Welcome> but was:<Wrong password>",
+  "\tat org.junit.Assert.failNotEquals(Assert.java:835)",
+  "\tat org.junit.Assert.assertEquals(Assert.java:120)",
+  "\tat com.example.LoginTest.wrongPassword(LoginTest.kt:42)",
+  "\tat java.lang.reflect.Method.invoke(Native Method)",
+  "\tat org.junit.runners.model.FrameworkMethod$1.runReflectiveCall(FrameworkMethod.java:59)",
+].join("\n");
+
+const runArgs = ["run", "--app", "com.example.basic", "--version", "1.2.3", "--plan", "tp_a,tp_b", "--wait"];
+
+async function cli(
+  argv: string[],
+  env: Record<string, string> = {},
+  options: Pick<CliIo, "onInterrupt" | "onResponse"> & { tty?: boolean } = {},
+) {
+  const stdout = new Captured();
+  const stderr = new Captured();
+  stderr.isTTY = options.tty === true;
+  const code = await main(argv, {
+    env: {
+      TESTBAY_URL: server.baseUrl,
+      TESTBAY_CLIENT_ID: "cl_ci",
+      TESTBAY_CLIENT_SECRET: "secret",
+      CI: "true",
+      ...env,
+    },
+    stdout,
+    stderr,
+    cwd: dir,
+    clock: new FakeClock(),
+    ...(options.onInterrupt ? { onInterrupt: options.onInterrupt } : {}),
+    ...(options.onResponse ? { onResponse: options.onResponse } : {}),
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+describe("run --wait, at the end", () => {
+  beforeEach(() => {
+    server
+      .script("POST /testplan/run/batch", {
+        status: 200,
+        body: {
+          executions: [execution("ex_a", "queued"), execution("ex_b", "queued")],
+          failed_executions: [],
+        },
+      })
+      .script("GET /testplans", {
+        status: 200,
+        body: { items: [{ id: "tp_ex_a", name: "login" }], next_cursor: null },
+      });
+  });
+
+  it("shows each failed test with its message and first stack lines, waits with their reason, links, and the job summary", async () => {
+    const failed = execution("ex_a", "failed", {
+      summary: { tests: 3, passed: 2, failed: 1, skipped: 0, flaky: 0 },
+    });
+    const stuck = execution("ex_b", "queued", {
+      waiting_reason: {
+        code: "no_capable_agent",
+        detail: "no agent offers step type shell: start one with --allow-shell",
+      },
+    });
+    server.script("GET /executions", list(failed, stuck)).script("GET /executions/ex_a/tests", {
+      status: 200,
+      body: {
+        items: [testCase("wrongPassword", "expected:<Welcome> but was:<Wrong password>", stack)],
+        next_cursor: null,
+      },
+    });
+    const summary = path.join(dir, "step-summary.md");
+
+    const run = await cli([...runArgs, "--timeout", "10s"], { GITHUB_STEP_SUMMARY: summary });
+
+    expect(run.code).toBe(5);
+    const failedQueries = server.requests("GET /executions/ex_a/tests").map((r) => r.query.get("status"));
+    expect(failedQueries).toEqual(["failed", "errored"]);
+    expect(server.count("GET /executions/ex_b/tests")).toBe(0);
+    expect(run.stdout).toContain("Failed in ex_a login (tp_ex_a):");
+    expect(run.stdout).toContain("✗ com.example.LoginTest.wrongPassword (failed, Pixel 8 emulator-5554)");
+    expect(run.stdout).toContain("expected:<Welcome> but was:<Wrong password>");
+    expect(run.stdout).toContain("at com.example.LoginTest.wrongPassword(LoginTest.kt:42)");
+    // Only the first lines of the stack: the rest is counted, not printed.
+    expect(run.stdout).not.toContain("FrameworkMethod");
+    expect(run.stdout).toContain("… 2 more lines");
+    expect(run.stdout).toContain(
+      "Still queued: ex_b tp_ex_b: no agent offers step type shell: start one with --allow-shell",
+    );
+    const origin = server.baseUrl.replace(/\/v1$/, "");
+    expect(run.stdout).toContain(`ex_a  failed  ${origin}/executions/ex_a`);
+
+    const markdown = await readFile(summary, "utf8");
+    expect(markdown).toContain("### Testbay: com.example.basic 1.2.3");
+    expect(markdown).toContain(
+      `| [ex\\_a](${origin}/executions/ex_a) | login (tp\\_ex\\_a) | failed | 3 | 2 | 1 |`,
+    );
+    expect(markdown).toContain("**ex\\_b still queued:** no agent offers step type shell");
+    expect(markdown).toContain(
+      "<summary>❌ com.example.LoginTest.wrongPassword (Pixel 8 emulator-5554)</summary>",
+    );
+    expect(markdown).toMatch(/```\nexpected:<Welcome> but was:<Wrong password>\njava\.lang\.AssertionError/);
+  });
+
+  it("on Ctrl-C says the runs go on and how to follow them, and exits 130", async () => {
+    server.script("GET /executions", list(execution("ex_a", "running"), execution("ex_b", "queued")));
+    let interrupt: (() => void) | undefined;
+    let subscribed = 0;
+    const run = await cli(
+      runArgs,
+      {},
+      {
+        onInterrupt: (handler) => {
+          subscribed += 1;
+          interrupt = handler;
+          return () => {
+            subscribed -= 1;
+          };
+        },
+        // The person presses Ctrl-C once the first poll was answered.
+        onResponse: (event) => {
+          if (event.path === "/executions") interrupt?.();
+        },
+      },
+    );
+    expect(interrupt).toBeDefined();
+    expect(run.code).toBe(130);
+    expect(server.count("GET /executions")).toBe(1);
+    expect(subscribed).toBe(0);
+    expect(run.stderr).toContain(
+      "Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ex_a ex_b",
+    );
+    expect(run.stdout).toBe("");
+  });
+});
+
+describe("the live view", () => {
+  const names = new Map([["tp_ex_a", "login"]]);
+
+  it("says per execution: status, device runs, tests so far, and why a queued one waits", () => {
+    const running = execution(
+      "ex_a",
+      "running",
+      { summary: { tests: 14, passed: 12, failed: 2, skipped: 0, flaky: 0 } },
+      ["passed", "running", "queued"],
+    );
+    expect(executionLine(running, names)).toBe(
+      "ex_a  login (tp_ex_a)  running · device runs 1/3 ended, 1 running · tests 12 passed, 2 failed",
+    );
+    const waiting = execution("ex_b", "queued", {
+      waiting_reason: { code: "no_capable_agent", detail: "no android device matches model Pixel 8" },
+    });
+    expect(executionLine(waiting)).toMatch(/queued · .* · waiting: no android device matches model Pixel 8$/);
+  });
+
+  it("redraws one block in place on a terminal", () => {
+    const out = new Captured();
+    out.isTTY = true;
+    const view = waitView(out, {}, names);
+    view.update([execution("ex_a", "queued"), execution("ex_b", "queued")]);
+    view.update([execution("ex_a", "running"), execution("ex_b", "queued")]);
+    const [first, second] = out.text.split("\u001b[2F");
+    expect(first).toBe(
+      "\u001b[J  ex_a  login (tp_ex_a)  queued · device runs 0/1 ended · tests 0 passed, 0 failed\n  ex_b  tp_ex_b  queued · device runs 0/1 ended · tests 0 passed, 0 failed\n",
+    );
+    expect(
+      second?.startsWith("\u001b[J  ex_a  login (tp_ex_a)  running · device runs 0/1 ended, 1 running"),
+    ).toBe(true);
+  });
+
+  it("writes plain lines in CI logs, one per change, never an escape code", () => {
+    const out = new Captured();
+    out.isTTY = true;
+    const view = waitView(out, { CI: "true" });
+    view.update([execution("ex_a", "queued"), execution("ex_b", "queued")]);
+    view.update([execution("ex_a", "running"), execution("ex_b", "queued")]);
+    expect(out.text.includes("\u001b")).toBe(false);
+    expect(out.text.trimEnd().split("\n")).toEqual([
+      "  ex_a  tp_ex_a  queued · device runs 0/1 ended · tests 0 passed, 0 failed",
+      "  ex_b  tp_ex_b  queued · device runs 0/1 ended · tests 0 passed, 0 failed",
+      "  ex_a  tp_ex_a  running · device runs 0/1 ended, 1 running · tests 0 passed, 0 failed",
+    ]);
+  });
+});
+
+describe("the report's pieces", () => {
+  it("keeps the first stack lines and counts the rest", () => {
+    expect(stackHead(null)).toEqual([]);
+    expect(stackHead("a\n\nb\nc", 2)).toEqual(["a", "b", "… 1 more line"]);
+  });
+
+  it("fences a message with backticks in it so the job summary shows it verbatim", () => {
+    const test = testCase("quotes", "expected ``` in output", "");
+    const markdown = finalReportMarkdown(
+      {
+        executions: [execution("ex_a", "failed")],
+        names: new Map(),
+        failedTests: new Map([["ex_a", { items: [test], more: false }]]),
+        baseUrl: "http://testbay.example/v1",
+      },
+      "Testbay",
+    );
+    expect(markdown).toContain("````\nexpected ``` in output\n````");
+    expect(markdown).toContain("[ex\\_a](http://testbay.example/executions/ex_a)");
+  });
+});

@@ -1,0 +1,172 @@
+import { type Execution, isFinal, type TestCase } from "../sdk/models.ts";
+import { type ProgressStream, wantsProgressBar } from "./progress.ts";
+
+/** What a person sees while `run --wait` polls: a redrawn block on a terminal, a line per change elsewhere. */
+export interface WaitView {
+  update(executions: Execution[]): void;
+  /** Leaves the last state on screen and the cursor below it. */
+  stop(): void;
+}
+
+function planLabel(execution: Execution, names: Map<string, string>): string {
+  const name = names.get(execution.test_plan_id);
+  return name ? `${name} (${execution.test_plan_id})` : execution.test_plan_id;
+}
+
+/** One execution in one line: status, device runs, tests so far, and why it waits when it does. */
+export function executionLine(execution: Execution, names: Map<string, string> = new Map()): string {
+  const runs = execution.devices;
+  const ended = runs.filter((d) => isFinal(d.status)).length;
+  const running = runs.filter((d) => d.status === "running").length;
+  const { passed, failed } = execution.summary;
+  const parts = [
+    `${execution.id}  ${planLabel(execution, names)}  ${execution.status}`,
+    `device runs ${ended}/${runs.length} ended${running ? `, ${running} running` : ""}`,
+    `tests ${passed} passed, ${failed} failed`,
+  ];
+  const line = parts.join(" · ");
+  return execution.status === "queued" && execution.waiting_reason
+    ? `${line} · waiting: ${execution.waiting_reason.detail}`
+    : line;
+}
+
+const clip = (line: string, width: number) => (line.length > width ? `${line.slice(0, width - 1)}…` : line);
+
+export function waitView(
+  stream: ProgressStream & { columns?: number },
+  env: Record<string, string | undefined>,
+  names: Map<string, string> = new Map(),
+): WaitView {
+  if (!wantsProgressBar(stream, env)) {
+    // CI logs: a line when an execution changes, never a redraw (escape codes are noise in a log).
+    const last = new Map<string, string>();
+    return {
+      update(executions) {
+        for (const execution of executions) {
+          const line = executionLine(execution, names);
+          if (last.get(execution.id) === line) continue;
+          last.set(execution.id, line);
+          stream.write(`  ${line}\n`);
+        }
+      },
+      stop() {},
+    };
+  }
+  let drawn = 0;
+  return {
+    update(executions) {
+      // Lines are clipped to the terminal's width: a wrapped line would make the redraw miscount.
+      const width = Math.max(20, (stream.columns ?? 120) - 1);
+      const lines = executions.map((e) => clip(`  ${executionLine(e, names)}`, width));
+      const up = drawn > 0 ? `\u001b[${drawn}F` : "";
+      stream.write(`${up}\u001b[J${lines.join("\n")}\n`);
+      drawn = lines.length;
+    },
+    stop() {
+      drawn = 0;
+    },
+  };
+}
+
+/** The server's origin from its API base URL: where the dashboard is. */
+export function dashboardOrigin(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+export const dashboardLink = (baseUrl: string, executionId: string) =>
+  `${dashboardOrigin(baseUrl)}/executions/${encodeURIComponent(executionId)}`;
+
+/** The first lines of a stack trace: enough to see where, short enough for a log. */
+export function stackHead(stack: string | null, lines = 4): string[] {
+  if (!stack) return [];
+  const all = stack.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const head = all.slice(0, lines).map((l) => l.trimEnd());
+  if (all.length > lines)
+    head.push(`… ${all.length - lines} more line${all.length - lines === 1 ? "" : "s"}`);
+  return head;
+}
+
+export interface FinalReport {
+  executions: Execution[];
+  names: Map<string, string>;
+  /** Failed and errored tests per execution ID. */
+  failedTests: Map<string, { items: TestCase[]; more: boolean }>;
+  baseUrl: string;
+}
+
+function deviceLabel(test: TestCase): string {
+  const d = test.device;
+  const what = [d.model, d.serial].filter(Boolean).join(" ");
+  return what || (d.platform ? d.platform : "agent host");
+}
+
+/** What happened, for a person at a terminal or a CI log: failed tests with why, waits with why, links. */
+export function finalReportText(report: FinalReport): string {
+  const out: string[] = [];
+  for (const execution of report.executions) {
+    const failed = report.failedTests.get(execution.id);
+    if (!failed || failed.items.length === 0) continue;
+    out.push(`Failed in ${execution.id} ${planLabel(execution, report.names)}:`);
+    for (const test of failed.items) {
+      out.push(`  ✗ ${test.classname}.${test.name} (${test.status}, ${deviceLabel(test)})`);
+      if (test.message)
+        out.push(
+          ...test.message
+            .split(/\r?\n/)
+            .slice(0, 3)
+            .map((l) => `      ${l}`),
+        );
+      out.push(...stackHead(test.stack_trace).map((l) => `        ${l.trim()}`));
+    }
+    if (failed.more) out.push(`  … more: testbay junit ${execution.id}`);
+  }
+  for (const execution of report.executions) {
+    if (execution.status === "queued" && execution.waiting_reason) {
+      out.push(
+        `Still queued: ${execution.id} ${planLabel(execution, report.names)}: ${execution.waiting_reason.detail}`,
+      );
+    }
+  }
+  out.push("On the dashboard:");
+  for (const execution of report.executions) {
+    out.push(`  ${execution.id}  ${execution.status}  ${dashboardLink(report.baseUrl, execution.id)}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+const md = (text: string) => text.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`);
+
+/** The same report as GitHub-flavoured Markdown, for the job summary (GITHUB_STEP_SUMMARY). */
+export function finalReportMarkdown(report: FinalReport, title: string): string {
+  const out = [
+    `### ${md(title)}`,
+    "",
+    "| Execution | Plan | Status | Tests | Passed | Failed |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const e of report.executions) {
+    out.push(
+      `| [${md(e.id)}](${dashboardLink(report.baseUrl, e.id)}) | ${md(planLabel(e, report.names))} | ${e.status} | ${e.summary.tests} | ${e.summary.passed} | ${e.summary.failed} |`,
+    );
+  }
+  for (const e of report.executions) {
+    if (e.status === "queued" && e.waiting_reason)
+      out.push("", `**${md(e.id)} still queued:** ${md(e.waiting_reason.detail)}`);
+  }
+  for (const e of report.executions) {
+    const failed = report.failedTests.get(e.id);
+    if (!failed || failed.items.length === 0) continue;
+    out.push("", `#### Failed in ${md(e.id)} ${md(planLabel(e, report.names))}`, "");
+    for (const test of failed.items) {
+      out.push(
+        `<details><summary>❌ ${md(`${test.classname}.${test.name}`)} (${md(deviceLabel(test))})</summary>`,
+        "",
+      );
+      const body = [test.message ?? "", ...stackHead(test.stack_trace, 10)].filter(Boolean).join("\n");
+      // A fence longer than any backtick run inside keeps the text verbatim.
+      const fence = "`".repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      out.push(fence, body, fence, "", "</details>");
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
