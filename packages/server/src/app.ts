@@ -266,6 +266,12 @@ async function assemble(
   await logs.startUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
+  const keepVersions = config.keepVersions;
+  if (keepVersions !== undefined) {
+    await scheduleHourly(app, "delete versions beyond TESTBAY_KEEP_VERSIONS", () =>
+      versions.enforceRetention(keepVersions, app.log),
+    );
+  }
 
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),

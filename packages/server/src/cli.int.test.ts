@@ -13,8 +13,10 @@ import { compactVerify } from "jose";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, createTestDatabase, type TestDatabase, testDatabase } from "../test/harness.ts";
-import { openDatabase } from "./db/kysely.ts";
+import { systemClock } from "./clock.ts";
+import { migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { migrations } from "./db/migrations/index.ts";
+import { ClientsRepo, ClientsService } from "./features/clients/index.ts";
 
 const bin = fileURLToPath(new URL("../bin/testbay-server.js", import.meta.url));
 /**
@@ -22,6 +24,9 @@ const bin = fileURLToPath(new URL("../bin/testbay-server.js", import.meta.url));
  * a loaded CI machine running the suites in parallel has been seen to need over 20 s.
  */
 const patienceMs = 50_000;
+
+/** A test that runs the CLI several times: a CLI run may take up to patienceMs, but they seldom all do. */
+const severalRunsMs = 3 * patienceMs;
 
 type Env = Record<string, string>;
 type Child = ChildProcessByStdio<null, Readable, Readable>;
@@ -421,6 +426,178 @@ describe("testbay-server client disable", () => {
     expect(result.code).toBe(1);
     expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
   });
+});
+
+describe("testbay-server client enable", () => {
+  it(
+    "lets a disabled client get tokens again, but not use the ones it had before",
+    async () => {
+      const ws = await createWorkspace();
+      const ci = await createClientWithCli(ws.env, "ops", "ci");
+      const server = await spawnServer(ws.env);
+      const before = await accessToken(server.url, ci);
+      expect((await runCli(["client", "disable", ci.client_id], ws.env)).code).toBe(0);
+
+      const result = await runCli(["client", "enable", ci.client_id], ws.env);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`Client ${ci.client_id} is enabled.`);
+
+      const stale = await me(server.url, before);
+      expect(stale.status).toBe(401);
+      expect(stale.body).toMatchObject({ code: "invalid_access_token", reason: "token_revoked" });
+      expect((await me(server.url, await accessToken(server.url, ci))).status).toBe(200);
+      // Enabling an enabled client is harmless.
+      expect((await runCli(["client", "enable", ci.client_id], ws.env)).code).toBe(0);
+    },
+    severalRunsMs,
+  );
+
+  it("refuses an unknown client ID with exit code 1", async () => {
+    const ws = await createWorkspace();
+    const result = await runCli(["client", "enable", "cl_nobody"], ws.env);
+    expect(result.code).toBe(1);
+    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+  });
+});
+
+describe("testbay-server client rotate", () => {
+  it(
+    "prints a new secret once; the old secret and the tokens issued before stop working at once",
+    async () => {
+      const ws = await createWorkspace();
+      const ci = await createClientWithCli(ws.env, "ops", "ci");
+      const server = await spawnServer(ws.env);
+      const before = await accessToken(server.url, ci);
+      expect((await me(server.url, before)).status).toBe(200);
+
+      const result = await runCli(["client", "rotate", ci.client_id], ws.env);
+      expect(result.code, result.stderr).toBe(0);
+      const rotated = JSON.parse(result.stdout);
+      expect(rotated).toEqual({
+        client_id: ci.client_id,
+        client_secret: expect.stringMatching(/^tbs_/),
+        org: "ops",
+        role: "ci",
+      });
+      expect(rotated.client_secret).not.toBe(ci.client_secret);
+
+      const stale = await me(server.url, before);
+      expect(stale.status).toBe(401);
+      expect(stale.body).toMatchObject({ code: "invalid_access_token", reason: "token_revoked" });
+      expect((await requestToken(server.url, ci)).body).toMatchObject({ reason: "invalid_client" });
+      const fresh = await accessToken(server.url, rotated);
+      expect((await me(server.url, fresh)).body).toMatchObject({ client_id: ci.client_id, role: "ci" });
+
+      const stored = await runCli(["client", "list", "--json"], ws.env);
+      expect(stored.stdout).not.toContain(rotated.client_secret);
+    },
+    severalRunsMs,
+  );
+
+  it("refuses an unknown client ID with exit code 1", async () => {
+    const ws = await createWorkspace();
+    const result = await runCli(["client", "rotate", "cl_nobody"], ws.env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+  });
+});
+
+describe("testbay-server org list and client list", () => {
+  it(
+    "list organizations and clients as a table or as JSON, never with a secret or its hash",
+    async () => {
+      const ws = await createWorkspace();
+      // Set up in this process: each CLI run costs a Node start-up, and only the listing is under test.
+      const handle = openDatabase(ws.database.url);
+      let acmeCi: ClientCredentials;
+      let globexAgent: ClientCredentials;
+      try {
+        await migrateToLatest(handle.db);
+        const clients = new ClientsService(new ClientsRepo(handle.db), systemClock);
+        await clients.createOrganization("globex");
+        await clients.createOrganization("acme");
+        acmeCi = await clients.createClient("acme", "ci");
+        globexAgent = await clients.createClient("globex", "agent");
+        await clients.disableClient(globexAgent.client_id);
+      } finally {
+        await handle.close();
+      }
+
+      const orgs = await runCli(["org", "list", "--json"], ws.env);
+      expect(orgs.code, orgs.stderr).toBe(0);
+      const orgRows = JSON.parse(orgs.stdout);
+      expect(orgRows.map((org: { name: string }) => org.name)).toEqual(["acme", "globex"]);
+      expect(orgRows[0]).toEqual({
+        id: expect.stringMatching(/^org_/),
+        name: "acme",
+        created_at: expect.stringMatching(/Z$/),
+      });
+      const orgTable = (await runCli(["org", "list"], ws.env)).stdout.trimEnd().split("\n");
+      expect(orgTable[0]).toMatch(/^ID +NAME +CREATED$/);
+      expect(orgTable.slice(1).map((line) => line.split(/ +/)[1])).toEqual(["acme", "globex"]);
+
+      const all = JSON.parse((await runCli(["client", "list", "--json"], ws.env)).stdout);
+      expect(all).toEqual([
+        {
+          client_id: acmeCi.client_id,
+          org: "acme",
+          role: "ci",
+          created_at: expect.stringMatching(/Z$/),
+          disabled_at: null,
+        },
+        {
+          client_id: globexAgent.client_id,
+          org: "globex",
+          role: "agent",
+          created_at: expect.stringMatching(/Z$/),
+          disabled_at: expect.stringMatching(/Z$/),
+        },
+      ]);
+      const onlyAcme = JSON.parse(
+        (await runCli(["client", "list", "--org", "acme", "--json"], ws.env)).stdout,
+      );
+      expect(onlyAcme.map((c: { client_id: string }) => c.client_id)).toEqual([acmeCi.client_id]);
+
+      const table = await runCli(["client", "list"], ws.env);
+      const lines = table.stdout.trimEnd().split("\n");
+      expect(lines[0]).toMatch(/^CLIENT ID +ORG +ROLE +CREATED +DISABLED$/);
+      expect(lines[1]).toMatch(new RegExp(`^${acmeCi.client_id} +acme +ci +\\S+Z +-$`));
+      expect(lines[2]).toMatch(new RegExp(`^${globexAgent.client_id} +globex +agent +\\S+Z +\\S+Z$`));
+      for (const output of [table.stdout, JSON.stringify(all)]) {
+        expect(output).not.toContain(acmeCi.client_secret);
+        expect(output).not.toMatch(/scrypt|tbs_/);
+      }
+    },
+    severalRunsMs,
+  );
+
+  it("refuses an unknown organization and says how to list them", async () => {
+    const ws = await createWorkspace();
+    const result = await runCli(["client", "list", "--org", "nope"], ws.env);
+    expect(result.code).toBe(1);
+    expect(stderrLines(result)).toEqual([
+      'testbay-server: Organization "nope" does not exist; list them with: testbay-server org list',
+    ]);
+  });
+});
+
+describe("testbay-server start on a port in use", () => {
+  it(
+    "says which port, how to choose another, and exits non-zero",
+    async () => {
+      const ws = await createWorkspace();
+      const first = await spawnServer(ws.env);
+      const port = Number(new URL(first.url).port);
+      const second = await runCli(["start"], { ...ws.env, TESTBAY_PORT: String(port) });
+      expect(second.code).toBe(1);
+      expect(stderrLines(second)).toEqual([
+        `testbay-server: port ${port} is in use: set TESTBAY_PORT=${port + 1} (or another free port) or stop the other process`,
+      ]);
+      expect(await first.stop()).toBe(0);
+    },
+    severalRunsMs,
+  );
 });
 
 describe("testbay-server migrate", () => {

@@ -3,7 +3,13 @@ import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
 import { migrateToLatest, openDatabase } from "./db/kysely.ts";
 import type { ClientRole } from "./db/schema.ts";
-import { AdminError, ClientsRepo, ClientsService, clientRoles } from "./features/clients/index.ts";
+import {
+  AdminError,
+  type ClientRecord,
+  ClientsRepo,
+  ClientsService,
+  clientRoles,
+} from "./features/clients/index.ts";
 import { closeOnSignals, logCrashes, startServer } from "./main.ts";
 
 /** Runs `work` against the configured database, migrated, and closes it afterwards. */
@@ -19,6 +25,42 @@ async function withClients<T>(work: (clients: ClientsService) => Promise<T>): Pr
 
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
+/** Rows as aligned columns under a header: what a person reads; `--json` is for scripts. */
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd();
+  process.stdout.write(`${[header, ...rows].map(line).join("\n")}\n`);
+}
+
+/** A listen failure a person can fix by configuration, said as one line with the fix; undefined otherwise. */
+export function listenHint(error: unknown, port: number, host: string): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE") {
+    return `port ${port} is in use: set TESTBAY_PORT=${port === 65535 ? port - 1 : port + 1} (or another free port) or stop the other process`;
+  }
+  if (code === "EACCES") {
+    return `port ${port} needs privileges this user does not have: set TESTBAY_PORT to a port above 1023 (e.g. TESTBAY_PORT=8080)`;
+  }
+  if (code === "EADDRNOTAVAIL") {
+    return `this machine has no address ${host}: set TESTBAY_HOST to one of its addresses (127.0.0.1, or 0.0.0.0 for all)`;
+  }
+  return undefined;
+}
+
+const clientRow = (client: ClientRecord) => ({
+  client_id: client.id,
+  org: client.organizationName,
+  role: client.role,
+  created_at: client.createdAt,
+  disabled_at: client.disabledAt,
+});
+
 const program = new Command("testbay-server")
   .description("Testbay API server and its administration. Configured by TESTBAY_* environment variables.")
   .showHelpAfterError();
@@ -30,7 +72,16 @@ program
     const config = loadConfig();
     for (const name of unknownVariables())
       console.error(`warning: ${name} is not a Testbay setting (a typo?)`);
-    const { app, baseUrl, credentialsFile } = await startServer(config);
+    let running: Awaited<ReturnType<typeof startServer>>;
+    try {
+      running = await startServer(config);
+    } catch (error) {
+      const hint = listenHint(error, config.port, config.host);
+      if (!hint) throw error;
+      console.error(`testbay-server: ${hint}`);
+      process.exit(1);
+    }
+    const { app, baseUrl, credentialsFile } = running;
     closeOnSignals(app);
     logCrashes(app);
     console.error(`Testbay is listening on ${baseUrl}`);
@@ -63,6 +114,21 @@ org
     printJson({ id: created.id, name: created.name, created_at: created.createdAt });
   });
 
+org
+  .command("list")
+  .description("List the organizations: id, name, created")
+  .option("--json", "print a JSON array instead of a table")
+  .action(async (options: { json?: boolean }) => {
+    const orgs = await withClients((clients) => clients.listOrganizations());
+    const rows = orgs.map((o) => ({ id: o.id, name: o.name, created_at: o.createdAt }));
+    if (options.json) printJson(rows);
+    else
+      printTable(
+        ["ID", "NAME", "CREATED"],
+        rows.map((row) => [row.id, row.name, row.created_at]),
+      );
+  });
+
 const client = program.command("client").description("Manage API clients");
 client
   .command("create")
@@ -81,6 +147,41 @@ client
   .action(async (id: string) => {
     await withClients((clients) => clients.disableClient(id));
     console.error(`Client ${id} is disabled.`);
+  });
+
+client
+  .command("enable")
+  .argument("<client_id>")
+  .description(
+    "Enable a disabled client: it can get new tokens; those from before it was disabled stay refused",
+  )
+  .action(async (id: string) => {
+    await withClients((clients) => clients.enableClient(id));
+    console.error(`Client ${id} is enabled.`);
+  });
+client
+  .command("rotate")
+  .argument("<client_id>")
+  .description(
+    "Give a client a new secret; prints {client_id, client_secret, org, role} as JSON (shown only now). The old secret and every token issued before stop working at once",
+  )
+  .action(async (id: string) => {
+    printJson(await withClients((clients) => clients.rotateSecret(id)));
+    console.error(`Client ${id} has a new secret; the old one and the tokens issued with it no longer work.`);
+  });
+client
+  .command("list")
+  .description("List clients: id, organization, role, created, disabled (never secrets)")
+  .option("--org <name>", "only this organization's clients")
+  .option("--json", "print a JSON array instead of a table")
+  .action(async (options: { org?: string; json?: boolean }) => {
+    const rows = (await withClients((clients) => clients.listAllClients(options.org))).map(clientRow);
+    if (options.json) printJson(rows);
+    else
+      printTable(
+        ["CLIENT ID", "ORG", "ROLE", "CREATED", "DISABLED"],
+        rows.map((row) => [row.client_id, row.org, row.role, row.created_at, row.disabled_at ?? "-"]),
+      );
   });
 
 try {

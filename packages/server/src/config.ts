@@ -31,6 +31,11 @@ export interface Config {
   localAgent: boolean;
   localAgentShell: boolean;
   leaseTtlSeconds: number;
+  /**
+   * Retention: each app keeps its newest this many versions; older ones (binary, test package) are deleted
+   * hourly unless an execution of them is queued or running. Undefined: versions are kept until deleted.
+   */
+  keepVersions: number | undefined;
   /** A request body that sends no byte for this long is cut off and its staging file removed. */
   bodyIdleTimeoutSeconds: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -133,6 +138,7 @@ const variables = {
   TESTBAY_LOCAL_AGENT: bool.default(true),
   TESTBAY_LOCAL_AGENT_SHELL: bool.default(false),
   TESTBAY_LEASE_TTL_SECONDS: wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600).default(60),
+  TESTBAY_KEEP_VERSIONS: positiveInt("a whole number of versions ≥ 1 to keep per app").optional(),
   TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: wholeNumber("a whole number of seconds from 1 to 3600", 1, 3600).default(
     60,
   ),
@@ -193,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localAgent: v.TESTBAY_LOCAL_AGENT,
     localAgentShell: v.TESTBAY_LOCAL_AGENT_SHELL,
     leaseTtlSeconds: v.TESTBAY_LEASE_TTL_SECONDS,
+    keepVersions: v.TESTBAY_KEEP_VERSIONS,
     bodyIdleTimeoutSeconds: v.TESTBAY_BODY_IDLE_TIMEOUT_SECONDS,
     logLevel: v.TESTBAY_LOG_LEVEL,
   };

@@ -132,6 +132,12 @@ export const errorCatalog = {
     fix: "Send the body without long pauses (check the network and any proxy between); then send the request again.",
     retryable: true,
   },
+  app_version_in_use: {
+    status: 409,
+    title: "App version in use",
+    fix: "Wait until the version's queued and running executions end, or cancel them (POST /v1/executions/{id}/cancel, or testbay cancel ID), then delete it again.",
+    retryable: false,
+  },
   lease_lost: {
     status: 409,
     title: "Lease lost",

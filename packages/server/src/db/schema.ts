@@ -38,6 +38,8 @@ export interface ClientsTable {
   secret_hash: string;
   created_at: string;
   disabled_at: string | null;
+  /** Tokens issued before this are refused: set by `client rotate` and `client enable`. */
+  tokens_not_before: string | null;
 }
 
 export interface SigningKeysTable {
@@ -70,6 +72,8 @@ export interface AppVersionsTable {
   /** JSON text of the parsed BinaryMetadata. */
   binary: string;
   created_at: string;
+  /** Set when the version was deleted (by an admin or by retention): its binary is gone, its name freed. */
+  deleted_at: string | null;
 }
 
 /** A version's test package (API.md §4b); at most one per version. */

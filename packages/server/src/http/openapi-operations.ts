@@ -66,6 +66,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   },
   "get /v1/apps/{package_name}/versions/{version}": { operationId: "getAppVersion" },
   "head /v1/apps/{package_name}/versions/{version}": { operationId: "checkAppVersion" },
+  "delete /v1/apps/{package_name}/versions/{version}": { operationId: "deleteAppVersion" },
   "get /v1/apps/{package_name}/versions": { operationId: "listAppVersions" },
   "get /v1/apps/{package_name}/versions/{version}/binary": {
     operationId: "downloadAppVersionBinary",

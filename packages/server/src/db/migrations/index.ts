@@ -9,6 +9,7 @@ import * as logChunks from "./2026-11-23-0007-log-chunks.ts";
 import * as testPackages from "./2026-11-23-0008-test-packages.ts";
 import * as agentsSeen from "./2026-11-23-0009-agents-seen.ts";
 import * as testCaseArtifacts from "./2026-11-24-0010-test-case-artifacts.ts";
+import * as rotationAndDeletedVersions from "./2026-11-24-0011-rotation-and-deleted-versions.ts";
 import * as executionCi from "./2026-11-24-0012-execution-ci.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
@@ -23,5 +24,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-23-0008-test-packages": testPackages,
   "2026-11-23-0009-agents-seen": agentsSeen,
   "2026-11-24-0010-test-case-artifacts": testCaseArtifacts,
+  "2026-11-24-0011-rotation-and-deleted-versions": rotationAndDeletedVersions,
   "2026-11-24-0012-execution-ci": executionCi,
 };

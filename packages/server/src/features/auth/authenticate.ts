@@ -44,6 +44,13 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
         tokens.audience,
       );
     }
+    if (client.tokensNotBefore !== null && verified.issuedAt < Date.parse(client.tokensNotBefore)) {
+      throw invalidToken(
+        "token_revoked",
+        "The token was issued before the client's secret was rotated or the client was re-enabled.",
+        tokens.audience,
+      );
+    }
     request.principal = {
       clientId: client.id,
       organizationId: client.organizationId,

@@ -17,6 +17,8 @@ export interface TokenSubject {
 
 export interface VerifiedToken extends TokenSubject {
   expiresAt: number;
+  /** Milliseconds, as `iat` says: compared with the time the client's secret was last rotated. */
+  issuedAt: number;
 }
 
 export type InvalidTokenReason =
@@ -27,6 +29,7 @@ export type InvalidTokenReason =
   | "expired"
   | "wrong_audience"
   | "client_disabled"
+  | "token_revoked"
   | "invalid_client";
 
 /** What to do about each way a token can be wrong. */
@@ -43,6 +46,8 @@ const remedies: Record<InvalidTokenReason, (audience: string) => string> = {
     "Tokens live 24 hours: request a fresh token at the start of each pipeline run (export TESTBAY_TOKEN=$(testbay token)).",
   wrong_audience: (audience) => `Request a token for this server's audience: audience "${audience}".`,
   client_disabled: () => "This client was disabled by an administrator: ask them for new client credentials.",
+  token_revoked: () =>
+    "The client's secret was rotated (or the client re-enabled) after this token was issued: request a new token (POST /v1/oauth/token, or testbay token), with the new secret after a rotation.",
   invalid_client: (audience) =>
     `Check the client ID, client secret and audience (this server's audience is "${audience}").`,
 };
@@ -76,14 +81,16 @@ export class TokenService {
   ) {}
 
   async issue(subject: TokenSubject): Promise<{ token: string; expiresAt: number }> {
-    const issuedAt = Math.floor(this.clock.now() / 1000);
-    const expiresAt = issuedAt + tokenLifetimeSeconds;
+    const now = this.clock.now();
+    const expiresAt = Math.floor(now / 1000) + tokenLifetimeSeconds;
     const token = await new SignJWT({ org: subject.organizationId, role: subject.role })
       .setProtectedHeader({ alg: algorithm, kid: this.key.kid, typ: "JWT" })
       .setIssuer(tokenIssuer)
       .setSubject(subject.clientId)
       .setAudience(this.audience)
-      .setIssuedAt(issuedAt)
+      // In milliseconds (a NumericDate may have a fraction, RFC 7519 §2): a token minted in the same second
+      // as a secret rotation, just before it, must be told apart from one minted just after.
+      .setIssuedAt(now / 1000)
       .setExpirationTime(expiresAt)
       .setJti(randomBytes(12).toString("base64url"))
       .sign(this.key.privateKey);
@@ -147,11 +154,23 @@ export class TokenService {
         currentDate: new Date(this.clock.now()),
         requiredClaims: ["sub", "exp", "iat"],
       });
-      const { sub, org, role, exp } = payload;
-      if (typeof sub !== "string" || typeof org !== "string" || typeof exp !== "number" || !isRole(role)) {
+      const { sub, org, role, exp, iat } = payload;
+      if (
+        typeof sub !== "string" ||
+        typeof org !== "string" ||
+        typeof exp !== "number" ||
+        typeof iat !== "number" ||
+        !isRole(role)
+      ) {
         throw fail("malformed", "The token lacks its client, organization or role.");
       }
-      return { clientId: sub, organizationId: org, role, expiresAt: exp * 1000 };
+      return {
+        clientId: sub,
+        organizationId: org,
+        role,
+        expiresAt: exp * 1000,
+        issuedAt: Math.round(iat * 1000),
+      };
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof joseErrors.JWTExpired) {

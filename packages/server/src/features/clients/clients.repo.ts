@@ -9,6 +9,8 @@ export interface ClientRecord {
   secretHash: string;
   createdAt: string;
   disabledAt: string | null;
+  /** Tokens issued before this are refused (the last rotation or re-enabling). */
+  tokensNotBefore: string | null;
 }
 
 export interface OrganizationRecord {
@@ -51,6 +53,12 @@ export class ClientsRepo {
     return rows.map((row) => row.name);
   }
 
+  /** Every organization, by name. */
+  async listOrganizations(): Promise<OrganizationRecord[]> {
+    const rows = await this.db.selectFrom("organizations").selectAll().orderBy("name").execute();
+    return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
+  }
+
   async countOrganizations(): Promise<number> {
     const row = await this.db
       .selectFrom("organizations")
@@ -59,7 +67,9 @@ export class ClientsRepo {
     return Number(row.n);
   }
 
-  async insertClient(client: Omit<ClientRecord, "organizationName" | "disabledAt">): Promise<void> {
+  async insertClient(
+    client: Omit<ClientRecord, "organizationName" | "disabledAt" | "tokensNotBefore">,
+  ): Promise<void> {
     await this.db
       .insertInto("clients")
       .values({
@@ -89,6 +99,14 @@ export class ClientsRepo {
     return rows.map(toClientRecord);
   }
 
+  /** Every client of every organization (or of one), by organization name, then oldest first. */
+  async listAllClients(organizationId?: string): Promise<ClientRecord[]> {
+    let query = this.selectClients();
+    if (organizationId !== undefined) query = query.where("clients.organization_id", "=", organizationId);
+    const rows = await query.orderBy("organizations.name").orderBy("clients.id").execute();
+    return rows.map(toClientRecord);
+  }
+
   private selectClients() {
     return this.db
       .selectFrom("clients")
@@ -101,6 +119,7 @@ export class ClientsRepo {
         "clients.secret_hash",
         "clients.created_at",
         "clients.disabled_at",
+        "clients.tokens_not_before",
       ]);
   }
 
@@ -110,6 +129,26 @@ export class ClientsRepo {
       .set({ disabled_at: at })
       .where("id", "=", id)
       .where("disabled_at", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async enableClient(id: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("clients")
+      .set({ disabled_at: null, tokens_not_before: at })
+      .where("id", "=", id)
+      .where("disabled_at", "is not", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Replaces the secret's hash and voids older tokens in one statement: no moment has one without the other. */
+  async replaceSecret(id: string, secretHash: string, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("clients")
+      .set({ secret_hash: secretHash, tokens_not_before: at })
+      .where("id", "=", id)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
@@ -123,6 +162,7 @@ interface ClientRow {
   secret_hash: string;
   created_at: string;
   disabled_at: string | null;
+  tokens_not_before: string | null;
 }
 
 function toClientRecord(row: ClientRow): ClientRecord {
@@ -134,5 +174,6 @@ function toClientRecord(row: ClientRow): ClientRecord {
     secretHash: row.secret_hash,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    tokensNotBefore: row.tokens_not_before,
   };
 }

@@ -55,6 +55,26 @@ export class ClientsService {
     return this.repo.listOrganizationNames();
   }
 
+  listOrganizations(): Promise<OrganizationRecord[]> {
+    return this.repo.listOrganizations();
+  }
+
+  /** For the admin CLI: every client, or an organization's; an unknown organization is a mistake, not "none". */
+  async listAllClients(orgName?: string): Promise<ClientRecord[]> {
+    if (orgName === undefined) return this.repo.listAllClients();
+    const org = await this.repo.findOrganizationByName(orgName);
+    if (!org) {
+      throw new AdminError(
+        `Organization ${JSON.stringify(orgName)} does not exist; list them with: testbay-server org list`,
+      );
+    }
+    return this.repo.listAllClients(org.id);
+  }
+
+  private static newSecret(): string {
+    return `tbs_${randomBytes(32).toString("base64url")}`;
+  }
+
   async createClient(orgName: string, role: ClientRole): Promise<IssuedCredentials> {
     if (!clientRoles.includes(role)) {
       throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);
@@ -66,7 +86,7 @@ export class ClientsService {
       );
     }
     const now = this.clock.now();
-    const secret = `tbs_${randomBytes(32).toString("base64url")}`;
+    const secret = ClientsService.newSecret();
     const id = newId("cl", now);
     await this.repo.insertClient({
       id,
@@ -83,6 +103,30 @@ export class ClientsService {
     if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
     if (client.disabledAt) return;
     await this.repo.disableClient(id, isoTime(this.clock.now()));
+  }
+
+  /**
+   * Lets a disabled client get tokens again. The tokens it had before it was disabled stay refused: a client
+   * is usually disabled because its credentials were exposed, and re-enabling it must not revive what an
+   * attacker may hold. Enabling an enabled client changes nothing.
+   */
+  async enableClient(id: string): Promise<void> {
+    const client = await this.repo.findClient(id);
+    if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
+    await this.repo.enableClient(id, isoTime(this.clock.now()));
+  }
+
+  /**
+   * Gives the client a new secret. The old secret stops working at once, and so do the tokens issued with
+   * it: whoever held the old secret could have minted tokens valid for another 24 h, and rotating is
+   * usually done because the secret leaked. A disabled client stays disabled.
+   */
+  async rotateSecret(id: string): Promise<IssuedCredentials> {
+    const client = await this.repo.findClient(id);
+    if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
+    const secret = ClientsService.newSecret();
+    await this.repo.replaceSecret(id, await hashSecret(secret), isoTime(this.clock.now()));
+    return { client_id: id, client_secret: secret, org: client.organizationName, role: client.role };
   }
 
   /**

@@ -30,6 +30,18 @@ function toRecord(row: VersionRow): VersionRecord {
   };
 }
 
+/** The outcome of deleting a version: done (with the blobs to remove now), or refused while runs use it. */
+export type DeleteOutcome =
+  | { deleted: true; blobKeys: string[] }
+  | { deleted: false; activeExecutionIds: string[] };
+
+/** A version old enough for retention to delete, with what is needed to delete it. */
+export interface RetentionCandidate {
+  organizationId: string;
+  packageName: string;
+  version: VersionRecord;
+}
+
 export class VersionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -61,6 +73,7 @@ export class VersionsRepo {
       .selectAll()
       .where("app_id", "=", appId)
       .where("version", "=", version)
+      .where("deleted_at", "is", null)
       .executeTakeFirst();
     return row && toRecord(row);
   }
@@ -71,13 +84,18 @@ export class VersionsRepo {
       .select("id")
       .where("app_id", "=", appId)
       .where("version", "=", version)
+      .where("deleted_at", "is", null)
       .executeTakeFirst();
     return row !== undefined;
   }
 
   /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
   async list(appId: string, limit: number, after: Position | undefined): Promise<VersionRecord[]> {
-    let query = this.db.selectFrom("app_versions").selectAll().where("app_id", "=", appId);
+    let query = this.db
+      .selectFrom("app_versions")
+      .selectAll()
+      .where("app_id", "=", appId)
+      .where("deleted_at", "is", null);
     if (after) query = query.where(olderThan(after));
     const rows = await query
       .orderBy("created_at", "desc")
@@ -94,5 +112,92 @@ export class VersionsRepo {
       .where("blob_key", "=", blobKey)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /**
+   * Deletes a version unless an execution of it is queued or running; the check and the deletion are one
+   * transaction. The row stays, marked deleted, because executions keep referring to it (a foreign key):
+   * its name is changed to one no client can send (`~` is not allowed in versions), so the same version can
+   * be uploaded again, and its blob key to one that names no object, so the start-up sweep removes the
+   * binary should deleting it below fail. The version's test package row goes. Returns the blob keys to
+   * delete once committed.
+   */
+  async markDeleted(
+    organizationId: string,
+    packageName: string,
+    version: VersionRecord,
+    at: string,
+  ): Promise<DeleteOutcome> {
+    return this.db.transaction().execute(async (trx): Promise<DeleteOutcome> => {
+      const active = await trx
+        .selectFrom("executions")
+        .select("id")
+        // (organization, package, version) leads an index; the version ID tells this upload from an
+        // earlier, deleted one of the same name.
+        .where("organization_id", "=", organizationId)
+        .where("package_name", "=", packageName)
+        .where("version", "=", version.version)
+        .where("app_version_id", "=", version.id)
+        .where("status", "in", ["queued", "running"])
+        .orderBy("id")
+        .limit(10)
+        .execute();
+      if (active.length > 0) return { deleted: false, activeExecutionIds: active.map((row) => row.id) };
+      const marked = await trx
+        .updateTable("app_versions")
+        .set({
+          deleted_at: at,
+          version: `${version.version}~deleted~${version.id}`,
+          blob_key: `deleted/${version.id}`,
+        })
+        .where("id", "=", version.id)
+        .where("deleted_at", "is", null)
+        .executeTakeFirst();
+      // Deleted meanwhile by another request or instance: that one removes the blobs.
+      if (Number(marked.numUpdatedRows) === 0) return { deleted: true, blobKeys: [] };
+      const testPackage = await trx
+        .deleteFrom("test_packages")
+        .where("app_version_id", "=", version.id)
+        .returning("blob_key")
+        .executeTakeFirst();
+      return { deleted: true, blobKeys: [version.blobKey, ...(testPackage ? [testPackage.blob_key] : [])] };
+    });
+  }
+
+  /**
+   * Versions past the newest `keep` of their app (by upload time), oldest first, at most `limit`. Apps with
+   * no more than `keep` versions cost one grouped count, not a scan of their versions.
+   */
+  async beyondNewest(keep: number, limit: number): Promise<RetentionCandidate[]> {
+    const crowded = await this.db
+      .selectFrom("app_versions")
+      .innerJoin("apps", "apps.id", "app_versions.app_id")
+      .select(["apps.id", "apps.organization_id", "apps.package_name"])
+      .where("app_versions.deleted_at", "is", null)
+      .groupBy(["apps.id", "apps.organization_id", "apps.package_name"])
+      .having((eb) => eb.fn.countAll(), ">", keep)
+      .execute();
+    const candidates: RetentionCandidate[] = [];
+    for (const app of crowded) {
+      if (candidates.length >= limit) break;
+      const rows = await this.db
+        .selectFrom("app_versions")
+        .selectAll()
+        .where("app_id", "=", app.id)
+        .where("deleted_at", "is", null)
+        .orderBy("created_at", "desc")
+        .orderBy("id", "desc")
+        .offset(keep)
+        .limit(limit - candidates.length)
+        .execute();
+      for (const row of rows.reverse()) {
+        candidates.push({
+          organizationId: app.organization_id,
+          packageName: app.package_name,
+          version: toRecord(row),
+        });
+      }
+    }
+    return candidates;
   }
 }

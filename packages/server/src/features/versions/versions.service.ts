@@ -15,7 +15,7 @@ import { testPackageView } from "./test-packages/test-package-view.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
 import type { ExpectedDigest } from "./upload/content-digest.ts";
 import { fileSizeExceeded, receiveVerified } from "./upload/receive-verified.ts";
-import type { VersionRecord, VersionsRepo } from "./versions.repo.ts";
+import type { RetentionCandidate, VersionRecord, VersionsRepo } from "./versions.repo.ts";
 
 /** `testPackage`: the version's test package (API.md §4b), null when it has none. */
 export function versionView(app: AppRecord, version: VersionRecord, testPackage: TestPackageRecord | null) {
@@ -187,6 +187,70 @@ export class VersionsService {
 
   readBinary(version: VersionRecord, range?: ByteRange): Promise<Readable> {
     return this.options.store.read(version.blobKey, range);
+  }
+
+  /**
+   * Deletes a version, its binary and its test package (admin only; see the route). Refused with 409
+   * app_version_in_use while an execution of it is queued or running: its agent still needs the binary.
+   * Past executions keep their records, package name and version as they were; the version itself then
+   * answers 404, and the same version can be uploaded again.
+   */
+  async delete(organizationId: string, packageName: string, version: string): Promise<void> {
+    const { app, version: record } = await this.get(organizationId, packageName, version);
+    const outcome = await this.deleteRecord({
+      organizationId: app.organizationId,
+      packageName: app.packageName,
+      version: record,
+    });
+    if (!outcome.deleted) {
+      const first = outcome.activeExecutionIds[0] ?? "";
+      throw new ApiError("app_version_in_use", {
+        detail: `Version ${version} of ${packageName} has executions queued or running (${outcome.activeExecutionIds.join(", ")}); nothing was deleted.`,
+        fix: `Wait until they end, or cancel them (POST /v1/executions/${first}/cancel, or testbay cancel ${first}), then delete the version again.`,
+        extra: { execution_ids: outcome.activeExecutionIds },
+      });
+    }
+  }
+
+  /** Marks the version deleted, then removes its blobs; a blob left by a failure here is swept at start-up. */
+  private async deleteRecord(candidate: RetentionCandidate) {
+    const { repo, store, clock } = this.options;
+    const outcome = await repo.markDeleted(
+      candidate.organizationId,
+      candidate.packageName,
+      candidate.version,
+      isoTime(clock.now()),
+    );
+    if (outcome.deleted) for (const key of outcome.blobKeys) await store.delete(key);
+    return outcome;
+  }
+
+  /**
+   * Retention (TESTBAY_KEEP_VERSIONS): deletes the versions of each app beyond its newest `keep`, as
+   * DELETE does, skipping those with queued or running executions (a later round deletes them). Runs in
+   * bounded batches so one round never holds much in memory. Returns how many versions were deleted.
+   */
+  async enforceRetention(keep: number, log: FastifyBaseLogger, batch = 100): Promise<number> {
+    let deleted = 0;
+    const skipped = new Set<string>();
+    for (;;) {
+      const candidates = (await this.options.repo.beyondNewest(keep, batch + skipped.size)).filter(
+        (candidate) => !skipped.has(candidate.version.id),
+      );
+      if (candidates.length === 0) return deleted;
+      for (const candidate of candidates) {
+        const outcome = await this.deleteRecord(candidate);
+        if (!outcome.deleted) {
+          skipped.add(candidate.version.id);
+          continue;
+        }
+        deleted++;
+        log.info(
+          { package_name: candidate.packageName, version: candidate.version.version, keep },
+          "retention deleted an old version and its binary",
+        );
+      }
+    }
   }
 
   /**
