@@ -119,7 +119,44 @@ function urlOf(operation: Operation, parts: Parts, rawQuery = ""): string {
 }
 
 function jsonBody(value: unknown): { body: Buffer; headers: Record<string, string> } {
-  return { body: Buffer.from(JSON.stringify(value)), headers: { "content-type": "application/json" } };
+  return { body: Buffer.from(stringifyDeep(value)), headers: { "content-type": "application/json" } };
+}
+
+/**
+ * JSON text like JSON.stringify's, built with a list instead of recursion: JSON.stringify overflows Node
+ * 20's default stack on the 5000-deep hostile values, which a body must still be able to carry.
+ */
+function stringifyDeep(value: unknown): string {
+  const out: string[] = [];
+  // Each entry is text to write as it is, or a value to serialize; popped last first.
+  const work: Array<{ text: string } | { value: unknown }> = [{ value }];
+  for (let next = work.pop(); next !== undefined; next = work.pop()) {
+    if ("text" in next) {
+      out.push(next.text);
+      continue;
+    }
+    const current = next.value;
+    if (Array.isArray(current)) {
+      const parts: Array<{ text: string } | { value: unknown }> = [{ text: "[" }];
+      current.forEach((item, i) => {
+        if (i > 0) parts.push({ text: "," });
+        parts.push({ value: item === undefined ? null : item });
+      });
+      parts.push({ text: "]" });
+      work.push(...parts.reverse());
+    } else if (current !== null && typeof current === "object") {
+      const parts: Array<{ text: string } | { value: unknown }> = [{ text: "{" }];
+      const entries = Object.entries(current).filter(([, item]) => item !== undefined);
+      entries.forEach(([key, item], i) => {
+        parts.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(key)}:` }, { value: item });
+      });
+      parts.push({ text: "}" });
+      work.push(...parts.reverse());
+    } else {
+      out.push(JSON.stringify(current) ?? "null");
+    }
+  }
+  return out.join("");
 }
 
 /**
