@@ -8,6 +8,7 @@ import { type BatchTriggerResult, type Execution, isFinal, type TestCase } from 
 import type { RetryEvent } from "../sdk/retry-policy.ts";
 import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
 import type { TestPackageUploadResult, UploadProgress, UploadResult } from "../sdk/upload.ts";
+import { ciMetadata } from "./ci.ts";
 import { type ConnectionFlags, resolveConfig, urlWarning } from "./config.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { ExitCode, exitCodeFor, UsageError } from "./exit-codes.ts";
@@ -243,10 +244,12 @@ async function trigger(
   }
   let result: BatchTriggerResult;
   try {
+    const ci = ciMetadata(session.io.env);
     result = await session.testbay().triggers.runBatch({
       package_name: options.app,
       version: options.version,
       test_plan_ids: options.plan,
+      ...(ci ? { ci } : {}),
     });
   } catch (error) {
     // None started: the error status carries failed_executions, one entry per plan.

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
 import { Captured } from "../../test/scripted-server.ts";
 import { Testbay } from "../sdk/client.ts";
+import type { Clock } from "../sdk/clock.ts";
 import type { ResponseEvent } from "../sdk/transport.ts";
 import { main } from "./main.ts";
 
@@ -25,6 +26,14 @@ let dir: string;
 let ci: { client_id: string; client_secret: string };
 let admin: Testbay;
 
+/** The server's clock as the SDK sees it: a wait (pacing, a retry) moves it, so rate limits refill at once. */
+const serverClock: Clock = {
+  now: () => server.clock.now(),
+  sleep: async (ms) => {
+    server.clock.advance(ms);
+  },
+};
+
 interface CliRun {
   code: number;
   stdout: string;
@@ -32,7 +41,7 @@ interface CliRun {
   responses: ResponseEvent[];
 }
 
-async function cli(argv: string[]): Promise<CliRun> {
+async function cli(argv: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const stdout = new Captured();
   const stderr = new Captured();
   const responses: ResponseEvent[] = [];
@@ -42,10 +51,12 @@ async function cli(argv: string[]): Promise<CliRun> {
       TESTBAY_CLIENT_ID: ci.client_id,
       TESTBAY_CLIENT_SECRET: ci.client_secret,
       CI: "true",
+      ...env,
     },
     stdout,
     stderr,
     cwd: dir,
+    clock: serverClock,
     onResponse: (event) => responses.push(event),
   });
   return { code, stdout: stdout.text, stderr: stderr.text, responses };
@@ -67,6 +78,7 @@ beforeAll(async () => {
     clientId: setup.client_id,
     clientSecret: setup.client_secret,
     audience: server.config.audience,
+    clock: serverClock,
   });
   await admin.apps.create({ package_name: app, platform: "android" });
 });
@@ -145,5 +157,35 @@ describe("a registered version (rule 10)", () => {
     expect(other.stderr).toContain((await sha256(rebuilt)).slice(0, 12));
     expect(other.stderr).toContain(`testbay upload --app ${app} --version NEW_VERSION --file ${rebuilt}`);
     expect(puts(other)).toHaveLength(0);
+  });
+});
+
+describe("a trigger from a CI system", () => {
+  it("carries the branch, commit, pull request and job URL from GitHub Actions, kept on the execution", async () => {
+    await cli(["upload", "--app", app, "--version", "3.0.0", "--file", fixture]);
+    const plan = await admin.testPlans.create({
+      name: "from ci",
+      package_name: app,
+      steps: [{ type: "inspect", expect: { debuggable: false } }],
+    });
+    const run = await cli(["trigger", "--app", app, "--version", "3.0.0", "--plan", plan.id, "--json"], {
+      GITHUB_ACTIONS: "true",
+      GITHUB_REF: "refs/pull/42/merge",
+      GITHUB_HEAD_REF: "feature/login",
+      GITHUB_SHA: "3f786850e387550fdab836ed7e6dc881de23001b",
+      GITHUB_SERVER_URL: "https://github.com",
+      GITHUB_REPOSITORY: "acme/app",
+      GITHUB_RUN_ID: "9876543210",
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [triggered] = JSON.parse(run.stdout).executions;
+    const stored = await admin.executions.get(triggered.id);
+    expect(stored.ci).toEqual({
+      provider: "github",
+      branch: "feature/login",
+      commit: "3f786850e387550fdab836ed7e6dc881de23001b",
+      pull_request: "42",
+      build_url: "https://github.com/acme/app/actions/runs/9876543210",
+    });
   });
 });
