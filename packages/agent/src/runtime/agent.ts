@@ -134,7 +134,8 @@ export class Agent {
     clearTimeout(this.refreshTimer);
     if (this.forbidden) return;
     this.forbidden = true;
-    this.options.onForbidden?.(error);
+    if (this.options.onForbidden) this.options.onForbidden(error);
+    else this.options.log(`claims refused (${error.message}): no longer claiming jobs`);
   }
 
   /** The connected devices the agent may still offer: not drained. */
