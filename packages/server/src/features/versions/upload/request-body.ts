@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../../errors.ts";
+import { lingerAfterAnswer } from "../../../http/lingering-close.ts";
 
 /** A Content-Length header as a number; undefined when absent (a chunked body). */
 export function declaredLength(header: string | undefined): number | undefined {
@@ -12,13 +13,24 @@ export function declaredLength(header: string | undefined): number | undefined {
 }
 
 /**
- * For an upload refused from its headers: the body was not read and will not be, so the connection is closed
- * rather than drained (up to 500 MiB). Node would read on until its deferred close; closing as soon as the
- * answer is out keeps that to what is already buffered.
+ * For an upload refused from its headers, before its body was read: `Connection: close`, and once the answer
+ * is out the connection lingers (half-closed, discarding at most 1 MiB for at most 2 s) so that a client still
+ * sending the body reads the answer instead of a reset; draining the whole body (up to 500 MiB) would read it
+ * for nothing. See lingerAfterAnswer.
  */
 export function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
   reply.header("connection", "close");
-  reply.raw.once("finish", () => request.raw.socket?.destroy());
+  lingerAfterAnswer(request.raw, reply.raw, {
+    onClosed: (outcome) =>
+      request.log.info(
+        {
+          discarded_bytes: outcome.discardedBytes,
+          linger_end: outcome.reason,
+          byte_bound_hit: outcome.byteBoundHit,
+        },
+        "refused upload's connection closed",
+      ),
+  });
 }
 
 /** The upload's body stream; a request with Content-Length: 0 reaches the handler without one (empty). */
