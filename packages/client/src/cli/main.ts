@@ -22,9 +22,11 @@ import {
   formatBytes,
   planTable,
   statusCounts,
+  table,
   type Writer,
 } from "./output.ts";
 import { uploadProgress } from "./progress.ts";
+import { cliVersion } from "./version.ts";
 import { waitForExecutions } from "./wait.ts";
 import { finalReportMarkdown, finalReportText, waitView } from "./wait-view.ts";
 
@@ -322,7 +324,7 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .showHelpAfterError("(run testbay --help for usage)")
     .addHelpText(
       "after",
-      "\nExit codes: 0 ok (with --wait: all passed) · 1 a test failed or an execution errored or was cancelled · 2 usage or configuration error · 3 some plans failed to start · 4 the API refused the request · 5 gave up (retries or --timeout exhausted)",
+      "\ntestbay --version prints the CLI's version (after a command, --version V is the app's version).\n\nExit codes: 0 ok (with --wait: all passed) · 1 a test failed or an execution errored or was cancelled · 2 usage or configuration error · 3 some plans failed to start · 4 the API refused the request · 5 gave up (retries or --timeout exhausted)",
     );
 
   const print = (text: string) => io.stdout.write(text);
@@ -561,6 +563,141 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       setOutcome({ code: ExitCode.ok, json: { items } });
     });
 
+  program
+    .command("version")
+    .description("Print the CLI's version (also testbay --version)")
+    .action(() => {
+      print(`${cliVersion()}\n`);
+      setOutcome({ code: ExitCode.ok, json: { version: cliVersion() } });
+    });
+
+  const apps = program.command("apps").description("Apps: what builds are uploaded for");
+  apps
+    .command("create")
+    .description("Register an app, once, before its first upload")
+    .requiredOption(
+      "--app <package>",
+      "package name (Android applicationId or iOS bundle ID; case-sensitive)",
+    )
+    .requiredOption("--platform <platform>", "android or ios")
+    .option("--name <name>", "a display name")
+    .action(async (options: { app: string; platform: string; name?: string }) => {
+      if (options.platform !== "android" && options.platform !== "ios") {
+        throw new UsageError(`--platform ${options.platform}: say android or ios.`);
+      }
+      const created = await session.testbay().apps.create({
+        package_name: options.app,
+        platform: options.platform,
+        ...(options.name ? { display_name: options.name } : {}),
+      });
+      session.say(
+        `Created ${created.platform} app ${created.package_name}. Next: testbay upload --app ${created.package_name} --version VERSION --file PATH`,
+      );
+      setOutcome({ code: ExitCode.ok, json: created });
+    });
+  apps
+    .command("list")
+    .description("List the organization's apps")
+    .action(async () => {
+      const items = [];
+      for await (const app of session.testbay().apps.all({ limit: 200 })) items.push(app);
+      if (!session.json) {
+        const rows = [["PACKAGE", "PLATFORM", "NAME", "CREATED"]];
+        for (const a of items) rows.push([a.package_name, a.platform, a.display_name ?? "-", a.created_at]);
+        print(
+          items.length
+            ? table(rows)
+            : "No apps: create one with testbay apps create --app PACKAGE --platform android\n",
+        );
+      }
+      setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
+  program
+    .command("logs")
+    .description("Print an execution's log (what its agents reported)")
+    .argument("<execution_id>", "execution ID (ex_…)")
+    .action(async (id: string) => {
+      const log = await session.testbay().executions.log(id);
+      print(log.endsWith("\n") || log === "" ? log : `${log}\n`);
+      setOutcome({ code: ExitCode.ok });
+    });
+
+  program
+    .command("junit")
+    .description("Print an execution's JUnit XML report, or write it to a file")
+    .argument("<execution_id>", "execution ID (ex_…)")
+    .option("-o, --output <file>", "write the report here instead of stdout")
+    .action(async (id: string, options: { output?: string }) => {
+      const xml = await session.testbay().executions.junit(id);
+      if (options.output) {
+        const target = session.resolvePath(options.output);
+        await writeFile(target, xml);
+        session.say(`Wrote the JUnit report of ${id} to ${target}.`);
+      } else print(xml.endsWith("\n") ? xml : `${xml}\n`);
+      setOutcome({ code: ExitCode.ok });
+    });
+
+  program
+    .command("artifacts")
+    .description("List an execution's artifacts (screenshots, logcat, reports) with their download URLs")
+    .argument("<execution_id>", "execution ID (ex_…)")
+    .action(async (id: string) => {
+      const items = await session.testbay().executions.artifacts(id);
+      if (!session.json) {
+        const rows = [["NAME", "DEVICE", "ATTEMPT", "SIZE", "URL"]];
+        for (const a of items) {
+          rows.push([a.name, String(a.device), String(a.attempt), formatBytes(a.size_bytes), a.url]);
+        }
+        print(items.length ? table(rows) : `No artifacts for ${id}.\n`);
+      }
+      setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
+  program
+    .command("cancel")
+    .description("Cancel an execution: a queued one at once, a running one when its agent hears of it")
+    .argument("<execution_id>", "execution ID (ex_…)")
+    .action(async (id: string) => {
+      const execution = await session.testbay().executions.cancel(id);
+      // The answer is the execution as it is now: cancelled by this call or earlier, the same to a pipeline.
+      if (execution.status === "cancelled") session.say(`${id} is cancelled.`);
+      else if (isFinal(execution.status))
+        session.say(`${id} had ended already (${execution.status}): nothing to cancel.`);
+      else
+        session.say(
+          `Asked to cancel ${id}: it is ${execution.status}; its agent stops it at its next heartbeat.`,
+        );
+      if (!session.json) print(executionTable([execution]));
+      setOutcome({ code: ExitCode.ok, json: { execution } });
+    });
+
+  program
+    .command("agents")
+    .description("Who is connected: agents, their devices and what they run")
+    .action(async () => {
+      const items = await session.testbay().agents.list();
+      if (!session.json) {
+        const rows = [["AGENT", "NAME", "ONLINE", "LAST SEEN", "STEP TYPES", "DEVICES", "RUNNING"]];
+        for (const a of items) {
+          const devices = a.devices
+            .map((d) => `${d.model} ${d.os_version} ${d.serial} (${d.state})`)
+            .join(", ");
+          rows.push([
+            a.id,
+            a.name,
+            a.online ? "yes" : "no",
+            a.last_seen_at,
+            a.step_types.join(",") || "-",
+            devices || "host only",
+            a.running.join(" ") || "-",
+          ]);
+        }
+        print(items.length ? table(rows) : "No agents have connected: start one with testbay-agent.\n");
+      }
+      setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
   return program;
 }
 
@@ -569,6 +706,11 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
  * process.exit, so tests run it in-process.
  */
 export async function main(argv: string[], io: CliIo): Promise<number> {
+  // The CLI's own version; `--version V` after a command is the app's version.
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    io.stdout.write(`${cliVersion()}\n`);
+    return ExitCode.ok;
+  }
   let outcome: Outcome | undefined;
   let globals: GlobalOptions = {};
   const session = new Session(io, () => globals);
