@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IssuedCredentials } from "../../server/src/features/clients/index.ts";
 import { startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { ensureBuilt, repoRoot } from "./built-downloads.ts";
 
@@ -24,7 +25,7 @@ const app = "com.example.basic";
 
 let server: TestServer;
 let dir: string;
-let ci: { client_id: string; client_secret: string };
+let ci: IssuedCredentials;
 let planId: string;
 
 interface Run {
