@@ -18,7 +18,7 @@ const app = "com.example.basic";
 
 let server: TestServer;
 let dir: string;
-let ci: { client_id: string; client_secret: string };
+let ci: Awaited<ReturnType<TestServer["createClient"]>>;
 let token: string;
 
 const serverClock: Clock = {
