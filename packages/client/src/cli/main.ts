@@ -466,8 +466,9 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
         if (first === "interrupted") {
           const open = latest.filter((e) => !isFinal(e.status));
           const ids = (open.length ? open : latest).map((e) => e.id).join(" ");
+          // On a terminal the shell echoed ^C where the cursor was: start on a line of its own.
           session.say(
-            `Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ${ids}, or stop them with testbay cancel ID.`,
+            `${io.stderr.isTTY ? "\n" : ""}Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ${ids}, or stop them with testbay cancel ID.`,
           );
           setOutcome({
             code: ExitCode.interrupted,

@@ -248,6 +248,25 @@ describe("the live view", () => {
     ).toBe(true);
   });
 
+  it("gives a waiting reason its own line on a terminal, counted in the redraw", () => {
+    const out = new Captured();
+    out.isTTY = true;
+    const view = waitView(out, {});
+    const waiting = execution("ex_b", "queued", {
+      waiting_reason: { code: "no_capable_agent", detail: "no agent is online" },
+    });
+    view.update([execution("ex_a", "queued"), waiting]);
+    view.update([execution("ex_a", "running"), waiting]);
+    const [first, second] = out.text.split("\u001b[3F");
+    expect(first?.split("\n")).toEqual([
+      "\u001b[J  ex_a  tp_ex_a  queued · device runs 0/1 ended · tests 0 passed, 0 failed",
+      "  ex_b  tp_ex_b  queued · device runs 0/1 ended · tests 0 passed, 0 failed",
+      "      waiting: no agent is online",
+      "",
+    ]);
+    expect(second?.split("\n")).toHaveLength(4);
+  });
+
   it("writes plain lines in CI logs, one per change, never an escape code", () => {
     const out = new Captured();
     out.isTTY = true;

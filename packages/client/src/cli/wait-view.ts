@@ -14,7 +14,11 @@ function planLabel(execution: Execution, names: Map<string, string>): string {
 }
 
 /** One execution in one line: status, device runs, tests so far, and why it waits when it does. */
-export function executionLine(execution: Execution, names: Map<string, string> = new Map()): string {
+export function executionLine(
+  execution: Execution,
+  names: Map<string, string> = new Map(),
+  options: { waiting?: boolean } = {},
+): string {
   const runs = execution.devices;
   const ended = runs.filter((d) => isFinal(d.status)).length;
   const running = runs.filter((d) => d.status === "running").length;
@@ -25,7 +29,7 @@ export function executionLine(execution: Execution, names: Map<string, string> =
     `tests ${passed} passed, ${failed} failed`,
   ];
   const line = parts.join(" · ");
-  return execution.status === "queued" && execution.waiting_reason
+  return options.waiting !== false && execution.status === "queued" && execution.waiting_reason
     ? `${line} · waiting: ${execution.waiting_reason.detail}`
     : line;
 }
@@ -57,7 +61,13 @@ export function waitView(
     update(executions) {
       // Lines are clipped to the terminal's width: a wrapped line would make the redraw miscount.
       const width = Math.max(20, (stream.columns ?? 120) - 1);
-      const lines = executions.map((e) => clip(`  ${executionLine(e, names)}`, width));
+      // The waiting reason gets a line of its own: clipped at the end of a long line, it would be lost.
+      const lines = executions.flatMap((e) => [
+        clip(`  ${executionLine(e, names, { waiting: false })}`, width),
+        ...(e.status === "queued" && e.waiting_reason
+          ? [clip(`      waiting: ${e.waiting_reason.detail}`, width)]
+          : []),
+      ]);
       const up = drawn > 0 ? `\u001b[${drawn}F` : "";
       stream.write(`${up}\u001b[J${lines.join("\n")}\n`);
       drawn = lines.length;
