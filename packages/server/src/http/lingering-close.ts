@@ -3,11 +3,14 @@ import type { Socket } from "node:net";
 
 /** How long a refused request's connection may be kept after its answer, whatever the client does. */
 export const LINGER_MAX_MS = 2_000;
-/** How much of the refused body is read (and discarded) after the answer, at most. */
+/** How much of the refused body is read (and discarded) in all, before the answer and after, at most. */
 export const LINGER_MAX_BYTES = 1024 * 1024;
 /** With nothing arriving for this long the client has stopped sending: the socket can close cleanly. */
 export const LINGER_IDLE_MS = 500;
-/** A socket read returns up to this much, so reading stops this far short of the byte bound to stay under it. */
+/**
+ * A socket read returns up to this much. Reading stops two reads short of the byte bound: one may be under
+ * way when the socket is paused, and the paused socket may still hold one it took from the kernel.
+ */
 const READ_CHUNK_BYTES = 64 * 1024;
 
 export interface LingerLimits {
@@ -17,6 +20,8 @@ export interface LingerLimits {
 }
 
 export interface LingerOutcome {
+  /** Body bytes Node had read and buffered before the answer was out (dropped too). */
+  readBeforeAnswer: number;
   /** Bytes read and dropped after the answer. */
   discardedBytes: number;
   /**
@@ -72,11 +77,14 @@ export function lingerAfterAnswer(
     if (started) return;
     started = true;
     if (socket.destroyed) return;
+    // Node has not let the request stream flow yet (it does right after this call), so what it holds is the
+    // part of the body read before the answer.
+    const readBeforeAnswer = request.readableLength;
     if (!detachFromParser(socket)) {
       socket.destroy();
       return;
     }
-    discardUntilBound(socket, limits, options.onClosed);
+    discardUntilBound(socket, limits, readBeforeAnswer, options.onClosed);
   };
   // Node calls destroySoon() on a finished Connection: close response; end() is its fallback.
   (socket as Socket & { destroySoon?: () => void }).destroySoon = linger;
@@ -107,6 +115,7 @@ function detachFromParser(socket: Socket): boolean {
 function discardUntilBound(
   socket: Socket,
   limits: LingerLimits,
+  readBeforeAnswer: number,
   onClosed: ((outcome: LingerOutcome) => void) | undefined,
 ): void {
   let discardedBytes = 0;
@@ -118,14 +127,14 @@ function discardUntilBound(
     clearTimeout(deadline);
     clearTimeout(idle);
     socket.destroy();
-    onClosed?.({ discardedBytes, reason, byteBoundHit });
+    onClosed?.({ readBeforeAnswer, discardedBytes, reason, byteBoundHit });
   };
   const deadline = setTimeout(() => close("time"), limits.maxMs);
   const idle = setTimeout(() => close("idle"), limits.idleMs);
   socket.on("data", (chunk: Buffer) => {
     discardedBytes += chunk.length;
     if (byteBoundHit) return;
-    if (discardedBytes + Math.min(READ_CHUNK_BYTES, limits.maxBytes) > limits.maxBytes) {
+    if (readBeforeAnswer + discardedBytes + 2 * READ_CHUNK_BYTES > limits.maxBytes) {
       byteBoundHit = true;
       socket.pause();
       // Not idle: the client may still be sending into a full window. Only the deadline ends it now.

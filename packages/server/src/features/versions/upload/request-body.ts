@@ -24,6 +24,7 @@ export function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): 
     onClosed: (outcome) =>
       request.log.info(
         {
+          read_before_answer: outcome.readBeforeAnswer,
           discarded_bytes: outcome.discardedBytes,
           linger_end: outcome.reason,
           byte_bound_hit: outcome.byteBoundHit,
