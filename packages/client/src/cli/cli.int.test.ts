@@ -239,7 +239,11 @@ describe("testbay against a real server", () => {
       expect(run.code, run.stderr).toBe(1);
       expect(run.stderr).toMatch(/skipped the upload/);
       expect(run.stdout).toMatch(/EXECUTION\s+PLAN\s+STATUS\s+TESTS/);
-      const rows = run.stdout.trim().split("\n").slice(1);
+      const [tableBlock, report] = run.stdout.split("\n\n");
+      const rows = (tableBlock ?? "").trim().split("\n").slice(1);
+      expect(report).toMatch(
+        /^On the dashboard:\n {2}ex_\w+ {2}cancelled {2}http:\/\/127\.0\.0\.1:\d+\/executions\/ex_/,
+      );
       expect(rows).toHaveLength(2);
       for (const [i, row] of rows.entries())
         expect(row).toMatch(new RegExp(`^ex_\\w+\\s+plan ${i} \\(${plans[i]}\\)\\s+cancelled`));

@@ -485,7 +485,9 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
           baseUrl: testbay.transport.baseUrl,
         };
         if (!session.json) print(executionTable(waited.executions, names));
-        (session.json ? (text: string) => session.say(text) : print)(finalReportText(finalReport));
+        // A blank line keeps the table a block of its own (scripts cut it off there).
+        if (session.json) session.say(finalReportText(finalReport));
+        else print(`\n${finalReportText(finalReport)}`);
         if (io.env.GITHUB_STEP_SUMMARY) {
           await appendFile(
             io.env.GITHUB_STEP_SUMMARY,
