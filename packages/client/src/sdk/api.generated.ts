@@ -275,7 +275,7 @@ export interface paths {
         get: operations["getAppVersion"];
         /**
          * Upload a version's binary
-         * @description The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it the connection is closed instead of drained. A body that grows past the limit is cut off with 413. Optional `Content-Digest: sha-256=:<base64>:` (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.
+         * @description The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it, the server answers at once, then reads and discards at most 1 MiB of the body for at most 2 s before closing (lingering close), so the client reads the answer. A body that grows past the limit is cut off with 413. Optional `Content-Digest: sha-256=:<base64>:` (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.
          */
         put: operations["uploadAppVersion"];
         post?: never;
