@@ -69,6 +69,8 @@ async function bundleCli(): Promise<string> {
     },
     legalComments: "inline",
     logLevel: "warning",
+    // The one file has no package.json beside it to read its version from (src/cli/version.ts).
+    define: { TESTBAY_CLI_VERSION: JSON.stringify(readVersion()) },
   });
   return outfile;
 }
@@ -155,4 +157,12 @@ export async function buildAll(): Promise<void> {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await buildAll();
+}
+
+/** The server's version, which every download carries. */
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(path.join(packagesDir, "server", "package.json"), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
 }
