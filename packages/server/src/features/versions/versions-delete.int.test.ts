@@ -157,23 +157,31 @@ describe("retention (TESTBAY_KEEP_VERSIONS)", () => {
         json: { test_plan_id: plan.body.id, package_name: pkg, version: "2" },
       });
       expect(queued.status).toBe(200);
-      const keysBefore = await (async () => {
+      // Only this organization's objects: on the scaled set the blob store (S3) is shared with other tests.
+      const org = await own.app.services.database.db
+        .selectFrom("organizations")
+        .select("id")
+        .where("name", "=", "acme")
+        .executeTakeFirstOrThrow();
+      const ownKeys = async () => {
         const keys: string[] = [];
-        for await (const key of own.app.services.blobs.keys()) keys.push(key);
+        for await (const key of own.app.services.blobs.keys())
+          if (key.includes(`/${org.id}/`)) keys.push(key);
         return keys;
-      })();
+      };
+      const keysBefore = await ownKeys();
 
       // A second instance on the same store with retention on: it runs the job as it starts.
       const retaining = await startTestServer({
         shareWith: own,
         clock: own.clock,
-        env: { TESTBAY_KEEP_VERSIONS: "2" },
+        // Its blob store too: on the scaled set that is an S3 endpoint, which shareWith alone does not pass on.
+        env: { TESTBAY_KEEP_VERSIONS: "2", TESTBAY_STORAGE_URL: own.config.storageUrl },
       });
       try {
         const listed = await call(`${own.baseUrl}/apps/${pkg}/versions`, { headers });
         expect(listed.body.items.map((item: { version: string }) => item.version)).toEqual(["5", "4", "2"]);
-        const keysAfter: string[] = [];
-        for await (const key of own.app.services.blobs.keys()) keysAfter.push(key);
+        const keysAfter = await ownKeys();
         // Versions 1 (with its test package) and 3: three objects gone.
         expect(keysBefore.length - keysAfter.length).toBe(3);
         expect(retaining.logs.join("")).toContain("retention deleted an old version and its binary");
