@@ -3,7 +3,7 @@
  * video when asked, a screenshot of each failure; once the run is over they become artifacts, named on the
  * test cases they belong to. Shared by the instrumentation and maestro steps.
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { StepContext, TestCase } from "../steps/step-types.ts";
 import type { Adb } from "./adb.ts";
@@ -39,7 +39,9 @@ export interface Captures {
 
 export async function startCaptures(options: CaptureOptions, ctx: StepContext, adb: Adb): Promise<Captures> {
   const folder = `device-${artifactSegment(adb.serial)}`;
-  const logcatFile = path.join(ctx.workDir, "logcat.txt");
+  // Followed straight into the artifacts folder: the whole log is kept as it is, so it is written once.
+  const logcatFile = path.join(ctx.artifactsDir, folder, "logcat.txt");
+  if (options.logcat !== false) await mkdir(path.dirname(logcatFile), { recursive: true });
   const logcat = options.logcat === false ? null : await startLogcat(adb, logcatFile);
   const videoMode = options.record_video ?? "on_failure";
   const video =
@@ -96,16 +98,13 @@ export async function withCaptures(
   return { ...testCase, artifacts };
 }
 
-/** The whole log as one artifact, and each failed test's part of it as its own. */
+/** Each failed test's part of the whole log (already in the artifacts folder) as an artifact of its own. */
 async function keepLogcat(
   file: string,
   reported: readonly TestCase[],
   ctx: StepContext,
   folder: string,
 ): Promise<void> {
-  const whole = path.join(ctx.artifactsDir, `${folder}/logcat.txt`);
-  await mkdir(path.dirname(whole), { recursive: true });
-  await copyFile(file, whole);
   const failed = reported.filter(failing);
   const parts = await cutLogcat(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
   for (const testCase of failed) {

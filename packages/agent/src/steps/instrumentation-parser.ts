@@ -224,8 +224,15 @@ export function listedTests(transcript: string): { classname: string; name: stri
   const parser = new InstrumentationParser(() => {});
   parser.push(transcript);
   parser.end();
+  return uniqueTests(parser.seen());
+}
+
+/** The tests an ended parser saw, each once, in the order they first came. */
+export function uniqueTests(
+  seen: ReadonlyArray<{ classname: string; name: string }>,
+): { classname: string; name: string }[] {
   const listed = new Map<string, { classname: string; name: string }>();
-  for (const { classname, name } of parser.seen()) listed.set(keyOf(classname, name), { classname, name });
+  for (const { classname, name } of seen) listed.set(keyOf(classname, name), { classname, name });
   return [...listed.values()];
 }
 

@@ -11,7 +11,7 @@ import { amInstrumentCommand, type InstrumentationTarget } from "../android/am-i
 import { failing, startCaptures, withCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
 import { testKey } from "../android/logcat-cut.ts";
-import { InstrumentationParser, listedTests } from "./instrumentation-parser.ts";
+import { InstrumentationParser, uniqueTests } from "./instrumentation-parser.ts";
 import { abortMessage, testCasesOutcome } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
 import type { StepContext, StepOutcome, TestCase } from "./step-types.ts";
@@ -86,10 +86,10 @@ export async function runInstrumentationStep(
     Math.min(left(), shortCommandMs),
   );
   if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
-  const listed = listedTests(listing.lines.join("\n"));
   const listingRun = new InstrumentationParser(() => {});
   for (const line of listing.lines) listingRun.line(line);
   const listingEnd = listingRun.end();
+  const listed = uniqueTests(listingRun.seen());
   if (!listingEnd.completed) {
     const why = `listing the tests failed: ${listingEnd.message}`;
     return listing.deviceLost || !(await adb.present()) ? lost(why) : errored(why);
