@@ -54,7 +54,7 @@ import { answerClientError } from "./http/client-errors.ts";
 import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
 import { registerExpectContinue } from "./http/expect-continue.ts";
 import "./http/fastify-types.ts";
-import { createLogger } from "./http/logging.ts";
+import { createLogger, stdoutDestination } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
 import { registerUnstorableTextCheck } from "./http/refuse-unstorable-text.ts";
@@ -118,7 +118,7 @@ async function assemble(
   database: DatabaseHandle,
 ): Promise<FastifyInstance> {
   const { config } = options;
-  const logger = createLogger(config.logLevel, options.logDestination);
+  const logger = createLogger(config.logLevel, options.logDestination ?? stdoutDestination(config.logFormat));
   // The data dir holds secrets and binaries: 0700, every file 0600, whatever an earlier run or umask left.
   warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeDataDirPrivate(config.dataDir))]);
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);

@@ -65,6 +65,7 @@ describe("loadConfig defaults", () => {
       leaseTtlSeconds: 60,
       bodyIdleTimeoutSeconds: 60,
       logLevel: "info",
+      logFormat: "auto",
     });
   });
 
@@ -115,6 +116,7 @@ describe("loadConfig values", () => {
       TESTBAY_LEASE_TTL_SECONDS: "30",
       TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: "5",
       TESTBAY_LOG_LEVEL: "warn",
+      TESTBAY_LOG_FORMAT: "json",
     });
     expect(config).toEqual({
       port: 9090,
@@ -136,6 +138,7 @@ describe("loadConfig values", () => {
       leaseTtlSeconds: 30,
       bodyIdleTimeoutSeconds: 5,
       logLevel: "warn",
+      logFormat: "json",
     });
   });
 

@@ -39,6 +39,8 @@ export interface Config {
   /** A request body that sends no byte for this long is cut off and its staging file removed. */
   bodyIdleTimeoutSeconds: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** `pretty`: one human-readable line per event (pino-pretty); `json`: one JSON object per line; `auto`: pretty on a terminal. */
+  logFormat: "auto" | "json" | "pretty";
 }
 
 export interface RateLimitSettings {
@@ -147,6 +149,9 @@ const variables = {
       error: "must be one of fatal, error, warn, info, debug, trace, silent",
     })
     .default("info"),
+  TESTBAY_LOG_FORMAT: z
+    .enum(["auto", "json", "pretty"], { error: "must be one of auto, json, pretty" })
+    .default("auto"),
 };
 
 const knownNames = new Set(Object.keys(variables));
@@ -202,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepVersions: v.TESTBAY_KEEP_VERSIONS,
     bodyIdleTimeoutSeconds: v.TESTBAY_BODY_IDLE_TIMEOUT_SECONDS,
     logLevel: v.TESTBAY_LOG_LEVEL,
+    logFormat: v.TESTBAY_LOG_FORMAT,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import type { Logger } from "pino";
 import { describe, expect, it } from "vitest";
-import { createLogger, redactUrl } from "./logging.ts";
+import { createLogger, prettyStdout, redactUrl } from "./logging.ts";
 
 describe("redactUrl", () => {
   it("blanks sensitive query values and keeps the rest as sent", () => {
@@ -101,5 +101,35 @@ describe("request loggers (children of the server's logger)", () => {
     child.debug("written");
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toEqual([{ level: 20, request_id: "req_4", msg: "written" }]);
+  });
+});
+
+describe("readable lines (TESTBAY_LOG_FORMAT=pretty, or auto on a terminal)", () => {
+  it("say a request as method, URL, status and time on one line, other fields after it, no JSON lines", async () => {
+    let text = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+    const logger = createLogger("info", prettyStdout(false, sink)) as unknown as Logger;
+    logger.info(
+      { request_id: "req-7", method: "GET", url: "/v1/me", status: 200, response_time_ms: 1.25 },
+      "request completed",
+    );
+    logger.warn({ path: "/data/testbay.db" }, "restricted a file another user could read");
+    logger.info({ body: { client_secret: "s3cr3t" } }, "redaction still applies");
+    await new Promise((resolve) => setImmediate(resolve));
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: GET \/v1\/me 200 1\.25 ms \{"request_id":"req-7"\}$/,
+    );
+    expect(lines[1]).toMatch(
+      /WARN: restricted a file another user could read \{"path":"\/data\/testbay\.db"\}$/,
+    );
+    expect(lines[2]).toContain('"client_secret":"[REDACTED]"');
+    expect(text).not.toContain("s3cr3t");
   });
 });

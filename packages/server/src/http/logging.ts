@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import pino, { type DestinationStream, type Logger } from "pino";
+import pinoPretty from "pino-pretty";
+import type { Config } from "../config.ts";
 
 const sensitiveName = /secret|token|key|password|signature/i;
 
@@ -46,6 +48,47 @@ export function bufferedStdout(): DestinationStream {
   });
 }
 
+/** The fields of a request's line (request-log.ts) that its readable form says in its message instead. */
+const requestLineFields = ["method", "url", "status", "response_time_ms"] as const;
+
+/**
+ * Lines for a person at a terminal: time, level and message on one line, a request as `GET /v1/me 200 1.3 ms`,
+ * other fields after it as compact JSON. Written synchronously: a terminal is read by a person, not a
+ * throughput benchmark, and nothing is then held back when the process dies.
+ */
+export function prettyStdout(
+  colorize: boolean,
+  destination: number | NodeJS.WritableStream = 1,
+): DestinationStream {
+  return pinoPretty({
+    destination,
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: ["pid", "hostname", ...requestLineFields].join(","),
+    messageFormat: (line, messageKey) => {
+      const message = String(line[messageKey] ?? "");
+      if (typeof line.method !== "string" || typeof line.url !== "string") return message;
+      const outcome = `${line.method} ${line.url} ${String(line.status)} ${String(line.response_time_ms)} ms`;
+      return message === "request completed" ? outcome : `${message}: ${outcome}`;
+    },
+  });
+}
+
+/**
+ * Where the server's lines go: readable lines on a terminal (`TESTBAY_LOG_FORMAT=auto`, the default) or when
+ * asked (`pretty`); otherwise one JSON object per line, for whatever collects them.
+ */
+export function stdoutDestination(
+  format: Config["logFormat"],
+  stdout: { isTTY?: boolean } = process.stdout,
+): DestinationStream {
+  const terminal = stdout.isTTY === true;
+  if (format === "pretty" || (format === "auto" && terminal)) return prettyStdout(terminal);
+  return bufferedStdout();
+}
+
 /** Writes out whatever the logger's destination holds, synchronously: for the moment before the process exits. */
 export function flushLogsSync(logger: FastifyBaseLogger): void {
   const stream = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[
@@ -62,10 +105,7 @@ export function flushLogsSync(logger: FastifyBaseLogger): void {
  * The server's logger. Request logs carry method, path, status and timing, never headers or bodies; the
  * redaction paths are a second guard in case a header or body is ever logged by mistake.
  */
-export function createLogger(
-  level: string,
-  destination: DestinationStream = bufferedStdout(),
-): FastifyBaseLogger {
+export function createLogger(level: string, destination: DestinationStream): FastifyBaseLogger {
   const logger = pino(
     {
       level,
