@@ -12,6 +12,9 @@ if (!process.env.NODE_OPTIONS?.includes(sourceCondition)) {
 // collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
 const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
 
+// The README's walkthroughs are about the embedded default (SQLite, credentials.json): the sqlite project runs them.
+const readmeWalkthroughs = "packages/server/test/readme-walkthroughs.int.test.ts";
+
 const testConditions = ["source", ...defaultServerConditions.filter((condition) => condition !== "module")];
 
 export default defineConfig({
@@ -39,7 +42,12 @@ export default defineConfig({
       { extends: true, test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },
       {
         extends: true,
-        test: { name: "postgres", include: integration, env: { TESTBAY_TEST_DB: "postgres" } },
+        test: {
+          name: "postgres",
+          include: integration,
+          exclude: [readmeWalkthroughs],
+          env: { TESTBAY_TEST_DB: "postgres" },
+        },
       },
       // The same suite with every server as two instances behind a round-robin proxy, on PostgreSQL with the
       // shared limiter and blob store, plus the tests only that configuration can run (*.scaled.test.ts).
@@ -54,6 +62,7 @@ export default defineConfig({
           exclude: [
             "packages/server/test/api-fuzz.int.test.ts",
             "packages/server/src/features/versions/upload/early-refusal.int.test.ts",
+            readmeWalkthroughs,
           ],
           env: { TESTBAY_TEST_DB: "postgres", TESTBAY_TEST_SCALED: "true" },
         },

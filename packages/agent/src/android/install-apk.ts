@@ -4,19 +4,15 @@
  * for, so no dialog stops a test. adb refuses any file whose name does not end in .apk, and the agent's
  * cache names files by their sha256, so the APK is linked under a proper name first.
  */
-import { rm, symlink } from "node:fs/promises";
 import path from "node:path";
+import { linkNamed } from "../steps/named-binary.ts";
 import type { Adb } from "./adb.ts";
-import { artifactSegment } from "./artifact-names.ts";
 
 export type InstallResult = { ok: true } | { ok: false; deviceLost: boolean; message: string };
 
 /** A link named `<name>.apk` in `dir` to the cached file. */
-export async function apkNamed(cached: string, dir: string, name: string): Promise<string> {
-  const link = path.join(dir, `${artifactSegment(name)}.apk`);
-  await rm(link, { force: true });
-  await symlink(cached, link);
-  return link;
+export function apkNamed(cached: string, dir: string, name: string): Promise<string> {
+  return linkNamed(cached, dir, name, "apk");
 }
 
 export async function installApk(adb: Adb, apk: string, timeoutMs: number): Promise<InstallResult> {

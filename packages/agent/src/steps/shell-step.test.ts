@@ -59,11 +59,23 @@ describe("runShellStep", () => {
     expect(ctx.lines("stdout")).toEqual([
       ctx.workDir,
       "hi",
-      await ctx.appPath(),
+      join(ctx.workDir, "com.example.shop.apk"),
       "com.example.shop 1.2.3 emulator-5554",
       ctx.artifactsDir,
       "has PATH",
     ]);
+  });
+
+  it("gives the app as a file named for its format, the cached bytes behind it (adb installs only *.apk)", async () => {
+    ctx = await makeStepContext();
+    await runShellStep(
+      shell('basename "$TESTBAY_APP_PATH"; cmp "$TESTBAY_APP_PATH" "$CACHED" && echo same'),
+      {
+        ...ctx,
+        env: { CACHED: await ctx.appPath() },
+      },
+    );
+    expect(ctx.lines("stdout")).toEqual(["com.example.shop.apk", "same"]);
   });
 
   it("keeps the agent's own credentials from the script", async () => {

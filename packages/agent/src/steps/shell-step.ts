@@ -6,6 +6,7 @@
 import type { ShellStep } from "@testbay/client";
 import { checkJUnitPattern, findJUnitFiles } from "../junit/junit-glob.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
+import { appNamed } from "./named-binary.ts";
 import { abortMessage, worstOutcome } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
 import { runProcess } from "./process-runner.ts";
@@ -19,7 +20,8 @@ export async function runShellStep(step: ShellStep, ctx: StepContext): Promise<S
 
   let appPath: string;
   try {
-    appPath = await ctx.appPath();
+    // Named as its format (`com.example.shop.apk`), so a script can hand it to adb or bundletool as it is.
+    appPath = await appNamed(await ctx.appPath(), ctx.workDir, ctx.packageName, ctx.binary.format);
   } catch (error) {
     return { status: "errored", message: `could not fetch the binary: ${(error as Error).message}` };
   }
