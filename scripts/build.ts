@@ -4,7 +4,8 @@
 //   3. testbay-cli.tgz and testbay-agent.tgz, npm-installable tarballs of the compiled client and agent, stamped
 //      with the server's version; the agent's carries the client inside it, so installing either fetches no
 //      package of ours from a registry.
-// The three files land in packages/server/dist/downloads/, which the server serves under /downloads/ (API.md §11).
+//   4. testbay.schema.json, testbay.yaml's JSON Schema (written by `npm run openapi`), copied as it is.
+// The four files land in packages/server/dist/downloads/, which the server serves under /downloads/ (API.md §11).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -151,6 +152,10 @@ export async function buildAll(): Promise<void> {
   const bundle = await bundleCli();
   mkdirSync(downloadsDir, { recursive: true });
   cpSync(bundle, path.join(downloadsDir, "testbay.mjs"));
+  cpSync(
+    path.join(packagesDir, "client", "src", "plans", "testbay-yaml.schema.json"),
+    path.join(downloadsDir, "testbay.schema.json"),
+  );
   packTarballs(readPackage("server").version);
   log(`downloads ready in ${path.relative(root, downloadsDir)}`);
 }

@@ -115,6 +115,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/downloads/testbay.schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of testbay.yaml (`testbay plans apply`), for editors: `# yaml-language-server: $schema=URL`
+         * @description Version 0.1.0, the server's own (also in GET /healthz). Supports a single Range; ETag is the SHA-256.
+         */
+        get: operations["downloadPlansFileSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/problems/{code}": {
         parameters: {
             query?: never;
@@ -1912,6 +1932,91 @@ export interface operations {
                 };
                 content: {
                     "application/gzip": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadPlansFileSchema: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Schema (draft-07) of testbay.yaml, the test plans kept as code. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": Blob;
                 };
             };
             /** @description The range lies outside the file (code range_not_satisfiable). */

@@ -2,6 +2,8 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { openApiFiles } from "../../../../scripts/openapi-files.ts";
 import { generateApiTypes } from "../../../../scripts/openapi-types.ts";
+import { plansFileSchema } from "../../../client/src/plans/schema-from-openapi.ts";
+import { testbayYamlSchema } from "../../../client/src/plans/testbay-yaml.schema.generated.ts";
 import { buildOpenApiDocument, openApiText } from "./openapi-build.ts";
 import { operationDocs } from "./openapi-operations.ts";
 
@@ -23,6 +25,17 @@ describe("the committed OpenAPI document and the client types generated from it"
       types === (await generateApiTypes(committed)),
       `packages/client/src/sdk/api.generated.ts ${rerun}`,
     ).toBe(true);
+  });
+
+  it("include testbay.yaml's JSON Schema, as JSON and as the module the CLI validates with", async () => {
+    const document = JSON.parse(openApiText(await buildOpenApiDocument()));
+    const generated = plansFileSchema(document);
+    // Compared as values: Biome formats both files after they are written.
+    const committed = JSON.parse(await readFile(openApiFiles.plansSchema, "utf8"));
+    expect(committed, `packages/client/src/plans/testbay-yaml.schema.json ${rerun}`).toEqual(generated);
+    expect(testbayYamlSchema, `packages/client/src/plans/testbay-yaml.schema.generated.ts ${rerun}`).toEqual(
+      generated,
+    );
   });
 
   it("gives every operation its own operationId from openapi-operations.ts, and no wildcard path", async () => {

@@ -39,6 +39,13 @@ export const operationDocs: Record<string, OperationDoc> = {
     operationId: "downloadAgentPackage",
     download: { mediaTypes: ["application/gzip"], description: "The @testbay/agent package tarball." },
   },
+  "get /downloads/testbay.schema.json": {
+    operationId: "downloadPlansFileSchema",
+    download: {
+      mediaTypes: ["application/schema+json"],
+      description: "The JSON Schema (draft-07) of testbay.yaml, the test plans kept as code.",
+    },
+  },
   "get /problems/{code}": { operationId: "getProblemType" },
   "get /docs": { operationId: "getApiReference" },
   "get /.well-known/oauth-authorization-server": { operationId: "getAuthorizationServerMetadata" },

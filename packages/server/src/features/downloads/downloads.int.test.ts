@@ -51,6 +51,7 @@ describe("the server's version", () => {
     expect(document.paths["/downloads/testbay.mjs"].get.operationId).toBe("downloadCliBundle");
     expect(document.paths["/downloads/testbay-cli.tgz"].get.operationId).toBe("downloadCliPackage");
     expect(document.paths["/downloads/testbay-agent.tgz"].get.operationId).toBe("downloadAgentPackage");
+    expect(document.paths["/downloads/testbay.schema.json"].get.operationId).toBe("downloadPlansFileSchema");
   });
 });
 
@@ -63,7 +64,9 @@ describe("GET /downloads/*", () => {
       const body = Buffer.from(await response.arrayBuffer());
       const expected = contents.get(file);
       expect(body.equals(expected ?? Buffer.alloc(0))).toBe(true);
-      expect(response.headers.get("content-type")).toMatch(file.endsWith(".mjs") ? /javascript/ : /gzip/);
+      expect(response.headers.get("content-type")).toMatch(
+        file.endsWith(".mjs") ? /javascript/ : file.endsWith(".json") ? /^application\/schema\+json/ : /gzip/,
+      );
       expect(response.headers.get("etag")).toBe(`"${createHash("sha256").update(body).digest("hex")}"`);
     },
   );

@@ -33,6 +33,12 @@ export const downloads: readonly Download[] = [
     contentType: "application/gzip",
     summary: "testbay-agent (@testbay/agent) with the client inside it, compiled, for `npm install -g URL`",
   },
+  {
+    file: "testbay.schema.json",
+    contentType: "application/schema+json",
+    summary:
+      "The JSON Schema of testbay.yaml (`testbay plans apply`), for editors: `# yaml-language-server: $schema=URL`",
+  },
 ];
 
 interface Fingerprint {
