@@ -1,6 +1,7 @@
 import { access, appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
+import { resolvePlanIds } from "../plans/by-name.ts";
 import { Testbay } from "../sdk/client.ts";
 import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
 import { describeCause, TestbayApiError } from "../sdk/errors.ts";
@@ -49,6 +50,9 @@ export interface CliIo {
 interface GlobalOptions extends ConnectionFlags {
   json?: boolean;
 }
+
+const planHelp =
+  "test plan ID (tp_…), or the name of one of the app's active plans (repeat, or separate with commas)";
 
 const collect = (value: string, previous: string[]) => [
   ...previous,
@@ -378,8 +382,9 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .description("Trigger test plans on a registered version: one batch call for all plans")
     .requiredOption("--app <package>", "package name (exact, case-sensitive)")
     .requiredOption("--version <version>", "version identifier")
-    .option("--plan <id>", "test plan ID (repeat, or separate with commas)", collect, [] as string[])
+    .option("--plan <id-or-name>", planHelp, collect, [] as string[])
     .action(async (options: { app: string; version: string; plan: string[] }) => {
+      options.plan = await resolvePlanIds(session.testbay(), options.app, options.plan);
       const result = await trigger(session, options);
       if (!session.json) print(executionTable(result.executions));
       setOutcome({
@@ -398,7 +403,7 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       "--test-file <path>",
       "the test APK to upload after the build, before the trigger (skipped when the version has this very file, refused when it has another)",
     )
-    .option("--plan <id>", "test plan ID (repeat, or separate with commas)", collect, [] as string[])
+    .option("--plan <id-or-name>", planHelp, collect, [] as string[])
     .option("--wait", "wait until every execution ends, then print a summary")
     .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
     .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
@@ -422,6 +427,8 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
           ? await checkFile(session, options.testFile, "--test-file")
           : undefined;
         const testbay = session.testbay();
+        // Names first: a mistyped plan name is reported before any upload.
+        options.plan = await resolvePlanIds(testbay, options.app, options.plan);
         const uploaded = file ? await upload(session, { ...options, file }) : undefined;
         const tests = testFile ? await uploadTests(session, { ...options, testFile }) : undefined;
 
@@ -564,6 +571,32 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       }
       if (!session.json) print(items.length ? planTable(items) : "No test plans.\n");
       setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
+  // The plans-as-code commands load their YAML parser and schema validator only when they run (cold start).
+  plans
+    .command("apply")
+    .description(
+      "Create or update the app's test plans from testbay.yaml, matched by name; plans the file does not name are left alone unless --prune",
+    )
+    .requiredOption("-f, --file <path>", "the plans file, e.g. testbay.yaml")
+    .option("--prune", "archive the app's active plans that the file does not name (restorable)")
+    .option("--dry-run", "print what would change, and change nothing")
+    .action(async (options: { file: string; prune?: boolean; dryRun?: boolean }) => {
+      const { applyPlans } = await import("../plans/apply.ts");
+      setOutcome(await applyPlans(session, options));
+    });
+  plans
+    .command("export")
+    .description("Print the app's active test plans as testbay.yaml, or write them to a file")
+    .requiredOption("--app <package>", "package name (exact, case-sensitive)")
+    .option("-f, --file <path>", "write the file here instead of stdout")
+    .option("--force", "with --file: overwrite an existing file")
+    .action(async (options: { app: string; file?: string; force?: boolean }) => {
+      const { exportPlans } = await import("../plans/export.ts");
+      const { text, ...outcome } = await exportPlans(session, options);
+      if (text !== undefined && !session.json) print(text);
+      setOutcome(outcome);
     });
 
   program
