@@ -66,7 +66,7 @@ function conflictLine(fileName: string, parsed: ParsedPlansFile, conflict: NameC
 
 /** Aligned lines as each plan is done, so a log that stops halfway shows how far apply got. */
 function rowWriter(session: PlansSession, actions: PlanAction[], fileName: string, dryRun: boolean) {
-  const verb = (kind: PlanAction["kind"]) => (dryRun ? `would ${kind}` : done[kind]);
+  const verb = (kind: PlanAction["kind"]) => (dryRun && kind !== "unchanged" ? `would ${kind}` : done[kind]);
   const verbWidth = Math.max(...actions.map((a) => verb(a.kind).length));
   const nameWidth = Math.max(...actions.map((a) => a.name.length));
   return (action: PlanAction, id: string | null) => {
