@@ -12,4 +12,8 @@ export const openApiFiles = {
   plansSchemaModule: fileURLToPath(
     new URL("../packages/client/src/plans/testbay-yaml.schema.generated.ts", import.meta.url),
   ),
+  /** The schema compiled ahead of time into a validator (Ajv standalone), which the CLI runs. */
+  plansValidator: fileURLToPath(
+    new URL("../packages/client/src/plans/testbay-yaml.validate.generated.ts", import.meta.url),
+  ),
 };

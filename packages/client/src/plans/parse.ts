@@ -1,9 +1,10 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { displayPath, locate, type Position, pointerSegments } from "./locate.ts";
 import { schemaIssues } from "./messages.ts";
 import type { PlansFile } from "./plans-file.ts";
 import { testbayYamlSchema } from "./testbay-yaml.schema.generated.ts";
+import { validate as compiledValidator } from "./testbay-yaml.validate.generated.ts";
 
 /** One problem of the file, at its line and column. */
 export interface FileIssue extends Position {
@@ -35,19 +36,8 @@ export interface ParsedPlansFile {
   positionOf(pointer: string): Position;
 }
 
-let validator: ValidateFunction | undefined;
-
-/** Compiled once per process, when a plans command first needs it. */
-function validate(): ValidateFunction {
-  validator ??= new Ajv({
-    allErrors: true,
-    // Steps are a oneOf tagged by `type`: the matching branch's own errors, not "matches no branch".
-    discriminator: true,
-    // The failing value and its schema, for messages that quote the allowed keys and values.
-    verbose: true,
-  }).compile(testbayYamlSchema);
-  return validator;
-}
+/** The schema compiled at `npm run openapi` with validator-code.ts's options (all errors, verbose). */
+const validate = (): ValidateFunction => compiledValidator as unknown as ValidateFunction;
 
 /** "Map keys must be unique at line 3, column 1:\n\n<excerpt>" → "Map keys must be unique". */
 function yamlMessage(message: string): string {

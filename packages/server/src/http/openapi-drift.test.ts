@@ -4,6 +4,7 @@ import { openApiFiles } from "../../../../scripts/openapi-files.ts";
 import { generateApiTypes } from "../../../../scripts/openapi-types.ts";
 import { plansFileSchema } from "../../../client/src/plans/schema-from-openapi.ts";
 import { testbayYamlSchema } from "../../../client/src/plans/testbay-yaml.schema.generated.ts";
+import { plansValidatorModule } from "../../../client/src/plans/validator-code.ts";
 import { buildOpenApiDocument, openApiText } from "./openapi-build.ts";
 import { operationDocs } from "./openapi-operations.ts";
 
@@ -27,7 +28,7 @@ describe("the committed OpenAPI document and the client types generated from it"
     ).toBe(true);
   });
 
-  it("include testbay.yaml's JSON Schema, as JSON and as the module the CLI validates with", async () => {
+  it("include testbay.yaml's JSON Schema, as JSON, as a module and compiled into the CLI's validator", async () => {
     const document = JSON.parse(openApiText(await buildOpenApiDocument()));
     const generated = plansFileSchema(document);
     // Compared as values: Biome formats both files after they are written.
@@ -36,6 +37,11 @@ describe("the committed OpenAPI document and the client types generated from it"
     expect(testbayYamlSchema, `packages/client/src/plans/testbay-yaml.schema.generated.ts ${rerun}`).toEqual(
       generated,
     );
+    const validator = await readFile(openApiFiles.plansValidator, "utf8");
+    expect(
+      validator === plansValidatorModule(generated),
+      `packages/client/src/plans/testbay-yaml.validate.generated.ts ${rerun}`,
+    ).toBe(true);
   });
 
   it("gives every operation its own operationId from openapi-operations.ts, and no wildcard path", async () => {
