@@ -145,9 +145,11 @@ describe("the README's walkthroughs, run as written", () => {
     expect(output).toMatch(/"items":\[\{"id":"ex_/);
   });
 
-  it("Run a test plan: the CLI runs the inspect plan to passed with a JUnit report; an agent runs the shell plan", async () => {
+  it("Run a test plan: testbay.yaml applied, the inspect plan run by name to passed with a JUnit report; an agent runs the shell plan", async () => {
     const { code, output } = await runBash(await scriptFor("run-a-plan", blocks, dir, port), dir, env);
     expect(code, output).toBe(0);
+    // testbay.yaml applied: the plan created by name, then run by name.
+    expect(output).toMatch(/created\s+manifest\s+tp_\w+/);
     expect(output).toMatch(/ex_\w+\s+manifest \(tp_\w+\)\s+passed/);
     const report = await readFile(path.join(dir, "report.xml"), "utf8");
     // One test case per expectation of the plan (min_sdk_at_most, debuggable).
