@@ -31,6 +31,15 @@ import {
 } from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
 import {
+  CookieSessionAuthentication,
+  defaultLoginLimits,
+  type LoginLimitSettings,
+  PeopleRepo,
+  PeopleService,
+  peopleRoutes,
+  registerCookieCodec,
+} from "./features/people/index.ts";
+import {
   connectRedisRateLimiter,
   MemoryRateLimiter,
   policiesFrom,
@@ -71,11 +80,14 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** How often a waiting claim looks again without a wake-up (5 s); tests lengthen it to prove wake-ups. */
   claimPollIntervalMs?: number;
+  /** Failed sign-ins allowed per account and per address (10 and 30 in 15 minutes). */
+  loginLimits?: LoginLimitSettings;
 }
 
 export interface AppServices {
   database: DatabaseHandle;
   clients: ClientsService;
+  people: PeopleService;
   tokens: TokenService;
   agents: AgentService;
   blobs: BlobStore;
@@ -124,6 +136,8 @@ async function assemble(
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
   const clients = new ClientsService(new ClientsRepo(database.db), clock);
   const tokens = new TokenService(signingKey, config.audience, clock);
+  const people = new PeopleService(new PeopleRepo(database.db), clock);
+  const cookieSessions = new CookieSessionAuthentication(people, clock, config.publicUrl);
   // With several instances the buckets must be shared (Redis); one instance keeps them in memory.
   const redisLimiter = config.redisUrl
     ? await connectRedisRateLimiter({
@@ -223,7 +237,7 @@ async function assemble(
   // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
   app.removeContentTypeParser("text/plain");
   const beforeClose: AppServices["beforeClose"] = [];
-  app.decorate("services", { database, clients, tokens, agents, blobs: store, beforeClose });
+  app.decorate("services", { database, clients, people, tokens, agents, blobs: store, beforeClose });
   // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
@@ -235,7 +249,8 @@ async function assemble(
   registerErrorHandling(app, config.supportEmail);
   registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
   // Order matters: who is calling must be known before their requests are counted.
-  registerAuthentication(app, tokens, clients);
+  await registerCookieCodec(app);
+  registerAuthentication(app, tokens, clients, cookieSessions);
   registerRateLimiting(app, limiter, policies);
   registerExpectContinue(app);
   await registerOpenApi(app);
@@ -251,6 +266,13 @@ async function assemble(
   await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
   await app.register(authRoutes, { tokens, clients, limiter, policies, clock, publicUrl: config.publicUrl });
+  await app.register(peopleRoutes, {
+    people,
+    sessions: cookieSessions,
+    limiter,
+    loginLimits: options.loginLimits ?? defaultLoginLimits,
+    publicUrl: config.publicUrl,
+  });
   await app.register(clientsRoutes, { clients, policies, maxUploadBytes: config.maxUploadBytes });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
@@ -266,6 +288,7 @@ async function assemble(
   await logs.startUp(app.log);
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
+  await scheduleHourly(app, "delete idle sessions", () => people.purgeIdleSessions());
   const keepVersions = config.keepVersions;
   if (keepVersions !== undefined) {
     await scheduleHourly(app, "delete versions beyond TESTBAY_KEEP_VERSIONS", () =>

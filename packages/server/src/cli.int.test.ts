@@ -218,6 +218,11 @@ async function createClientWithCli(env: Env, org: string, role: string): Promise
   return JSON.parse(clientResult.stdout);
 }
 
+/** POST /auth/login as the dashboard does; returns status, headers and body. */
+function signIn(origin: string, email: string, password: string) {
+  return call(`${origin}/auth/login`, { json: { email, password } });
+}
+
 function stderrLines(result: CliResult): string[] {
   return result.stderr.trimEnd().split("\n");
 }
@@ -238,8 +243,25 @@ describe("testbay-server start", () => {
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const credentials = JSON.parse(await readFile(file, "utf8"));
       const client = { client_id: expect.stringMatching(/^cl_/), client_secret: expect.any(String) };
-      expect(credentials).toEqual({ audience: "testbay", base_url: server.url, ci: client, agent: client });
+      expect(credentials).toEqual({
+        audience: "testbay",
+        base_url: server.url,
+        ci: client,
+        agent: client,
+        admin: { email: "admin@localhost", password: expect.any(String) },
+      });
       expect(credentials.ci.client_id).not.toBe(credentials.agent.client_id);
+      expect(server.stderr).toContain("Created admin@localhost, who can sign in to the dashboard.");
+
+      // The first person signs in with the file's password and is an admin of organization default.
+      const origin = new URL(server.url).origin;
+      const login = await signIn(origin, credentials.admin.email, credentials.admin.password);
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+      expect(login.body.user).toEqual({ email: "admin@localhost", role: "admin", org: "default" });
+      expect(await signIn(origin, "admin@localhost", `${credentials.admin.password}x`)).toMatchObject({
+        status: 401,
+        body: { code: "invalid_credentials" },
+      });
 
       // Used exactly as a new user would: the file's base_url and audience, nothing else.
       for (const role of ["ci", "agent"] as const) {
@@ -398,6 +420,104 @@ describe("testbay-server client create", () => {
     expect(result.stderr).toContain("root");
     expect(result.stderr).toContain("ci, agent, admin");
   });
+});
+
+describe("testbay-server user create", () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await createWorkspace();
+    expect((await runCli(["org", "create", "default"], ws.env)).code).toBe(0);
+    expect((await runCli(["org", "create", "widgets"], ws.env)).code).toBe(0);
+  });
+
+  it(
+    "prints {email, role, org, password}; the person signs in with it, and only a scrypt hash is stored",
+    async () => {
+      const result = await runCli(
+        ["user", "create", "--email", "Ann@Example.com", "--role", "member", "--org", "widgets"],
+        ws.env,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const issued = JSON.parse(result.stdout);
+      expect(issued).toEqual({
+        email: "Ann@Example.com",
+        role: "member",
+        org: "widgets",
+        password: expect.any(String),
+      });
+      expect(issued.password.length).toBeGreaterThanOrEqual(20);
+
+      const handle = openDatabase(ws.database.url);
+      try {
+        const row = await handle.db
+          .selectFrom("users")
+          .select("password_hash")
+          .where("email_folded", "=", "ann@example.com")
+          .executeTakeFirstOrThrow();
+        expect(row.password_hash).toMatch(/^scrypt\$/);
+        expect(row.password_hash).not.toContain(issued.password);
+      } finally {
+        await handle.close();
+      }
+
+      // The same email in other capitals is the same person: refused.
+      const again = await runCli(
+        ["user", "create", "--email", "ann@example.COM", "--role", "viewer"],
+        ws.env,
+      );
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("exists already");
+
+      const server = await spawnServer(ws.env);
+      const origin = new URL(server.url).origin;
+      // Emails are case-insensitive at sign-in too.
+      const login = await signIn(origin, "ann@example.com", issued.password);
+      expect(login.status, JSON.stringify(login.body)).toBe(200);
+      expect(login.body.user).toEqual({ email: "Ann@Example.com", role: "member", org: "widgets" });
+      expect(login.headers.get("set-cookie")).toMatch(
+        /^testbay_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax$/,
+      );
+      expect(await server.stop()).toBe(0);
+
+      const list = await runCli(["user", "list", "--json"], ws.env);
+      expect(list.code, list.stderr).toBe(0);
+      expect(JSON.parse(list.stdout)).toEqual([
+        {
+          email: "Ann@Example.com",
+          org: "widgets",
+          role: "member",
+          created_at: expect.any(String),
+          disabled_at: null,
+        },
+      ]);
+      expect(list.stdout).not.toContain(issued.password);
+    },
+    severalRunsMs,
+  );
+
+  it(
+    "puts people in organization default unless told, and refuses unknown roles and organizations",
+    async () => {
+      const created = await runCli(
+        ["user", "create", "--email", "bob@example.com", "--role", "viewer"],
+        ws.env,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      expect(JSON.parse(created.stdout)).toMatchObject({ org: "default", role: "viewer" });
+
+      const role = await runCli(["user", "create", "--email", "c@example.com", "--role", "ci"], ws.env);
+      expect(role.code).toBeGreaterThan(0);
+      expect(role.stderr).toContain("viewer, member, admin");
+
+      const org = await runCli(
+        ["user", "create", "--email", "c@example.com", "--role", "viewer", "--org", "nowhere"],
+        ws.env,
+      );
+      expect(org.code).toBe(1);
+      expect(org.stderr).toContain("testbay-server org create nowhere");
+    },
+    severalRunsMs,
+  );
 });
 
 describe("testbay-server client disable", () => {

@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
 import { migrateToLatest, openDatabase } from "./db/kysely.ts";
-import type { ClientRole } from "./db/schema.ts";
+import type { ClientRole, PersonRole } from "./db/schema.ts";
 import {
   AdminError,
   type ClientRecord,
@@ -10,6 +10,7 @@ import {
   ClientsService,
   clientRoles,
 } from "./features/clients/index.ts";
+import { PeopleRepo, PeopleService, personRoles, type UserRecord } from "./features/people/index.ts";
 import { closeOnSignals, logCrashes, startServer } from "./main.ts";
 
 /** Runs `work` against the configured database, migrated, and closes it afterwards. */
@@ -18,6 +19,17 @@ async function withClients<T>(work: (clients: ClientsService) => Promise<T>): Pr
   try {
     await migrateToLatest(handle.db);
     return await work(new ClientsService(new ClientsRepo(handle.db), systemClock));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Runs `work` with the people service against the configured database, migrated, and closes it afterwards. */
+async function withPeople<T>(work: (people: PeopleService) => Promise<T>): Promise<T> {
+  const handle = openDatabase(loadConfig().databaseUrl);
+  try {
+    await migrateToLatest(handle.db);
+    return await work(new PeopleService(new PeopleRepo(handle.db), systemClock));
   } finally {
     await handle.close();
   }
@@ -61,6 +73,14 @@ const clientRow = (client: ClientRecord) => ({
   disabled_at: client.disabledAt,
 });
 
+const userRow = (user: UserRecord) => ({
+  email: user.email,
+  org: user.organizationName,
+  role: user.role,
+  created_at: user.createdAt,
+  disabled_at: user.disabledAt,
+});
+
 const program = new Command("testbay-server")
   .description("Testbay API server and its administration. Configured by TESTBAY_* environment variables.")
   .showHelpAfterError();
@@ -87,6 +107,7 @@ program
     console.error(`Testbay is listening on ${baseUrl}`);
     if (credentialsFile) {
       console.error(`Created organization "default" with a ci and an agent client.`);
+      console.error(`Created admin@localhost, who can sign in to the dashboard.`);
       console.error(`Their credentials are in ${credentialsFile} (readable by you only).`);
     }
   });
@@ -168,6 +189,60 @@ client
   .action(async (id: string) => {
     printJson(await withClients((clients) => clients.rotateSecret(id)));
     console.error(`Client ${id} has a new secret; the old one and the tokens issued with it no longer work.`);
+  });
+
+const user = program.command("user").description("Manage the people who sign in to the dashboard");
+user
+  .command("create")
+  .description(
+    "Create a person; prints {email, role, org, password} as JSON (a generated password, shown only now; they can change it after signing in)",
+  )
+  .requiredOption("--email <email>", "what they sign in with (case-insensitive)")
+  .addOption(
+    new Option(
+      "--role <role>",
+      "viewer reads; member also creates plans and triggers; admin also manages clients",
+    )
+      .choices(personRoles)
+      .makeOptionMandatory(),
+  )
+  .option("--org <name>", "organization the person belongs to", "default")
+  .action(async (options: { email: string; role: PersonRole; org: string }) => {
+    printJson(
+      await withPeople((people) =>
+        people.createUser({ email: options.email, role: options.role, org: options.org }),
+      ),
+    );
+  });
+user
+  .command("list")
+  .description("List people: email, organization, role, created, disabled (never passwords)")
+  .option("--org <name>", "only this organization's people")
+  .option("--json", "print a JSON array instead of a table")
+  .action(async (options: { org?: string; json?: boolean }) => {
+    const rows = (await withPeople((people) => people.listUsers(options.org))).map(userRow);
+    if (options.json) printJson(rows);
+    else
+      printTable(
+        ["EMAIL", "ORG", "ROLE", "CREATED", "DISABLED"],
+        rows.map((row) => [row.email, row.org, row.role, row.created_at, row.disabled_at ?? "-"]),
+      );
+  });
+user
+  .command("disable")
+  .argument("<email>")
+  .description("Disable a person: they are signed out everywhere at once and cannot sign in")
+  .action(async (email: string) => {
+    await withPeople((people) => people.disableUser(email));
+    console.error(`${email} is disabled and signed out.`);
+  });
+user
+  .command("enable")
+  .argument("<email>")
+  .description("Enable a disabled person: they can sign in again")
+  .action(async (email: string) => {
+    await withPeople((people) => people.enableUser(email));
+    console.error(`${email} is enabled.`);
   });
 client
   .command("list")

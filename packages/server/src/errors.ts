@@ -48,6 +48,12 @@ export const errorCatalog = {
     fix: "Request a token with POST /v1/oauth/token (or testbay token) and send it as the x-api-key header.",
     retryable: false,
   },
+  invalid_credentials: {
+    status: 401,
+    title: "Wrong email or password",
+    fix: "Check the email address and the password (passwords are case-sensitive). An administrator can create an account with testbay-server user create --email E --role viewer|member|admin.",
+    retryable: false,
+  },
   forbidden: {
     status: 403,
     title: "Forbidden",

@@ -8,7 +8,7 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * Made on every request (request IDs), so it avoids BigInt and allocates little.
  */
 export function newId(
-  prefix: "org" | "cl" | "app" | "ver" | "tp" | "ex" | "dr" | "req" | "key" | "blob" | "ls" | "art",
+  prefix: "org" | "cl" | "app" | "ver" | "tp" | "ex" | "dr" | "req" | "key" | "blob" | "ls" | "art" | "usr",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

@@ -44,6 +44,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           dataDir: config.dataDir,
           audience: config.audience,
           baseUrl,
+          createFirstAdmin: () => app.services.people.createFirstAdmin(),
         })
       : undefined;
   if (config.localAgent) {

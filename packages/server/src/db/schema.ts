@@ -20,6 +20,8 @@ export interface Database {
   log_chunks: LogChunksTable;
   artifacts: ArtifactsTable;
   agents: AgentsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
 }
 
 export interface OrganizationsTable {
@@ -263,4 +265,33 @@ export interface IdempotencyKeysTable {
   body: string | null;
   created_at: string;
   expires_at: string;
+}
+
+/** What a person may do in the dashboard and, signed in, through /v1 (API.md §10). */
+export type PersonRole = "viewer" | "member" | "admin";
+
+/** People who sign in (API.md §10). */
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  /** As it was given when the account was created. */
+  email: string;
+  /** Lower case: unique, and what sign-in looks up. */
+  email_folded: string;
+  role: PersonRole;
+  /** `scrypt$N$r$p$salt$hash`, as for client secrets; the password itself is never stored. */
+  password_hash: string;
+  created_at: string;
+  /** A disabled person cannot sign in, and their sessions stop working at once. */
+  disabled_at: string | null;
+}
+
+/** Signed-in sessions, shared by every instance on the database. */
+export interface SessionsTable {
+  /** SHA-256 (hex) of the session ID in the cookie; the ID itself is never stored. */
+  id_hash: string;
+  user_id: string;
+  created_at: string;
+  /** The session ends 12 h after this (sliding idle expiry). */
+  last_seen_at: string;
 }

@@ -1,12 +1,17 @@
-import type { ClientRole } from "../db/schema.ts";
+import type { ClientRole, PersonRole } from "../db/schema.ts";
 
 /** Who is calling: set by the authentication hook on every authenticated request. */
 export interface Principal {
+  /** The client's ID; for a signed-in person, their user ID (`usr_…`): what runs record as who triggered them. */
   clientId: string;
   organizationId: string;
   organizationName: string;
+  /** For a person, the client role whose calls their role opens (see people/person-roles.ts). */
   role: ClientRole;
+  /** When the token expires; for a person, when the session would end if left idle from now. */
   tokenExpiresAt: number;
+  /** Set when a person signed in to the dashboard makes the request with their session cookie. */
+  person?: { userId: string; email: string; role: PersonRole };
 }
 
 declare module "fastify" {

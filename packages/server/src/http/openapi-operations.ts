@@ -50,6 +50,10 @@ export const operationDocs: Record<string, OperationDoc> = {
   "get /docs": { operationId: "getApiReference" },
   "get /.well-known/oauth-authorization-server": { operationId: "getAuthorizationServerMetadata" },
   "get /v1/openapi.json": { operationId: "getOpenApiDocument" },
+  "post /auth/login": { operationId: "signIn" },
+  "post /auth/logout": { operationId: "signOut" },
+  "get /auth/session": { operationId: "getSession" },
+  "post /auth/password": { operationId: "changePassword" },
   "post /v1/oauth/token": {
     operationId: "createToken",
     formBody: true,

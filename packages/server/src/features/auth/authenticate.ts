@@ -4,6 +4,24 @@ import { ApiError } from "../../errors.ts";
 import type { ClientRecord, ClientsService } from "../clients/index.ts";
 import { invalidToken, type TokenService, type VerifiedToken } from "./tokens.ts";
 
+/**
+ * Authenticates a request that has no `x-api-key` by a signed-in person's session cookie (features/people).
+ * Kept as an interface so that authentication does not depend on how sessions are kept.
+ */
+export interface SessionAuthentication {
+  /** The session ID from the request's cookie, or undefined when it has none. */
+  sessionIdOf(request: FastifyRequest): string | undefined;
+  /**
+   * Resumes the session, sets the principal and checks the route's roles and, for changes, CSRF. Rejects
+   * with a 401 when the session has ended, or a 403.
+   */
+  admit(
+    request: FastifyRequest,
+    sessionId: string,
+    allowed: readonly ClientRole[] | undefined,
+  ): Promise<void>;
+}
+
 /** Levels at which request logs are written; below them a child logger per request is wasted work. */
 const verboseLevels = new Set(["info", "debug", "trace"]);
 
@@ -15,8 +33,16 @@ const verboseLevels = new Set(["info", "debug", "trace"]);
  * The hook runs on every request, so it is written with `done` rather than as an async function: a token
  * verified before is checked synchronously, and the one asynchronous step, the client lookup, costs one
  * promise shared by the requests of the same client that arrived together.
+ *
+ * A request without `x-api-key` but with a session cookie is a person's from the dashboard: `sessions`
+ * decides it. With `x-api-key` the cookie is never looked at, so machines are unaffected by it.
  */
-export function registerAuthentication(app: FastifyInstance, tokens: TokenService, clients: ClientsService) {
+export function registerAuthentication(
+  app: FastifyInstance,
+  tokens: TokenService,
+  clients: ClientsService,
+  sessions?: SessionAuthentication,
+) {
   const unauthenticated = (request: FastifyRequest): ApiError => {
     const authorization = request.headers.authorization;
     if (typeof authorization === "string" && /^bearer\b/i.test(authorization)) {
@@ -97,11 +123,16 @@ export function registerAuthentication(app: FastifyInstance, tokens: TokenServic
       return;
     }
     const header = request.headers["x-api-key"];
+    const roles = Array.isArray(allowed) ? allowed : undefined;
     if (typeof header !== "string" || header === "") {
+      const sessionId = sessions?.sessionIdOf(request);
+      if (sessions && sessionId !== undefined) {
+        sessions.admit(request, sessionId, roles).then(() => done(), done);
+        return;
+      }
       done(unauthenticated(request));
       return;
     }
-    const roles = Array.isArray(allowed) ? allowed : undefined;
     const known = tokens.verifiedBefore(header);
     if (known) {
       lookUp(request, reply, done, known, roles);

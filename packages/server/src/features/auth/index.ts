@@ -1,5 +1,5 @@
 export { type AuthRoutesOptions, authRoutes } from "./auth.routes.ts";
-export { registerAuthentication } from "./authenticate.ts";
+export { registerAuthentication, type SessionAuthentication } from "./authenticate.ts";
 export { principalOf } from "./principal.ts";
 export { loadSigningKey, type SigningKey } from "./signing-key.ts";
-export { TokenService, tokenIssuer, tokenLifetimeSeconds } from "./tokens.ts";
+export { invalidToken, TokenService, tokenIssuer, tokenLifetimeSeconds } from "./tokens.ts";

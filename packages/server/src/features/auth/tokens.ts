@@ -30,6 +30,7 @@ export type InvalidTokenReason =
   | "wrong_audience"
   | "client_disabled"
   | "token_revoked"
+  | "session_expired"
   | "invalid_client";
 
 /** What to do about each way a token can be wrong. */
@@ -48,6 +49,8 @@ const remedies: Record<InvalidTokenReason, (audience: string) => string> = {
   client_disabled: () => "This client was disabled by an administrator: ask them for new client credentials.",
   token_revoked: () =>
     "The client's secret was rotated (or the client re-enabled) after this token was issued: request a new token (POST /v1/oauth/token, or testbay token), with the new secret after a rotation.",
+  session_expired: () =>
+    "Sign in again (POST /auth/login): sessions end on sign-out, after 12 hours without use, when the password is changed elsewhere or the account is disabled. Machines send an access token as x-api-key instead.",
   invalid_client: (audience) =>
     `Check the client ID, client secret and audience (this server's audience is "${audience}").`,
 };

@@ -8,11 +8,13 @@ export interface BootstrapOptions {
   audience: string;
   /** The `…/v1` URL the server answers on, written into the file so clients can be pointed at it. */
   baseUrl: string;
+  /** Creates the first person who can sign in to the dashboard (features/people), written as `admin`. */
+  createFirstAdmin?: () => Promise<{ email: string; password: string }>;
 }
 
 /**
  * On the first start of an empty embedded store: creates organization `default` with one `ci` and one
- * `agent` client and writes their credentials to `<data dir>/credentials.json`, readable by its owner only.
+ * `agent` client (and the `admin@localhost` person, when given the means) and writes their credentials to `<data dir>/credentials.json`, readable by its owner only.
  * Returns the file's path, or undefined when the store was not empty.
  */
 export async function bootstrapDefaultOrganization(
@@ -29,11 +31,13 @@ export async function bootstrapDefaultOrganization(
   }
   const ci = await clients.createClient("default", "ci");
   const agent = await clients.createClient("default", "agent");
+  const admin = await options.createFirstAdmin?.();
   const credentials = {
     audience: options.audience,
     base_url: options.baseUrl,
     ci: { client_id: ci.client_id, client_secret: ci.client_secret },
     agent: { client_id: agent.client_id, client_secret: agent.client_secret },
+    ...(admin ? { admin: { email: admin.email, password: admin.password } } : {}),
   };
   await mkdir(options.dataDir, { recursive: true, mode: privateDirMode });
   const file = path.join(options.dataDir, "credentials.json");

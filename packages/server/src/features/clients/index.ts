@@ -2,3 +2,4 @@ export { bootstrapDefaultOrganization } from "./bootstrap.ts";
 export { type ClientRecord, ClientsRepo } from "./clients.repo.ts";
 export { clientsRoutes } from "./clients.routes.ts";
 export { AdminError, ClientsService, clientRoles, type IssuedCredentials } from "./clients.service.ts";
+export { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";

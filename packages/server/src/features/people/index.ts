@@ -1,0 +1,6 @@
+export { defaultLoginLimits, type LoginLimitSettings } from "./login-limits.ts";
+export { PeopleRepo, type UserRecord } from "./people.repo.ts";
+export { peopleRoutes } from "./people.routes.ts";
+export { type IssuedAccount, PeopleService, personRoles } from "./people.service.ts";
+export { CookieSessionAuthentication } from "./session-authentication.ts";
+export { registerCookieCodec } from "./session-cookie.ts";

@@ -1,0 +1,214 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import { ApiError } from "../../errors.ts";
+import { ProblemResponses } from "../../http/problem.schema.ts";
+import type { RateLimiter } from "../ratelimit/index.ts";
+import { type LoginLimitSettings, loginLimitPolicies } from "./login-limits.ts";
+import { passwordProblem } from "./passwords.ts";
+import { foldEmail, type UserRecord } from "./people.repo.ts";
+import { LoginBody, LoginResponse, PasswordChangeBody, SessionResponse } from "./people.schemas.ts";
+import type { PeopleService } from "./people.service.ts";
+import type { CookieSessionAuthentication } from "./session-authentication.ts";
+import { clearedSessionCookie, sessionCookie } from "./session-cookie.ts";
+import { csrfTokenFor } from "./session-ids.ts";
+
+export interface PeopleRoutesOptions {
+  people: PeopleService;
+  sessions: CookieSessionAuthentication;
+  limiter: RateLimiter;
+  loginLimits: LoginLimitSettings;
+  /** TESTBAY_PUBLIC_URL: an https one makes the cookie `Secure`. */
+  publicUrl: string | undefined;
+}
+
+const personView = (user: UserRecord) => ({ email: user.email, role: user.role, org: user.organizationName });
+
+/** Sign-in for people (API.md §10), outside /v1: the dashboard's only calls that are not the API's. */
+export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = async (app, options) => {
+  const { people, sessions, limiter } = options;
+  const limits = loginLimitPolicies(options.loginLimits);
+  const secureCookie = (request: FastifyRequest) =>
+    request.protocol === "https" || options.publicUrl?.startsWith("https:") === true;
+
+  /** The failure counts a sign-in attempt (or a password change) is charged to: its account and its address. */
+  const countsOf = (request: FastifyRequest, email: string) => [
+    {
+      key: `login-account:${foldEmail(email)}`,
+      count: limits.account,
+      most: options.loginLimits.perAccount,
+      what: "this account",
+    },
+    {
+      key: `login-address:${request.ip}`,
+      count: limits.address,
+      most: options.loginLimits.perAddress,
+      what: "this address",
+    },
+  ];
+
+  /** 429 before the password is even checked, once either count is spent: a right password is refused too. */
+  const refuseWhenSpent = async (request: FastifyRequest, email: string) => {
+    for (const { key, count, most, what } of countsOf(request, email)) {
+      const decision = await limiter.consume(key, count.probe);
+      if (decision.allowed) continue;
+      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      throw new ApiError("rate_limited", {
+        reason: "sign_in_failures",
+        detail: `Too many failed sign-ins for ${what}: at most ${most} in ${options.loginLimits.windowSeconds / 60} minutes.`,
+        fix: `Wait ${retryAfter} seconds before trying again. If the password is forgotten, an administrator can create a new account (testbay-server user create).`,
+        headers: { "retry-after": String(retryAfter) },
+        extra: { retry_after_seconds: retryAfter },
+      });
+    }
+  };
+
+  const chargeFailure = async (request: FastifyRequest, email: string) => {
+    for (const { key, count } of countsOf(request, email)) {
+      await limiter.consume(key, count.fail);
+    }
+  };
+
+  const wrongCredentials = (detail: string) => new ApiError("invalid_credentials", { detail });
+
+  /** The caller's live session, or 401: for the routes that only make sense signed in. */
+  const signedIn = async (request: FastifyRequest) => {
+    const sessionId = sessions.sessionIdOf(request);
+    if (sessionId === undefined) {
+      throw new ApiError("invalid_access_token", {
+        reason: "missing",
+        detail: "The request has no session cookie.",
+        fix: "Sign in first: POST /auth/login {email, password}.",
+      });
+    }
+    const session = await sessions.resume(sessionId);
+    sessions.checkCsrf(request, sessionId);
+    return { sessionId, user: session.user };
+  };
+
+  const noStore = (reply: FastifyReply) => reply.header("cache-control", "no-store");
+
+  app.post(
+    "/auth/login",
+    {
+      config: { auth: "public" },
+      bodyLimit: 8192,
+      schema: {
+        summary: "Sign a person in",
+        description:
+          "Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address; past the limit, 429 rate_limited with Retry-After, even for the right password.",
+        tags: ["people"],
+        security: [],
+        body: LoginBody,
+        response: { 200: LoginResponse, ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body;
+      await refuseWhenSpent(request, email);
+      const user = await people.checkPassword(email, password);
+      if (!user) {
+        await chargeFailure(request, email);
+        throw wrongCredentials("The email or the password is wrong.");
+      }
+      if (user.disabledAt) {
+        throw new ApiError("forbidden", {
+          reason: "account_disabled",
+          detail: "This account is disabled.",
+          fix: "Ask an administrator of your organization to enable it (testbay-server user enable EMAIL).",
+        });
+      }
+      const sessionId = await people.startSession(user);
+      noStore(reply).header("set-cookie", sessionCookie(app, sessionId, secureCookie(request)));
+      return { user: personView(user), csrf_token: csrfTokenFor(sessionId) };
+    },
+  );
+
+  app.post(
+    "/auth/logout",
+    {
+      config: { auth: "public" },
+      schema: {
+        summary: "Sign out",
+        description:
+          "Ends the session at once on every server instance and clears the cookie: 204. Needs the x-csrf-token header like any cookie-authenticated change (403 forbidden, reason csrf, otherwise). Without a live session it only clears the cookie.",
+        tags: ["people"],
+        security: [],
+        response: { 204: Type.Null({ description: "Signed out" }), ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const sessionId = sessions.sessionIdOf(request);
+      const live = sessionId === undefined ? undefined : await people.resumeSession(sessionId);
+      if (sessionId !== undefined && live) {
+        sessions.checkCsrf(request, sessionId);
+        await people.endSession(sessionId);
+      }
+      return noStore(reply)
+        .header("set-cookie", clearedSessionCookie(app, secureCookie(request)))
+        .code(204)
+        .send(null);
+    },
+  );
+
+  app.get(
+    "/auth/session",
+    {
+      config: { auth: "public" },
+      schema: {
+        summary: "Who is signed in",
+        description:
+          "The signed-in person and the CSRF token their changes must carry (x-csrf-token), or {signed_in: false}. Using a session keeps it alive (12 hours idle expiry).",
+        tags: ["people"],
+        security: [],
+        response: { 200: SessionResponse, ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      noStore(reply);
+      const sessionId = sessions.sessionIdOf(request);
+      const session = sessionId === undefined ? undefined : await people.resumeSession(sessionId);
+      if (sessionId === undefined || !session) return { signed_in: false as const };
+      return {
+        signed_in: true as const,
+        user: personView(session.user),
+        csrf_token: csrfTokenFor(sessionId),
+      };
+    },
+  );
+
+  app.post(
+    "/auth/password",
+    {
+      config: { auth: "public" },
+      bodyLimit: 8192,
+      schema: {
+        summary: "Change one's own password",
+        description:
+          "Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted like a failed sign-in); 400 invalid_request when the new one is too short.",
+        tags: ["people"],
+        security: [],
+        body: PasswordChangeBody,
+        response: { 204: Type.Null({ description: "Changed" }), ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { sessionId, user } = await signedIn(request);
+      const problem = passwordProblem(request.body.new_password);
+      if (problem) {
+        throw new ApiError("invalid_request", {
+          detail: `The new password ${problem}.`,
+          fix: "Choose a longer password: at least 12 characters (a passphrase of a few words is easy to remember).",
+          extra: { errors: [{ path: "/new_password", in: "body", message: problem }] },
+        });
+      }
+      await refuseWhenSpent(request, user.email);
+      if (!(await people.checkPassword(user.email, request.body.current_password))) {
+        await chargeFailure(request, user.email);
+        throw wrongCredentials("current_password is not this account's password.");
+      }
+      await people.setPassword(user, request.body.new_password, sessionId);
+      return noStore(reply).code(204).send(null);
+    },
+  );
+};

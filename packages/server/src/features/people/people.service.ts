@@ -1,0 +1,166 @@
+import type { Clock } from "../../clock.ts";
+import { isoTime } from "../../clock.ts";
+import type { PersonRole } from "../../db/schema.ts";
+import { newId } from "../../ids.ts";
+import { AdminError, hashSecret, verifyAgainstDecoy, verifySecret } from "../clients/index.ts";
+import { generatePassword } from "./passwords.ts";
+import type { PeopleRepo, SessionRecord, UserRecord } from "./people.repo.ts";
+import { newSessionId, sessionIdHash } from "./session-ids.ts";
+
+export const personRoles: readonly PersonRole[] = ["viewer", "member", "admin"];
+
+/** A session ends this long after it was last used (API.md §10). */
+export const sessionIdleMs = 12 * 60 * 60 * 1000;
+/**
+ * A session's last use is written at most this often: one write per person per minute rather than one per
+ * request, at the price of the idle expiry being up to a minute early.
+ */
+const touchEveryMs = 60 * 1000;
+
+/** The one time a person's password exists in clear: printed to whoever created the account. */
+export interface IssuedAccount {
+  email: string;
+  role: PersonRole;
+  org: string;
+  password: string;
+}
+
+// Deliberately loose (a local part, @, a domain without spaces): `admin@localhost` must pass, and the
+// address is never mailed, only typed again at sign-in.
+const emailPattern = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+/** Local accounts and their sessions. */
+export class PeopleService {
+  constructor(
+    private readonly repo: PeopleRepo,
+    private readonly clock: Clock,
+  ) {}
+
+  async createUser(input: { email: string; role: PersonRole; org: string }): Promise<IssuedAccount> {
+    const email = input.email.trim();
+    if (!emailPattern.test(email)) {
+      throw new AdminError(`${JSON.stringify(input.email)} is not an email address (name@domain).`);
+    }
+    if (!personRoles.includes(input.role)) {
+      throw new AdminError(`Role ${JSON.stringify(input.role)} is not one of ${personRoles.join(", ")}.`);
+    }
+    const organizationId = await this.repo.findOrganizationId(input.org);
+    if (!organizationId) {
+      throw new AdminError(
+        `Organization ${JSON.stringify(input.org)} does not exist; create it with: testbay-server org create ${input.org}`,
+      );
+    }
+    if (await this.repo.findUserByEmail(email)) {
+      throw new AdminError(`A person with email ${email} exists already (emails are case-insensitive).`);
+    }
+    const password = generatePassword();
+    const now = this.clock.now();
+    await this.repo.insertUser({
+      id: newId("usr", now),
+      organizationId,
+      email,
+      role: input.role,
+      passwordHash: await hashSecret(password),
+      createdAt: isoTime(now),
+    });
+    return { email, role: input.role, org: input.org, password };
+  }
+
+  /** For the admin CLI: every person, or an organization's; an unknown organization is a mistake. */
+  async listUsers(org?: string): Promise<UserRecord[]> {
+    if (org === undefined) return this.repo.listUsers();
+    const organizationId = await this.repo.findOrganizationId(org);
+    if (!organizationId) {
+      throw new AdminError(
+        `Organization ${JSON.stringify(org)} does not exist; list them with: testbay-server org list`,
+      );
+    }
+    return this.repo.listUsers(organizationId);
+  }
+
+  /** Disabling signs the person out everywhere at once; their sessions are deleted, not just refused. */
+  async disableUser(email: string): Promise<void> {
+    const user = await this.existing(email);
+    if (user.disabledAt) return;
+    await this.repo.setDisabledAt(user.id, isoTime(this.clock.now()));
+    await this.repo.deleteSessionsOf(user.id);
+  }
+
+  async enableUser(email: string): Promise<void> {
+    const user = await this.existing(email);
+    await this.repo.setDisabledAt(user.id, null);
+  }
+
+  private async existing(email: string): Promise<UserRecord> {
+    const user = await this.repo.findUserByEmail(email);
+    if (!user) {
+      throw new AdminError(`No person has email ${email}; list them with: testbay-server user list`);
+    }
+    return user;
+  }
+
+  /**
+   * The person with this email and password, or undefined. An unknown email costs as much time as a wrong
+   * password (a decoy hash is checked), so response times do not tell which addresses have accounts; the
+   * password is checked before the account's state (disabled) is looked at.
+   */
+  async checkPassword(email: string, password: string): Promise<UserRecord | undefined> {
+    const user = await this.repo.findUserByEmail(email);
+    if (!user) return verifyAgainstDecoy(password).then(() => undefined);
+    return (await verifySecret(password, user.passwordHash)) ? user : undefined;
+  }
+
+  /**
+   * Sets a new password (already checked against the policy) and ends the person's other sessions: a
+   * password is usually changed because someone else may know it, and they may be signed in.
+   */
+  async setPassword(user: UserRecord, password: string, keepSessionId: string): Promise<void> {
+    await this.repo.setPasswordHash(user.id, await hashSecret(password));
+    await this.repo.deleteSessionsOf(user.id, sessionIdHash(keepSessionId));
+  }
+
+  /** Starts a session; returns its ID, which only the cookie will hold. */
+  async startSession(user: UserRecord): Promise<string> {
+    const id = newSessionId();
+    await this.repo.insertSession({
+      idHash: sessionIdHash(id),
+      userId: user.id,
+      at: isoTime(this.clock.now()),
+    });
+    return id;
+  }
+
+  /**
+   * The live session with this ID and its person, or undefined when it is unknown, ended, idle for 12 h or
+   * its person is disabled. Read from the database on every call, so what one instance ended no instance
+   * accepts. Using the session pushes its expiry on (sliding).
+   */
+  async resumeSession(sessionId: string): Promise<SessionRecord | undefined> {
+    const now = this.clock.now();
+    const idHash = sessionIdHash(sessionId);
+    const session = await this.repo.findSession(idHash, isoTime(now - sessionIdleMs));
+    if (!session || session.user.disabledAt) return undefined;
+    if (now - Date.parse(session.lastSeenAt) >= touchEveryMs) {
+      await this.repo.touchSession(idHash, isoTime(now));
+    }
+    return session;
+  }
+
+  async endSession(sessionId: string): Promise<void> {
+    await this.repo.deleteSession(sessionIdHash(sessionId));
+  }
+
+  /** Housekeeping: idle sessions are refused anyway; this only keeps the table small. */
+  purgeIdleSessions(): Promise<number> {
+    return this.repo.deleteSessionsIdleSince(isoTime(this.clock.now() - sessionIdleMs));
+  }
+
+  /**
+   * On the first start of an empty embedded store: the `admin@localhost` account (role admin, organization
+   * `default`, which the clients' bootstrap has just created), for the credentials file.
+   */
+  async createFirstAdmin(): Promise<{ email: string; password: string }> {
+    const account = await this.createUser({ email: "admin@localhost", role: "admin", org: "default" });
+    return { email: account.email, password: account.password };
+  }
+}
