@@ -6,6 +6,7 @@
 //      package of ours from a registry.
 //   4. testbay.schema.json, testbay.yaml's JSON Schema (written by `npm run openapi`), copied as it is.
 // The four files land in packages/server/dist/downloads/, which the server serves under /downloads/ (API.md §11).
+//   5. the dashboard (packages/web) with Vite to packages/web/dist/, which the server serves at / (features/web).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -13,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { build as viteBuild } from "vite";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const packagesDir = path.join(root, "packages");
@@ -147,8 +149,16 @@ function packTarballs(version: string): void {
   }
 }
 
+async function buildDashboard(): Promise<void> {
+  const webDir = path.join(packagesDir, "web");
+  log(`vite build → ${path.relative(root, path.join(webDir, "dist"))}`);
+  // vite.config.ts beside index.html says the rest; warnings and errors only, like esbuild above.
+  await viteBuild({ root: webDir, logLevel: "warn" });
+}
+
 export async function buildAll(): Promise<void> {
   compile();
+  await buildDashboard();
   const bundle = await bundleCli();
   mkdirSync(downloadsDir, { recursive: true });
   cpSync(bundle, path.join(downloadsDir, "testbay.mjs"));

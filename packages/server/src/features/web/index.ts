@@ -1,0 +1,1 @@
+export { defaultWebDir, webRoutes } from "./web.routes.ts";

@@ -1,0 +1,33 @@
+import { queryOptions } from "@tanstack/react-query";
+import { api } from "./client.ts";
+import { rememberCsrfToken } from "./csrf.ts";
+import { unwrap } from "./problem.ts";
+import { queryClient } from "./query-client.ts";
+import { sessionKey } from "./session-key.ts";
+import type { SessionState } from "./types.ts";
+
+function remember(state: SessionState): SessionState {
+  rememberCsrfToken(state.signed_in ? state.csrf_token : undefined);
+  return state;
+}
+
+/** Who is signed in, with the CSRF token their changes carry (GET /auth/session). */
+export const sessionQuery = queryOptions({
+  queryKey: sessionKey,
+  queryFn: async () => remember(unwrap(await api.GET("/auth/session"))),
+  staleTime: 60_000,
+});
+
+/** POST /auth/login; a refusal (wrong password, too many attempts) is thrown as an ApiProblem for the form. */
+export async function signIn(email: string, password: string): Promise<void> {
+  const body = unwrap(await api.POST("/auth/login", { body: { email, password } }));
+  queryClient.setQueryData(sessionKey, remember({ signed_in: true, ...body }));
+}
+
+/** POST /auth/logout, then nothing of the person's data stays in the cache. */
+export async function signOut(): Promise<void> {
+  const { response } = await api.POST("/auth/logout");
+  if (!response.ok && response.status !== 401) throw new Error(`Signing out failed: ${response.status}`);
+  queryClient.clear();
+  queryClient.setQueryData(sessionKey, remember({ signed_in: false }));
+}

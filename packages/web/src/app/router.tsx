@@ -1,0 +1,123 @@
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+} from "@tanstack/react-router";
+import type { RunFilters } from "../api/executions.ts";
+import { queryClient } from "../api/query-client.ts";
+import { sessionQuery } from "../api/session.ts";
+import type { ExecutionStatus } from "../api/types.ts";
+
+// The route tree, in code. Every page is its own chunk (lazyRouteComponent), so the first load carries only this
+// tree, the API client and React; a page's code comes when it is opened.
+
+const rootRoute = createRootRoute({ component: Outlet });
+
+const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
+
+export const signInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "sign-in",
+  validateSearch: (search: Record<string, unknown>): { redirect?: string } => ({
+    redirect: text(search.redirect),
+  }),
+  component: lazyRouteComponent(() => import("../pages/sign-in-page.tsx"), "SignInPage"),
+});
+
+/** Every page but sign-in: signed in first, else to the sign-in page, which brings the person back here. */
+const signedInRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: "signed-in",
+  beforeLoad: async ({ location }) => {
+    const session = await queryClient.ensureQueryData(sessionQuery);
+    if (!session.signed_in) throw redirect({ to: "/sign-in", search: { redirect: location.href } });
+    return { person: session.user };
+  },
+  component: lazyRouteComponent(() => import("../pages/layout/app-layout.tsx"), "AppLayout"),
+});
+
+const indexRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/",
+  beforeLoad: () => {
+    throw redirect({ to: "/runs" });
+  },
+});
+
+const statuses: ReadonlySet<string> = new Set([
+  "queued",
+  "running",
+  "passed",
+  "failed",
+  "errored",
+  "cancelled",
+]);
+
+export const runsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "runs",
+  validateSearch: (search: Record<string, unknown>): RunFilters => ({
+    app: text(search.app),
+    plan: text(search.plan),
+    status: statuses.has(String(search.status)) ? (search.status as ExecutionStatus) : undefined,
+    branch: text(search.branch),
+    cursor: text(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import("../pages/runs/runs-page.tsx"), "RunsPage"),
+});
+
+export const runRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "runs/$runId",
+  component: lazyRouteComponent(() => import("../pages/run/run-page.tsx"), "RunPage"),
+});
+
+const agentsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "agents",
+  component: lazyRouteComponent(() => import("../pages/agents/agents-page.tsx"), "AgentsPage"),
+});
+
+/** Pages of the navigation that later slices of issue 14 fill in. */
+const comingRoute = (path: "apps" | "plans" | "settings") =>
+  createRoute({
+    getParentRoute: () => signedInRoute,
+    path,
+    component: lazyRouteComponent(() => import("../pages/coming-page.tsx"), "ComingPage"),
+  });
+
+const routeTree = rootRoute.addChildren([
+  signInRoute,
+  signedInRoute.addChildren([
+    indexRoute,
+    runsRoute,
+    runRoute,
+    agentsRoute,
+    comingRoute("apps"),
+    comingRoute("plans"),
+    comingRoute("settings"),
+  ]),
+]);
+
+export const router = createRouter({
+  routeTree,
+  defaultPreload: "intent",
+  defaultNotFoundComponent: () => (
+    <p className="p-8">
+      No such page.{" "}
+      <a className="text-accent underline" href="/runs">
+        See the runs
+      </a>
+      .
+    </p>
+  ),
+});
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,113 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { agentsQuery } from "../../api/catalog.ts";
+import type { Agent } from "../../api/types.ts";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+
+const deviceTones = {
+  idle: "text-emerald-700 dark:text-emerald-400",
+  busy: "text-sky-700 dark:text-sky-400",
+  drained: "text-orange-700 dark:text-orange-400",
+} as const;
+
+function AgentCard({ agent }: { agent: Agent }) {
+  return (
+    <li className="space-y-3 rounded-lg border border-line bg-surface p-4">
+      <div className="flex flex-wrap items-center gap-2">
+        <h2 className="font-semibold break-all">{agent.name}</h2>
+        <span
+          className={`rounded-full px-2 py-0.5 text-xs font-medium ${
+            agent.online
+              ? "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
+              : "bg-zinc-200 text-zinc-700 dark:bg-zinc-700 dark:text-zinc-200"
+          }`}
+        >
+          {agent.online ? "online" : "offline"}
+        </span>
+        <span className="ml-auto text-xs text-muted">
+          last seen <Timestamp value={agent.last_seen_at} />
+        </span>
+      </div>
+      <div className="text-sm text-muted">
+        steps: {agent.step_types.join(", ") || "none"}
+        {agent.running.length > 0 && (
+          <>
+            {" · running "}
+            {agent.running.map((id, index) => (
+              <span key={id}>
+                {index > 0 && ", "}
+                <Link to="/runs/$runId" params={{ runId: id }} className="text-accent hover:underline">
+                  {id}
+                </Link>
+              </span>
+            ))}
+          </>
+        )}
+      </div>
+      {agent.devices.length === 0 ? (
+        <p className="text-sm text-muted">No devices connected: it runs host steps only.</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm">
+            <caption className="sr-only">Devices of {agent.name}</caption>
+            <thead className="text-left text-muted">
+              <tr>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Device
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  OS
+                </th>
+                <th scope="col" className="py-1 pr-3 font-medium">
+                  Serial
+                </th>
+                <th scope="col" className="py-1 font-medium">
+                  State
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {agent.devices.map((device) => (
+                <tr key={device.serial} className="border-t border-line">
+                  <td className="py-1 pr-3">{device.model}</td>
+                  <td className="py-1 pr-3">
+                    {device.platform} {device.os_version}
+                  </td>
+                  <td className="py-1 pr-3">
+                    <code className="text-xs">{device.serial}</code>
+                  </td>
+                  <td className={`py-1 font-medium ${deviceTones[device.state]}`}>{device.state}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** The device hosts of the organization and their devices: who can take work now, and what they are running. */
+export function AgentsPage() {
+  const agents = useQuery(agentsQuery);
+  return (
+    <section className="space-y-4">
+      <h1 className="text-xl font-semibold">Agents</h1>
+      {agents.error && <ProblemMessage error={agents.error} />}
+      {agents.isPending && <p className="text-muted">Loading agents…</p>}
+      {agents.data?.length === 0 && (
+        <p className="text-muted">
+          No agent has connected yet: start one with testbay-agent (see the README).
+        </p>
+      )}
+      {agents.data && agents.data.length > 0 && (
+        <ul className="grid gap-4 lg:grid-cols-2">
+          {agents.data.map((agent) => (
+            <AgentCard key={agent.id} agent={agent} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

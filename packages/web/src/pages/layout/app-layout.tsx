@@ -1,0 +1,67 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { useEffect } from "react";
+import { sessionQuery } from "../../api/session.ts";
+import { PersonMenu } from "./person-menu.tsx";
+import { ThemeToggle } from "./theme-toggle.tsx";
+
+const sections = [
+  { to: "/runs", label: "Runs" },
+  { to: "/apps", label: "Apps" },
+  { to: "/plans", label: "Test plans" },
+  { to: "/agents", label: "Agents" },
+  { to: "/settings", label: "Settings" },
+] as const;
+
+/** The frame of every signed-in page: the sections, the person and the theme, then the page. */
+export function AppLayout() {
+  const session = useQuery(sessionQuery);
+  const navigate = useNavigate();
+  const location = useLocation();
+  const signedOut = session.data?.signed_in === false;
+
+  // A session that ends while the page is open (expired, signed out elsewhere) leads back to the sign-in page.
+  useEffect(() => {
+    if (signedOut) void navigate({ to: "/sign-in", search: { redirect: location.href } });
+  }, [signedOut, navigate, location.href]);
+
+  return (
+    <div className="min-h-dvh">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:p-2">
+        Skip to the page
+      </a>
+      <header className="border-b border-line bg-surface">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-1 px-4 py-2">
+          <Link to="/runs" className="font-semibold tracking-tight">
+            Testbay
+          </Link>
+          <nav
+            aria-label="Sections"
+            className="order-last -mx-4 w-full overflow-x-auto px-4 sm:order-none sm:mx-0 sm:w-auto sm:px-0"
+          >
+            <ul className="flex gap-1">
+              {sections.map((section) => (
+                <li key={section.to}>
+                  <Link
+                    to={section.to}
+                    className="block rounded-md px-3 py-1.5 text-sm whitespace-nowrap text-muted hover:bg-sunken hover:text-ink"
+                    activeProps={{ className: "bg-sunken text-ink font-medium", "aria-current": "page" }}
+                  >
+                    {section.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="ml-auto flex items-center gap-2">
+            <ThemeToggle />
+            {session.data?.signed_in && <PersonMenu person={session.data.user} />}
+          </div>
+        </div>
+      </header>
+      <main id="main" className="mx-auto max-w-7xl px-4 py-6">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import type { ReactNode } from "react";
+import { planQuery } from "../../api/catalog.ts";
+import { junitUrl } from "../../api/executions.ts";
+import type { Execution } from "../../api/types.ts";
+import { StatusChip } from "../../components/status-chip.tsx";
+import { SummaryCounts } from "../../components/summary-counts.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { formatDuration, runDuration } from "../../format/duration.ts";
+
+function Fact({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-muted">{label}</dt>
+      <dd className="truncate">{children}</dd>
+    </div>
+  );
+}
+
+/** What ran (app, version, plan), what triggered it (CI), when and for how long, and how it came out. */
+export function RunHeader({ run }: { run: Execution }) {
+  const plan = useQuery(planQuery(run.test_plan_id));
+  const took = runDuration(run.started_at, run.finished_at);
+  const ci = run.ci;
+  return (
+    <header className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold break-all">
+          {run.package_name} <span className="text-muted">{run.version}</span>
+        </h1>
+        <StatusChip status={run.status} />
+        <a
+          href={junitUrl(run.id)}
+          download={`${run.id}-junit.xml`}
+          className="ml-auto rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken"
+        >
+          Download JUnit XML
+        </a>
+      </div>
+      {run.waiting_reason && (
+        <p
+          role="status"
+          className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
+        >
+          Waiting: {run.waiting_reason.detail}
+        </p>
+      )}
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-line bg-surface p-4 text-sm sm:grid-cols-3 lg:grid-cols-4">
+        <Fact label="Test plan">
+          <Link to="/runs" search={{ plan: run.test_plan_id }} className="text-accent hover:underline">
+            {plan.data?.name ?? run.test_plan_id}
+          </Link>
+        </Fact>
+        <Fact label="Tests">
+          <SummaryCounts summary={run.summary} />
+        </Fact>
+        <Fact label="Duration">{took === undefined ? "not started" : formatDuration(took)}</Fact>
+        <Fact label="Run">
+          <code className="text-xs">{run.id}</code>
+        </Fact>
+        <Fact label="Created">
+          <Timestamp value={run.created_at} />
+        </Fact>
+        <Fact label="Started">
+          <Timestamp value={run.started_at} />
+        </Fact>
+        <Fact label="Finished">
+          <Timestamp value={run.finished_at} />
+        </Fact>
+        {ci?.branch && (
+          <Fact label="Branch">
+            <code className="text-xs">{ci.branch}</code>
+          </Fact>
+        )}
+        {ci?.commit && (
+          <Fact label="Commit">
+            <code className="text-xs" title={ci.commit}>
+              {ci.commit.slice(0, 12)}
+            </code>
+          </Fact>
+        )}
+        {ci?.pull_request && <Fact label="Pull request">#{ci.pull_request}</Fact>}
+        {ci?.provider && (
+          <Fact label="CI">
+            {ci.build_url ? (
+              <a href={ci.build_url} className="text-accent hover:underline" rel="noreferrer" target="_blank">
+                {ci.provider} job
+              </a>
+            ) : (
+              ci.provider
+            )}
+          </Fact>
+        )}
+      </dl>
+    </header>
+  );
+}

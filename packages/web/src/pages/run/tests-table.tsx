@@ -1,0 +1,178 @@
+import { useQuery } from "@tanstack/react-query";
+import {
+  type ColumnDef,
+  flexRender,
+  getCoreRowModel,
+  getFilteredRowModel,
+  getSortedRowModel,
+  type SortingState,
+  useReactTable,
+} from "@tanstack/react-table";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useId, useRef, useState } from "react";
+import { allTestsQuery } from "../../api/executions.ts";
+import type { TestCase } from "../../api/types.ts";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { StatusChip } from "../../components/status-chip.tsx";
+import { formatDuration } from "../../format/duration.ts";
+import { deviceLabel } from "./device-label.ts";
+
+const columns: ColumnDef<TestCase>[] = [
+  {
+    id: "status",
+    header: "Status",
+    accessorKey: "status",
+    size: 110,
+    cell: ({ row }) => (
+      <span className="flex gap-1">
+        <StatusChip status={row.original.status} />
+        {row.original.flaky && <StatusChip status="flaky" />}
+      </span>
+    ),
+  },
+  {
+    id: "test",
+    header: "Test",
+    // Searched as "classname name", so either half (or a whole test id) finds it.
+    accessorFn: (test) => `${test.classname} ${test.name}`,
+    cell: ({ row }) => (
+      <span className="block truncate" title={`${row.original.classname}#${row.original.name}`}>
+        <span className="font-medium">{row.original.name}</span>{" "}
+        <span className="text-muted">{row.original.classname}</span>
+      </span>
+    ),
+  },
+  { id: "device", header: "Device", accessorFn: deviceLabel, size: 160 },
+  {
+    id: "duration",
+    header: "Duration",
+    accessorFn: (test) => test.duration_ms ?? -1,
+    size: 100,
+    cell: ({ row }) => (row.original.duration_ms === null ? "—" : formatDuration(row.original.duration_ms)),
+  },
+];
+
+/** Rows are all the same height, which lets the virtualizer place 5,000 of them without measuring. */
+const rowHeight = 36;
+
+/** Every test of the run, searchable and sortable; only the rows in view are in the page. */
+export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
+  const tests = useQuery(allTestsQuery(runId, live));
+  const [search, setSearch] = useState("");
+  const [sorting, setSorting] = useState<SortingState>([]);
+  const searchId = useId();
+  const scroller = useRef<HTMLDivElement>(null);
+
+  const table = useReactTable({
+    data: tests.data ?? [],
+    columns,
+    state: { globalFilter: search, sorting },
+    onSortingChange: setSorting,
+    globalFilterFn: "includesString",
+    getCoreRowModel: getCoreRowModel(),
+    getFilteredRowModel: getFilteredRowModel(),
+    getSortedRowModel: getSortedRowModel(),
+  });
+  const rows = table.getRowModel().rows;
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => rowHeight,
+    overscan: 12,
+  });
+  const visible = virtualizer.getVirtualItems();
+  const before = visible[0]?.start ?? 0;
+  const after = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);
+
+  return (
+    <section aria-labelledby="all-tests" className="space-y-2">
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <h2 id="all-tests" className="text-lg font-semibold">
+          All tests{tests.data && ` (${tests.data.length})`}
+        </h2>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={searchId} className="text-xs text-muted">
+            Search tests
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            value={search}
+            onChange={(event) => setSearch(event.target.value)}
+            placeholder="class or test name"
+            className="w-64 max-w-full rounded-md border border-line bg-surface px-2 py-1.5 text-sm"
+          />
+        </div>
+      </div>
+      {tests.error && <ProblemMessage error={tests.error} />}
+      {tests.isPending && <p className="text-sm text-muted">Loading tests…</p>}
+      {tests.data && (
+        <div ref={scroller} className="max-h-[32rem] overflow-auto rounded-lg border border-line bg-surface">
+          <table className="w-full table-fixed text-sm" aria-rowcount={rows.length + 1}>
+            <colgroup>
+              {table.getVisibleLeafColumns().map((column) => (
+                <col key={column.id} style={column.id === "test" ? undefined : { width: column.getSize() }} />
+              ))}
+            </colgroup>
+            <thead className="sticky top-0 z-[1] border-b border-line bg-surface text-left text-muted">
+              {table.getHeaderGroups().map((group) => (
+                <tr key={group.id}>
+                  {group.headers.map((header) => {
+                    const sorted = header.column.getIsSorted();
+                    return (
+                      <th
+                        key={header.id}
+                        scope="col"
+                        aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none"}
+                        className={`px-3 py-2 font-medium ${header.id === "device" ? "hidden sm:table-cell" : ""}`}
+                      >
+                        <button
+                          type="button"
+                          onClick={header.column.getToggleSortingHandler()}
+                          className="hover:text-ink"
+                        >
+                          {flexRender(header.column.columnDef.header, header.getContext())}
+                          {sorted === "asc" ? " ↑" : sorted === "desc" ? " ↓" : ""}
+                        </button>
+                      </th>
+                    );
+                  })}
+                </tr>
+              ))}
+            </thead>
+            <tbody>
+              {before > 0 && <tr style={{ height: before }} aria-hidden />}
+              {visible.map((item) => {
+                const row = rows[item.index];
+                if (!row) return null;
+                return (
+                  <tr
+                    key={row.id}
+                    style={{ height: rowHeight }}
+                    aria-rowindex={item.index + 2}
+                    className="border-b border-line last:border-0"
+                  >
+                    {row.getVisibleCells().map((cell) => (
+                      <td
+                        key={cell.id}
+                        className={`truncate px-3 ${cell.column.id === "device" ? "hidden sm:table-cell" : ""}`}
+                      >
+                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                      </td>
+                    ))}
+                  </tr>
+                );
+              })}
+              {after > 0 && <tr style={{ height: after }} aria-hidden />}
+            </tbody>
+          </table>
+          {rows.length === 0 && (
+            <p className="p-3 text-sm text-muted">
+              {search ? "No test matches the search." : "No tests reported yet."}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

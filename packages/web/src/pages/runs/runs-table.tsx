@@ -1,0 +1,76 @@
+import { Link } from "@tanstack/react-router";
+import type { Execution } from "../../api/types.ts";
+import { StatusChip } from "../../components/status-chip.tsx";
+import { SummaryCounts } from "../../components/summary-counts.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { formatDuration, runDuration } from "../../format/duration.ts";
+
+/** One row per run; on a phone the columns that matter least (plan, branch, started) step aside. */
+export function RunsTable({ runs }: { runs: Execution[] }) {
+  return (
+    <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+      <table className="w-full text-sm">
+        <thead className="border-b border-line text-left text-muted">
+          <tr>
+            <th scope="col" className="px-3 py-2 font-medium">
+              Status
+            </th>
+            <th scope="col" className="px-3 py-2 font-medium">
+              App and version
+            </th>
+            <th scope="col" className="hidden px-3 py-2 font-medium md:table-cell">
+              Branch
+            </th>
+            <th scope="col" className="px-3 py-2 font-medium">
+              Tests
+            </th>
+            <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
+              Duration
+            </th>
+            <th scope="col" className="hidden px-3 py-2 font-medium lg:table-cell">
+              Created
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => {
+            const took = runDuration(run.started_at, run.finished_at);
+            return (
+              <tr key={run.id} className="border-b border-line last:border-0 hover:bg-sunken">
+                <td className="px-3 py-2">
+                  <StatusChip status={run.status} />
+                </td>
+                <td className="px-3 py-2">
+                  <Link
+                    to="/runs/$runId"
+                    params={{ runId: run.id }}
+                    className="font-medium text-accent hover:underline"
+                  >
+                    {run.package_name} {run.version}
+                  </Link>
+                  <div className="text-xs text-muted">{run.id}</div>
+                </td>
+                <td className="hidden px-3 py-2 md:table-cell">
+                  {run.ci?.branch ? (
+                    <code className="text-xs">{run.ci.branch}</code>
+                  ) : (
+                    <span className="text-muted">—</span>
+                  )}
+                </td>
+                <td className="px-3 py-2">
+                  <SummaryCounts summary={run.summary} />
+                </td>
+                <td className="hidden px-3 py-2 tabular-nums sm:table-cell">
+                  {took === undefined ? <span className="text-muted">—</span> : formatDuration(took)}
+                </td>
+                <td className="hidden px-3 py-2 whitespace-nowrap lg:table-cell">
+                  <Timestamp value={run.created_at} />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
