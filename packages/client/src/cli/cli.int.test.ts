@@ -8,11 +8,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { Captured } from "../../test/scripted-server.ts";
+import {
+  type CliRun,
+  countCalls as count,
+  inProcessCli,
+  sleepMovesClock,
+} from "../../test/in-process-cli.ts";
 import { Testbay } from "../sdk/client.ts";
-import type { Clock } from "../sdk/clock.ts";
 import type { ResponseEvent } from "../sdk/transport.ts";
-import { main } from "./main.ts";
 
 const fixture = fileURLToPath(
   new URL("../../../server/test/fixtures/binaries/app-basic.apk", import.meta.url),
@@ -28,48 +31,15 @@ let admin: Testbay;
 /** Runs during every sleep of the CLI: tests use it to act while the CLI waits. */
 let duringSleep: (() => Promise<void>) | undefined;
 
-/** The server's clock as the SDK sees it: sleeping moves it. */
-const serverClock = (hook?: () => Promise<void> | undefined): Clock => ({
-  now: () => server.clock.now(),
-  sleep: async (ms) => {
-    server.clock.advance(ms);
-    await hook?.();
-  },
-});
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  responses: ResponseEvent[];
-}
-
-async function cli(argv: string[], env: Record<string, string> = {}, credentials = ci): Promise<CliRun> {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  const responses: ResponseEvent[] = [];
-  const code = await main(argv, {
-    env: {
-      TESTBAY_URL: server.baseUrl,
-      TESTBAY_CLIENT_ID: credentials.client_id,
-      TESTBAY_CLIENT_SECRET: credentials.client_secret,
-      CI: "true",
-      ...env,
-    },
-    stdout,
-    stderr,
-    cwd: dir,
-    clock: serverClock(() => duringSleep?.()),
-    onResponse: (event) => responses.push(event),
-  });
-  return { code, stdout: stdout.text, stderr: stderr.text, responses };
-}
-
-const count = (run: CliRun, method: string, pathname: string | RegExp) =>
-  run.responses.filter(
-    (r) =>
-      r.method === method && (typeof pathname === "string" ? r.path === pathname : pathname.test(r.path)),
-  ).length;
+const runCli = inProcessCli(() => ({
+  server,
+  credentials: ci,
+  cwd: dir,
+  duringSleep: () => duringSleep?.(),
+}));
+const cli = (argv: string[], env: Record<string, string> = {}, credentials = ci) =>
+  runCli(argv, { env, credentials });
+const serverClock = () => sleepMovesClock(server.clock);
 
 async function createPlans(n: number, packageName = app): Promise<string[]> {
   const ids: string[] = [];

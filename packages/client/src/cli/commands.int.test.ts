@@ -6,9 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
+import { inProcessCli, sleepMovesClock } from "../../test/in-process-cli.ts";
 import { Captured } from "../../test/scripted-server.ts";
 import { Testbay } from "../sdk/client.ts";
-import type { Clock } from "../sdk/clock.ts";
 import { main } from "./main.ts";
 
 const fixture = fileURLToPath(
@@ -21,32 +21,8 @@ let dir: string;
 let ci: Awaited<ReturnType<TestServer["createClient"]>>;
 let token: string;
 
-const serverClock: Clock = {
-  now: () => server.clock.now(),
-  sleep: async (ms) => {
-    server.clock.advance(ms);
-  },
-};
-
-async function cli(argv: string[]) {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  const code = await main(argv, {
-    env: {
-      TESTBAY_URL: server.baseUrl,
-      TESTBAY_CLIENT_ID: ci.client_id,
-      TESTBAY_CLIENT_SECRET: ci.client_secret,
-      // One token for the whole file, as a pipeline shares one: token calls count toward the rate limit.
-      TESTBAY_TOKEN: token,
-      CI: "true",
-    },
-    stdout,
-    stderr,
-    cwd: dir,
-    clock: serverClock,
-  });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+// One token for the whole file, as a pipeline shares one: token calls count toward the rate limit.
+const cli = inProcessCli(() => ({ server, credentials: ci, cwd: dir, token }));
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -99,7 +75,7 @@ describe("testbay commands", () => {
       baseUrl: server.baseUrl,
       clientId: setup.client_id,
       clientSecret: setup.client_secret,
-      clock: serverClock,
+      clock: sleepMovesClock(server.clock),
     });
     await admin.versions.upload({ packageName: app, version: "1.0.0", file: fixture });
     const plan = await admin.testPlans.create({

@@ -6,11 +6,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { Captured } from "../../test/scripted-server.ts";
+import { inProcessCli, sleepMovesClock } from "../../test/in-process-cli.ts";
 import { Testbay } from "../sdk/client.ts";
-import type { Clock } from "../sdk/clock.ts";
-import type { ResponseEvent } from "../sdk/transport.ts";
-import { main } from "./main.ts";
 
 const fixture = fileURLToPath(
   new URL("../../../server/test/fixtures/binaries/app-basic.apk", import.meta.url),
@@ -23,36 +20,15 @@ let token: string;
 let admin: Testbay;
 let ci: Awaited<ReturnType<TestServer["createClient"]>>;
 
-const serverClock: Clock = {
-  now: () => server.clock.now(),
-  sleep: async (ms) => {
-    server.clock.advance(ms);
-  },
-};
+const runCli = inProcessCli(() => ({ server, credentials: ci, cwd: dir, token }));
 
 /** Runs the CLI in-process; `writes` are the calls that change something (anything but GET and HEAD). */
 async function cli(argv: string[]) {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  const calls: ResponseEvent[] = [];
-  const code = await main(argv, {
-    env: {
-      TESTBAY_URL: server.baseUrl,
-      TESTBAY_CLIENT_ID: ci.client_id,
-      TESTBAY_CLIENT_SECRET: ci.client_secret,
-      TESTBAY_TOKEN: token,
-      CI: "true",
-    },
-    stdout,
-    stderr,
-    cwd: dir,
-    clock: serverClock,
-    onResponse: (event) => calls.push(event),
-  });
-  const writes = calls
+  const run = await runCli(argv);
+  const writes = run.responses
     .filter((c) => c.method !== "GET" && c.method !== "HEAD")
     .map((c) => `${c.method} ${c.path}`);
-  return { code, stdout: stdout.text, stderr: stderr.text, calls, writes };
+  return { ...run, calls: run.responses, writes };
 }
 
 const file = (name: string) => path.join(dir, name);
@@ -89,7 +65,7 @@ beforeAll(async () => {
     baseUrl: server.baseUrl,
     clientId: setup.client_id,
     clientSecret: setup.client_secret,
-    clock: serverClock,
+    clock: sleepMovesClock(server.clock),
   });
   await admin.apps.create({ package_name: app, platform: "android" });
 });

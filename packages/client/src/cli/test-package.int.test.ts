@@ -8,11 +8,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { Captured } from "../../test/scripted-server.ts";
+import { type CliRun, inProcessCli, sleepMovesClock } from "../../test/in-process-cli.ts";
 import { Testbay } from "../sdk/client.ts";
-import type { Clock } from "../sdk/clock.ts";
-import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
-import { main } from "./main.ts";
+import type { FetchLike } from "../sdk/transport.ts";
 
 const fixture = (name: string) =>
   fileURLToPath(new URL(`../../../server/test/fixtures/binaries/${name}`, import.meta.url));
@@ -26,43 +24,13 @@ let dir: string;
 let ci: { client_id: string; client_secret: string };
 let admin: Testbay;
 
-const serverClock = (): Clock => ({
-  now: () => server.clock.now(),
-  sleep: async (ms) => server.clock.advance(ms),
-});
-
 const sha256 = async (file: string) =>
   createHash("sha256")
     .update(await readFile(file))
     .digest("hex");
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  responses: ResponseEvent[];
-}
-
-async function cli(argv: string[], fetch?: FetchLike): Promise<CliRun> {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  const responses: ResponseEvent[] = [];
-  const code = await main(argv, {
-    env: {
-      TESTBAY_URL: server.baseUrl,
-      TESTBAY_CLIENT_ID: ci.client_id,
-      TESTBAY_CLIENT_SECRET: ci.client_secret,
-      CI: "true",
-    },
-    stdout,
-    stderr,
-    cwd: dir,
-    clock: serverClock(),
-    onResponse: (event) => responses.push(event),
-    ...(fetch ? { fetch } : {}),
-  });
-  return { code, stdout: stdout.text, stderr: stderr.text, responses };
-}
+const runCli = inProcessCli(() => ({ server, credentials: ci, cwd: dir }));
+const cli = (argv: string[], fetch?: FetchLike) => runCli(argv, fetch ? { fetch } : {});
 
 /** The calls a run made, as "METHOD path status", token call left out. */
 const calls = (run: CliRun) =>
@@ -81,7 +49,7 @@ beforeAll(async () => {
     clientId: setup.client_id,
     clientSecret: setup.client_secret,
     audience: server.config.audience,
-    clock: serverClock(),
+    clock: sleepMovesClock(server.clock),
   });
   await admin.apps.create({ package_name: app, platform: "android" });
 });

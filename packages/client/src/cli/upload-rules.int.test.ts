@@ -8,11 +8,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../server/test/harness.ts";
-import { Captured } from "../../test/scripted-server.ts";
+import { type CliRun, inProcessCli, sleepMovesClock } from "../../test/in-process-cli.ts";
 import { Testbay } from "../sdk/client.ts";
-import type { Clock } from "../sdk/clock.ts";
-import type { ResponseEvent } from "../sdk/transport.ts";
-import { main } from "./main.ts";
 
 const fixture = fileURLToPath(
   new URL("../../../server/test/fixtures/binaries/app-basic.apk", import.meta.url),
@@ -26,41 +23,8 @@ let dir: string;
 let ci: { client_id: string; client_secret: string };
 let admin: Testbay;
 
-/** The server's clock as the SDK sees it: a wait (pacing, a retry) moves it, so rate limits refill at once. */
-const serverClock: Clock = {
-  now: () => server.clock.now(),
-  sleep: async (ms) => {
-    server.clock.advance(ms);
-  },
-};
-
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  responses: ResponseEvent[];
-}
-
-async function cli(argv: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const stdout = new Captured();
-  const stderr = new Captured();
-  const responses: ResponseEvent[] = [];
-  const code = await main(argv, {
-    env: {
-      TESTBAY_URL: server.baseUrl,
-      TESTBAY_CLIENT_ID: ci.client_id,
-      TESTBAY_CLIENT_SECRET: ci.client_secret,
-      CI: "true",
-      ...env,
-    },
-    stdout,
-    stderr,
-    cwd: dir,
-    clock: serverClock,
-    onResponse: (event) => responses.push(event),
-  });
-  return { code, stdout: stdout.text, stderr: stderr.text, responses };
-}
+const runCli = inProcessCli(() => ({ server, credentials: ci, cwd: dir }));
+const cli = (argv: string[], env: Record<string, string> = {}) => runCli(argv, { env });
 
 const puts = (run: CliRun) => run.responses.filter((r) => r.method === "PUT");
 const sha256 = async (file: string) =>
@@ -78,7 +42,7 @@ beforeAll(async () => {
     clientId: setup.client_id,
     clientSecret: setup.client_secret,
     audience: server.config.audience,
-    clock: serverClock,
+    clock: sleepMovesClock(server.clock),
   });
   await admin.apps.create({ package_name: app, platform: "android" });
 });
