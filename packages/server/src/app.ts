@@ -18,6 +18,7 @@ import {
   type WorkSignal,
 } from "./features/agent/index.ts";
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
+import { AuditLog, auditRoutes } from "./features/audit/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
 import { downloadsRoutes } from "./features/downloads/index.ts";
@@ -56,7 +57,6 @@ import {
   VersionsService,
   versionsRoutes,
 } from "./features/versions/index.ts";
-import { webRoutes } from "./features/web/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
@@ -135,9 +135,10 @@ async function assemble(
   // The data dir holds secrets and binaries: 0700, every file 0600, whatever an earlier run or umask left.
   warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeDataDirPrivate(config.dataDir))]);
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
-  const clients = new ClientsService(new ClientsRepo(database.db), clock);
+  const audit = new AuditLog(database.db, clock);
+  const clients = new ClientsService(new ClientsRepo(database.db), clock, audit);
   const tokens = new TokenService(signingKey, config.audience, clock);
-  const people = new PeopleService(new PeopleRepo(database.db), clock);
+  const people = new PeopleService(new PeopleRepo(database.db), clock, audit);
   const cookieSessions = new CookieSessionAuthentication(people, clock, config.publicUrl);
   // With several instances the buckets must be shared (Redis); one instance keeps them in memory.
   const redisLimiter = config.redisUrl
@@ -151,7 +152,7 @@ async function assemble(
   const policies = policiesFrom(config);
   const store = await openBlobStore(config.storageUrl);
   const apps = new AppsService(new AppsRepo(database.db), clock);
-  const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock);
+  const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock, audit);
   const testPackagesRepo = new TestPackagesRepo(database.db);
   const versions = new VersionsService({
     repo: new VersionsRepo(database.db),
@@ -181,17 +182,26 @@ async function assemble(
   });
   const executionsRepo = new ExecutionsRepo(database.db, results);
   const agentsSeen = new AgentsRepo(database.db);
-  const executions = new ExecutionsService(executionsRepo, clock, async (organizationId) =>
-    (await agentsSeen.list(organizationId, clock.now()))
-      .filter((agent) => agent.online)
-      .map((agent) => ({ stepTypes: agent.step_types, devices: agent.devices })),
+  const executions = new ExecutionsService(
+    executionsRepo,
+    clock,
+    async (organizationId) =>
+      (await agentsSeen.list(organizationId, clock.now()))
+        .filter((agent) => agent.online)
+        .map((agent) => ({ stepTypes: agent.step_types, devices: agent.devices })),
+    audit,
   );
   const workSignal: WorkSignal =
     database.dialect === "postgres"
       ? new PostgresWorkSignal(config.databaseUrl, database.db, logger)
       : new LocalWorkSignal();
-  const triggers = new TriggersService(versions, plans, executionsRepo, clock, (organizationId) =>
-    workSignal.notify(organizationId),
+  const triggers = new TriggersService(
+    versions,
+    plans,
+    executionsRepo,
+    clock,
+    (organizationId) => workSignal.notify(organizationId),
+    audit,
   );
   if (workSignal instanceof PostgresWorkSignal) await workSignal.start();
   const agents = new AgentService({
@@ -274,6 +284,7 @@ async function assemble(
     loginLimits: options.loginLimits ?? defaultLoginLimits,
     publicUrl: config.publicUrl,
   });
+  await app.register(auditRoutes, { audit });
   await app.register(clientsRoutes, { clients, policies, maxUploadBytes: config.maxUploadBytes });
   await app.register(appsRoutes, { apps });
   await app.register(versionsRoutes, { versions });
@@ -284,8 +295,6 @@ async function assemble(
   await app.register(resultsRoutes, { executions, results, logs, store });
   await app.register(agentRoutes, { agents });
   await app.register(agentArtifactRoutes, { agents });
-  // Last: the dashboard answers the GET paths no route above has (its deep links), and only those.
-  await app.register(webRoutes);
   await versions.cleanUp(app.log);
   await testPackages.cleanUp(app.log);
   await logs.startUp(app.log);

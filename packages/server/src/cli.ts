@@ -3,6 +3,7 @@ import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
 import { migrateToLatest, openDatabase } from "./db/kysely.ts";
 import type { ClientRole, PersonRole } from "./db/schema.ts";
+import { AuditLog } from "./features/audit/index.ts";
 import {
   AdminError,
   type ClientRecord,
@@ -18,7 +19,8 @@ async function withClients<T>(work: (clients: ClientsService) => Promise<T>): Pr
   const handle = openDatabase(loadConfig().databaseUrl);
   try {
     await migrateToLatest(handle.db);
-    return await work(new ClientsService(new ClientsRepo(handle.db), systemClock));
+    const audit = new AuditLog(handle.db, systemClock);
+    return await work(new ClientsService(new ClientsRepo(handle.db), systemClock, audit));
   } finally {
     await handle.close();
   }
@@ -29,7 +31,8 @@ async function withPeople<T>(work: (people: PeopleService) => Promise<T>): Promi
   const handle = openDatabase(loadConfig().databaseUrl);
   try {
     await migrateToLatest(handle.db);
-    return await work(new PeopleService(new PeopleRepo(handle.db), systemClock));
+    const audit = new AuditLog(handle.db, systemClock);
+    return await work(new PeopleService(new PeopleRepo(handle.db), systemClock, audit));
   } finally {
     await handle.close();
   }

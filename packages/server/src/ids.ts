@@ -8,7 +8,21 @@ const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * Made on every request (request IDs), so it avoids BigInt and allocates little.
  */
 export function newId(
-  prefix: "org" | "cl" | "app" | "ver" | "tp" | "ex" | "dr" | "req" | "key" | "blob" | "ls" | "art" | "usr",
+  prefix:
+    | "org"
+    | "cl"
+    | "app"
+    | "ver"
+    | "tp"
+    | "ex"
+    | "dr"
+    | "req"
+    | "key"
+    | "blob"
+    | "ls"
+    | "art"
+    | "usr"
+    | "aud",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

@@ -22,6 +22,7 @@ export interface Database {
   agents: AgentsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  audit_events: AuditEventsTable;
 }
 
 export interface OrganizationsTable {
@@ -294,4 +295,21 @@ export interface SessionsTable {
   created_at: string;
   /** The session ends 12 h after this (sliding idle expiry). */
   last_seen_at: string;
+}
+
+/** Who did what: appended by the services that do it, read by GET /v1/audit. */
+export interface AuditEventsTable {
+  id: string;
+  organization_id: string;
+  created_at: string;
+  /** `person` (signed in), `client` (x-api-key) or `server` (the admin CLI, or the server itself). */
+  actor_type: string;
+  /** The person's email, the client's ID, or `testbay-server`. */
+  actor_id: string;
+  /** `test_plan.created`, `execution.triggered`, `client.rotated`, … (features/audit/audit-log.ts). */
+  action: string;
+  target_type: string;
+  target_id: string;
+  /** JSON text: what else is worth knowing (a plan's name, a version, a role), or null. */
+  details: string | null;
 }

@@ -12,6 +12,7 @@ import * as testCaseArtifacts from "./2026-11-24-0010-test-case-artifacts.ts";
 import * as rotationAndDeletedVersions from "./2026-11-24-0011-rotation-and-deleted-versions.ts";
 import * as executionCi from "./2026-11-24-0012-execution-ci.ts";
 import * as people from "./2026-11-24-0013-people.ts";
+import * as auditEvents from "./2026-11-24-0014-audit-events.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24-0011-rotation-and-deleted-versions": rotationAndDeletedVersions,
   "2026-11-24-0012-execution-ci": executionCi,
   "2026-11-24-0013-people": people,
+  "2026-11-24-0014-audit-events": auditEvents,
 };

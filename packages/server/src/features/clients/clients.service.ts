@@ -4,6 +4,7 @@ import { isoTime } from "../../clock.ts";
 import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { type Actor, type AuditAction, type AuditLog, serverActor } from "../audit/index.ts";
 import type { ClientRecord, ClientsRepo, OrganizationRecord } from "./clients.repo.ts";
 import { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";
 import { TurnLookups } from "./turn-lookups.ts";
@@ -32,6 +33,7 @@ export class ClientsService {
   constructor(
     private readonly repo: ClientsRepo,
     private readonly clock: Clock,
+    private readonly audit?: AuditLog,
   ) {
     this.authenticationLookups = new TurnLookups((id) => this.repo.findClient(id));
   }
@@ -71,11 +73,29 @@ export class ClientsService {
     return this.repo.listAllClients(org.id);
   }
 
+  /**
+   * Appends to the audit log. Clients are managed with the admin CLI, so the actor is the server's
+   * operator unless a caller says otherwise.
+   */
+  private async audited(
+    client: { id: string; organizationId: string; role: ClientRole },
+    action: AuditAction,
+    actor: Actor,
+  ): Promise<void> {
+    await this.audit?.record({
+      organizationId: client.organizationId,
+      actor,
+      action,
+      target: { type: "client", id: client.id },
+      details: { role: client.role },
+    });
+  }
+
   private static newSecret(): string {
     return `tbs_${randomBytes(32).toString("base64url")}`;
   }
 
-  async createClient(orgName: string, role: ClientRole): Promise<IssuedCredentials> {
+  async createClient(orgName: string, role: ClientRole, actor = serverActor): Promise<IssuedCredentials> {
     if (!clientRoles.includes(role)) {
       throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);
     }
@@ -95,14 +115,16 @@ export class ClientsService {
       secretHash: await hashSecret(secret),
       createdAt: isoTime(now),
     });
+    await this.audited({ id, organizationId: org.id, role }, "client.created", actor);
     return { client_id: id, client_secret: secret, org: org.name, role };
   }
 
-  async disableClient(id: string): Promise<void> {
+  async disableClient(id: string, actor = serverActor): Promise<void> {
     const client = await this.repo.findClient(id);
     if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
     if (client.disabledAt) return;
     await this.repo.disableClient(id, isoTime(this.clock.now()));
+    await this.audited(client, "client.disabled", actor);
   }
 
   /**
@@ -110,10 +132,11 @@ export class ClientsService {
    * is usually disabled because its credentials were exposed, and re-enabling it must not revive what an
    * attacker may hold. Enabling an enabled client changes nothing.
    */
-  async enableClient(id: string): Promise<void> {
+  async enableClient(id: string, actor = serverActor): Promise<void> {
     const client = await this.repo.findClient(id);
     if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
     await this.repo.enableClient(id, isoTime(this.clock.now()));
+    if (client.disabledAt) await this.audited(client, "client.enabled", actor);
   }
 
   /**
@@ -121,11 +144,12 @@ export class ClientsService {
    * it: whoever held the old secret could have minted tokens valid for another 24 h, and rotating is
    * usually done because the secret leaked. A disabled client stays disabled.
    */
-  async rotateSecret(id: string): Promise<IssuedCredentials> {
+  async rotateSecret(id: string, actor = serverActor): Promise<IssuedCredentials> {
     const client = await this.repo.findClient(id);
     if (!client) throw new AdminError(`Client ${JSON.stringify(id)} does not exist.`);
     const secret = ClientsService.newSecret();
     await this.repo.replaceSecret(id, await hashSecret(secret), isoTime(this.clock.now()));
+    await this.audited(client, "client.rotated", actor);
     return { client_id: id, client_secret: secret, org: client.organizationName, role: client.role };
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { actorOf } from "../audit/index.ts";
 import { principalOf } from "../auth/index.ts";
 import { ExecutionList, ExecutionListQuery, ExecutionParams, ExecutionView } from "./executions.schemas.ts";
 import type { ExecutionsService } from "./executions.service.ts";
@@ -54,7 +55,10 @@ export const executionsRoutes: FastifyPluginAsyncTypebox<{ executions: Execution
     },
     async (request) => {
       const { organizationId } = principalOf(request);
-      return executions.view(organizationId, await executions.cancel(organizationId, request.params.id));
+      return executions.view(
+        organizationId,
+        await executions.cancel(organizationId, request.params.id, actorOf(principalOf(request))),
+      );
     },
   );
 };

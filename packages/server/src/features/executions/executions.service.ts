@@ -3,6 +3,7 @@ import { isoTime } from "../../clock.ts";
 import type { ExecutionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
+import type { Actor, AuditLog } from "../audit/index.ts";
 import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
@@ -69,6 +70,7 @@ export class ExecutionsService {
     private readonly clock: Clock,
     /** The organization's online agents, to say why a queued execution waits. */
     private readonly onlineAgents: (organizationId: string) => Promise<CapableAgent[]> = async () => [],
+    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -136,9 +138,19 @@ export class ExecutionsService {
    * A queued execution is cancelled at once; a running one is flagged, and its agent stops it at its next
    * heartbeat. A finished one stays as it ended (cancelling it again is harmless).
    */
-  async cancel(organizationId: string, id: string): Promise<ExecutionRecord> {
-    await this.get(organizationId, id);
+  async cancel(organizationId: string, id: string, actor?: Actor): Promise<ExecutionRecord> {
+    const before = await this.get(organizationId, id);
     await this.repo.cancel(organizationId, id, isoTime(this.clock.now()));
+    // Only a cancel that stopped something is worth a line: cancelling a finished run changes nothing.
+    if (this.audit && actor && (before.status === "queued" || before.status === "running")) {
+      await this.audit.record({
+        organizationId,
+        actor,
+        action: "execution.cancelled",
+        target: { type: "execution", id },
+        details: { status_before: before.status },
+      });
+    }
     return this.get(organizationId, id);
   }
 }

@@ -2,6 +2,7 @@ import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
 import type { PersonRole } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
+import { type Actor, type AuditAction, type AuditLog, serverActor } from "../audit/index.ts";
 import { AdminError, hashSecret, verifyAgainstDecoy, verifySecret } from "../clients/index.ts";
 import { generatePassword } from "./passwords.ts";
 import type { PeopleRepo, SessionRecord, UserRecord } from "./people.repo.ts";
@@ -34,9 +35,28 @@ export class PeopleService {
   constructor(
     private readonly repo: PeopleRepo,
     private readonly clock: Clock,
+    private readonly audit?: AuditLog,
   ) {}
 
-  async createUser(input: { email: string; role: PersonRole; org: string }): Promise<IssuedAccount> {
+  /** Appends to the audit log; people are managed with the admin CLI, so by the server's operator. */
+  private async audited(
+    user: { organizationId: string; email: string; role: PersonRole },
+    action: AuditAction,
+    actor: Actor,
+  ): Promise<void> {
+    await this.audit?.record({
+      organizationId: user.organizationId,
+      actor,
+      action,
+      target: { type: "user", id: user.email },
+      details: { role: user.role },
+    });
+  }
+
+  async createUser(
+    input: { email: string; role: PersonRole; org: string },
+    actor = serverActor,
+  ): Promise<IssuedAccount> {
     const email = input.email.trim();
     if (!emailPattern.test(email)) {
       throw new AdminError(`${JSON.stringify(input.email)} is not an email address (name@domain).`);
@@ -63,6 +83,7 @@ export class PeopleService {
       passwordHash: await hashSecret(password),
       createdAt: isoTime(now),
     });
+    await this.audited({ organizationId, email, role: input.role }, "user.created", actor);
     return { email, role: input.role, org: input.org, password };
   }
 
@@ -79,16 +100,19 @@ export class PeopleService {
   }
 
   /** Disabling signs the person out everywhere at once; their sessions are deleted, not just refused. */
-  async disableUser(email: string): Promise<void> {
+  async disableUser(email: string, actor = serverActor): Promise<void> {
     const user = await this.existing(email);
     if (user.disabledAt) return;
     await this.repo.setDisabledAt(user.id, isoTime(this.clock.now()));
     await this.repo.deleteSessionsOf(user.id);
+    await this.audited(user, "user.disabled", actor);
   }
 
-  async enableUser(email: string): Promise<void> {
+  async enableUser(email: string, actor = serverActor): Promise<void> {
     const user = await this.existing(email);
+    if (!user.disabledAt) return;
     await this.repo.setDisabledAt(user.id, null);
+    await this.audited(user, "user.enabled", actor);
   }
 
   private async existing(email: string): Promise<UserRecord> {

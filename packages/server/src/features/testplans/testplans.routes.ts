@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { actorOf } from "../audit/index.ts";
 import { principalOf } from "../auth/index.ts";
 import {
   CreateTestPlanBody,
@@ -33,7 +34,15 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
     async (request, reply) =>
       reply
         .code(201)
-        .send(testPlanView(await plans.create(principalOf(request).organizationId, request.body))),
+        .send(
+          testPlanView(
+            await plans.create(
+              principalOf(request).organizationId,
+              request.body,
+              actorOf(principalOf(request)),
+            ),
+          ),
+        ),
   );
 
   app.get(
@@ -78,7 +87,14 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
       },
     },
     async (request) =>
-      testPlanView(await plans.update(principalOf(request).organizationId, request.params.id, request.body)),
+      testPlanView(
+        await plans.update(
+          principalOf(request).organizationId,
+          request.params.id,
+          request.body,
+          actorOf(principalOf(request)),
+        ),
+      ),
   );
 
   for (const [action, state, summary] of [
@@ -97,7 +113,14 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
         },
       },
       async (request) =>
-        testPlanView(await plans.changeState(principalOf(request).organizationId, request.params.id, state)),
+        testPlanView(
+          await plans.changeState(
+            principalOf(request).organizationId,
+            request.params.id,
+            state,
+            actorOf(principalOf(request)),
+          ),
+        ),
     );
   }
 
@@ -114,7 +137,12 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
     },
     async (request) =>
       testPlanView(
-        await plans.changeState(principalOf(request).organizationId, request.params.id, "deleted"),
+        await plans.changeState(
+          principalOf(request).organizationId,
+          request.params.id,
+          "deleted",
+          actorOf(principalOf(request)),
+        ),
       ),
   );
 };

@@ -6,6 +6,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
+import type { Actor, AuditAction, AuditLog } from "../audit/index.ts";
 import type { TestPlanRecord, TestPlansRepo } from "./testplans.repo.ts";
 import type { CreateTestPlanBody, PatchTestPlanBody, Step } from "./testplans.schemas.ts";
 
@@ -83,14 +84,38 @@ function checkFitsApp(app: AppRecord, devices: TestPlanRecord["devices"], steps:
   }
 }
 
+/** What moving a plan to a state is called in the audit log. */
+const stateActions: Record<TestPlanState, AuditAction> = {
+  active: "test_plan.restored",
+  archived: "test_plan.archived",
+  deleted: "test_plan.deleted",
+};
+
 export class TestPlansService {
   constructor(
     private readonly repo: TestPlansRepo,
     private readonly apps: AppsService,
     private readonly clock: Clock,
+    private readonly audit?: AuditLog,
   ) {}
 
-  async create(organizationId: string, body: Static<typeof CreateTestPlanBody>): Promise<TestPlanRecord> {
+  /** Appends to the audit log when there is one and the caller is known. */
+  private async audited(plan: TestPlanRecord, action: AuditAction, actor: Actor | undefined) {
+    if (!this.audit || !actor) return;
+    await this.audit.record({
+      organizationId: plan.organizationId,
+      actor,
+      action,
+      target: { type: "test_plan", id: plan.id },
+      details: { name: plan.name, package_name: plan.packageName },
+    });
+  }
+
+  async create(
+    organizationId: string,
+    body: Static<typeof CreateTestPlanBody>,
+    actor?: Actor,
+  ): Promise<TestPlanRecord> {
     const app = await this.apps.get(organizationId, body.package_name);
     const devices = body.devices ?? [];
     checkFitsApp(app, devices, body.steps);
@@ -111,6 +136,7 @@ export class TestPlansService {
       stateChangedAt: null,
     };
     await this.repo.insert(plan);
+    await this.audited(plan, "test_plan.created", actor);
     return plan;
   }
 
@@ -145,7 +171,7 @@ export class TestPlansService {
     return toPage(rows, limit, testPlanView);
   }
 
-  async update(organizationId: string, id: string, patch: Static<typeof PatchTestPlanBody>) {
+  async update(organizationId: string, id: string, patch: Static<typeof PatchTestPlanBody>, actor?: Actor) {
     const plan = await this.get(organizationId, id);
     if (plan.state === "deleted") throw testPlanNotFound(id, "deleted");
     const updated: TestPlanRecord = {
@@ -160,11 +186,17 @@ export class TestPlansService {
     const app = await this.apps.get(organizationId, plan.packageName);
     checkFitsApp(app, updated.devices, updated.steps);
     await this.repo.update(updated);
+    await this.audited(updated, "test_plan.updated", actor);
     return updated;
   }
 
   /** Moves a plan to `state`; doing it again is harmless (the plan is returned as it is). */
-  async changeState(organizationId: string, id: string, state: TestPlanState): Promise<TestPlanRecord> {
+  async changeState(
+    organizationId: string,
+    id: string,
+    state: TestPlanState,
+    actor?: Actor,
+  ): Promise<TestPlanRecord> {
     const plan = await this.get(organizationId, id);
     if (plan.state === state) return plan;
     if (state === "archived" && plan.state === "deleted") throw testPlanNotFound(id, "deleted");
@@ -176,6 +208,7 @@ export class TestPlansService {
       stateChangedAt: state === "active" ? null : now,
     };
     await this.repo.update(changed);
+    await this.audited(changed, stateActions[state], actor);
     return changed;
   }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { actorOf } from "../audit/index.ts";
 import { principalOf } from "../auth/index.ts";
 import type { CiMetadata, ExecutionsService } from "../executions/index.ts";
 import { fingerprint, type IdempotencyStore, type StoredResponse } from "./idempotency.ts";
@@ -95,6 +96,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
     return triggers.trigger({
       organizationId: principal.organizationId,
       clientId: principal.clientId,
+      actor: actorOf(principal),
       packageName: body.package_name,
       version: body.version,
       testPlanIds,

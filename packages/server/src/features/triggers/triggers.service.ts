@@ -3,6 +3,7 @@ import { isoTime } from "../../clock.ts";
 import { ApiError, remedy } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
+import type { Actor, AuditLog } from "../audit/index.ts";
 import {
   type CiMetadata,
   ciOf,
@@ -23,6 +24,8 @@ export interface TriggerRequest {
   env: Record<string, string>;
   /** Where the trigger came from in the caller's CI; kept on every execution it creates. */
   ci?: CiMetadata;
+  /** Who triggered, for the audit log. */
+  actor?: Actor;
 }
 
 export interface FailedExecution {
@@ -59,6 +62,7 @@ export class TriggersService {
     private readonly clock: Clock,
     /** Wakes agents waiting in a claim long-poll for this organization. */
     private readonly onQueued: (organizationId: string) => void = () => {},
+    private readonly audit?: AuditLog,
   ) {}
 
   /**
@@ -100,6 +104,22 @@ export class TriggersService {
     }
     await this.executions.insertAll(executions);
     if (executions.length > 0) this.onQueued(request.organizationId);
+    const { audit, actor } = { audit: this.audit, actor: request.actor };
+    if (audit && actor) {
+      for (const execution of executions) {
+        await audit.record({
+          organizationId: request.organizationId,
+          actor,
+          action: "execution.triggered",
+          target: { type: "execution", id: execution.id },
+          details: {
+            test_plan_id: execution.testPlanId,
+            package_name: execution.packageName,
+            version: execution.version,
+          },
+        });
+      }
+    }
     return { executions, failed };
   }
 

@@ -1,0 +1,23 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { ProblemResponses } from "../../http/problem.schema.ts";
+import { principalOf } from "../auth/index.ts";
+import { AuditPage, AuditQuery } from "./audit.schemas.ts";
+import type { AuditLog } from "./audit-log.ts";
+
+export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditLog }> = async (app, { audit }) => {
+  app.get(
+    "/v1/audit",
+    {
+      config: { auth: ["admin"] },
+      schema: {
+        summary: "The organization's audit log",
+        description:
+          "Who (a signed-in person's email, a client's ID, or testbay-server for the admin CLI) triggered or cancelled runs, created, changed, archived, deleted or restored plans, created, disabled, enabled or rotated clients, and created people: newest first, paged by cursor. Admins only.",
+        tags: ["audit"],
+        querystring: AuditQuery,
+        response: { 200: AuditPage, ...ProblemResponses },
+      },
+    },
+    async (request) => audit.list(principalOf(request).organizationId, request.query),
+  );
+};

@@ -1,0 +1,32 @@
+import { Type } from "typebox";
+import { PageQuery } from "../../http/pagination.ts";
+
+export const AuditQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+export const AuditEventView = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: "date-time" }),
+  actor: Type.Object(
+    {
+      type: Type.Union([Type.Literal("person"), Type.Literal("client"), Type.Literal("server")]),
+      id: Type.String({
+        description: "The person's email, the client's ID, or testbay-server (the admin CLI).",
+      }),
+    },
+    { description: "Who did it." },
+  ),
+  action: Type.String({
+    description:
+      "execution.triggered, execution.cancelled, test_plan.created|updated|archived|deleted|restored, client.created|disabled|enabled|rotated, user.created|disabled|enabled",
+  }),
+  target: Type.Object({
+    type: Type.String({ description: "execution, test_plan, client or user" }),
+    id: Type.String({ description: "Its ID; a person's email for a user." }),
+  }),
+  details: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+});
+
+export const AuditPage = Type.Object({
+  items: Type.Array(AuditEventView),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
