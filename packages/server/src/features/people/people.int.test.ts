@@ -275,6 +275,23 @@ describe("ending sessions", () => {
     expect(again.headers.get("set-cookie")).toBeNull();
   });
 
+  it("refuses a session whose person is disabled, even while its row remains", async () => {
+    const account = await server.app.services.people.createUser({
+      email: "flagged@acme.example",
+      role: "viewer",
+      org: "acme",
+    });
+    const session = await signIn(account.email, account.password);
+    // As a disable written by another tool, or racing a sign-in, would leave it: the flag without the delete.
+    await server.app.services.database.db
+      .updateTable("users")
+      .set({ disabled_at: new Date(server.clock.now()).toISOString() })
+      .where("email_folded", "=", "flagged@acme.example")
+      .execute();
+    expect((await read(session, "/v1/executions")).status).toBe(401);
+    expect((await read(session, "/auth/session")).body).toEqual({ signed_in: false });
+  });
+
   it("changing the password checks the old one and the length, and signs the other sessions out", async () => {
     const account = await server.app.services.people.createUser({
       email: "changer@acme.example",
