@@ -24,10 +24,17 @@ export async function signIn(email: string, password: string): Promise<void> {
   queryClient.setQueryData(sessionKey, remember({ signed_in: true, ...body }));
 }
 
-/** POST /auth/logout, then nothing of the person's data stays in the cache. */
+/** POST /auth/logout; the caller leaves the signed-in pages, then calls forgetPersonData. */
 export async function signOut(): Promise<void> {
   const { response } = await api.POST("/auth/logout");
   if (!response.ok && response.status !== 401) throw new Error(`Signing out failed: ${response.status}`);
-  queryClient.clear();
   queryClient.setQueryData(sessionKey, remember({ signed_in: false }));
+}
+
+/**
+ * Nothing of the person's data stays in the cache once they signed out. Called after their pages are gone:
+ * a page still open would fetch its data again, and be refused.
+ */
+export function forgetPersonData(): void {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionKey[0] });
 }

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
+import { Link, Outlet, useRouter } from "@tanstack/react-router";
 import { useEffect } from "react";
 import { sessionQuery } from "../../api/session.ts";
 import { PersonMenu } from "./person-menu.tsx";
@@ -16,14 +16,14 @@ const sections = [
 /** The frame of every signed-in page: the sections, the person and the theme, then the page. */
 export function AppLayout() {
   const session = useQuery(sessionQuery);
-  const navigate = useNavigate();
-  const location = useLocation();
+  const router = useRouter();
   const signedOut = session.data?.signed_in === false;
 
-  // A session that ends while the page is open (expired, signed out elsewhere) leads back to the sign-in page.
+  // A session that ends while the page is open (expired, signed out elsewhere): the route's check runs again and
+  // sends the person to the sign-in page, which brings them back here afterwards.
   useEffect(() => {
-    if (signedOut) void navigate({ to: "/sign-in", search: { redirect: location.href } });
-  }, [signedOut, navigate, location.href]);
+    if (signedOut) void router.invalidate();
+  }, [signedOut, router]);
 
   return (
     <div className="min-h-dvh">

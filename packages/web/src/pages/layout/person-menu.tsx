@@ -1,6 +1,6 @@
 import * as Menu from "@radix-ui/react-dropdown-menu";
 import { useNavigate } from "@tanstack/react-router";
-import { signOut } from "../../api/session.ts";
+import { forgetPersonData, signOut } from "../../api/session.ts";
 import type { Person } from "../../api/types.ts";
 
 /** The signed-in person (email, role, organization) and signing out, in a keyboard-usable menu. */
@@ -9,6 +9,7 @@ export function PersonMenu({ person }: { person: Person }) {
   const leave = async () => {
     await signOut();
     await navigate({ to: "/sign-in", search: {} });
+    forgetPersonData();
   };
   return (
     <Menu.Root>
