@@ -283,6 +283,7 @@ async function assemble(
     limiter,
     loginLimits: options.loginLimits ?? defaultLoginLimits,
     publicUrl: config.publicUrl,
+    deployment: signingKey.kid,
   });
   await app.register(auditRoutes, { audit });
   await app.register(clientsRoutes, { clients, policies, maxUploadBytes: config.maxUploadBytes });

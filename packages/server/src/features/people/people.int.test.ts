@@ -389,3 +389,34 @@ describe("sign-in limits", () => {
     await signInAs("admin");
   });
 });
+
+describe("behind HTTPS (TESTBAY_PUBLIC_URL https://…)", () => {
+  let proxied: TestServer;
+  beforeAll(async () => {
+    proxied = await startTestServer({ env: { TESTBAY_PUBLIC_URL: "https://testbay.example.com/v1" } });
+    await proxied.createClient("acme", "ci");
+  });
+  afterAll(() => proxied.close());
+
+  it("marks the cookie Secure and takes the public origin as the dashboard's own", async () => {
+    const account = await proxied.app.services.people.createUser({
+      email: "ann@acme.example",
+      role: "member",
+      org: "acme",
+    });
+    const login = await call(`${proxied.origin}/auth/login`, {
+      json: { email: account.email, password: account.password },
+    });
+    const setCookie = login.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/; Secure(;|$)/);
+    expect(setCookie).toContain("HttpOnly");
+    const cookie = setCookie.split(";")[0] ?? "";
+    const headers = { cookie, "x-csrf-token": login.body.csrf_token };
+    const fromPublic = await call(`${proxied.origin}/auth/logout`, {
+      method: "POST",
+      headers: { ...headers, origin: "https://testbay.example.com" },
+    });
+    expect(fromPublic.status).toBe(204);
+    expect(fromPublic.headers.get("set-cookie")).toMatch(/; Secure(;|$)/);
+  });
+});

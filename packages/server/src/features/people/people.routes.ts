@@ -20,6 +20,12 @@ export interface PeopleRoutesOptions {
   loginLimits: LoginLimitSettings;
   /** TESTBAY_PUBLIC_URL: an https one makes the cookie `Secure`. */
   publicUrl: string | undefined;
+  /**
+   * Names this deployment in the limiter's keys (its signing key's ID, the same on every instance of one
+   * database): two deployments sharing a Redis count their sign-in failures apart, as they are different
+   * services with different accounts.
+   */
+  deployment: string;
 }
 
 const personView = (user: UserRecord) => ({ email: user.email, role: user.role, org: user.organizationName });
@@ -34,13 +40,13 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
   /** The failure counts a sign-in attempt (or a password change) is charged to: its account and its address. */
   const countsOf = (request: FastifyRequest, email: string) => [
     {
-      key: `login-account:${foldEmail(email)}`,
+      key: `login-account:${options.deployment}:${foldEmail(email)}`,
       count: limits.account,
       most: options.loginLimits.perAccount,
       what: "this account",
     },
     {
-      key: `login-address:${request.ip}`,
+      key: `login-address:${options.deployment}:${request.ip}`,
       count: limits.address,
       most: options.loginLimits.perAddress,
       what: "this address",
