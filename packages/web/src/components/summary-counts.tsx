@@ -1,18 +1,25 @@
 import type { Summary } from "../api/types.ts";
 
-/** "12 passed · 2 failed · 1 flaky": the counts that matter, zeros left out but for passed. */
+/**
+ * "12 passed · 2 failed · 1 flaky": the counts that matter, zeros left out but for passed. Each count stays on
+ * one line; a narrow column (a phone) breaks between them.
+ */
 export function SummaryCounts({ summary }: { summary: Summary }) {
   if (summary.tests === 0) return <span className="text-muted">no tests</span>;
+  const parts = [
+    { count: summary.passed, label: "passed", tone: "text-emerald-700 dark:text-emerald-400", always: true },
+    { count: summary.failed, label: "failed", tone: "text-red-700 dark:text-red-400", always: false },
+    { count: summary.flaky, label: "flaky", tone: "text-amber-700 dark:text-amber-400", always: false },
+    { count: summary.skipped, label: "skipped", tone: "text-muted", always: false },
+  ].filter((part) => part.always || part.count > 0);
   return (
-    <span className="tabular-nums whitespace-nowrap">
-      <span className="text-emerald-700 dark:text-emerald-400">{summary.passed} passed</span>
-      {summary.failed > 0 && (
-        <span className="text-red-700 dark:text-red-400"> · {summary.failed} failed</span>
-      )}
-      {summary.flaky > 0 && (
-        <span className="text-amber-700 dark:text-amber-400"> · {summary.flaky} flaky</span>
-      )}
-      {summary.skipped > 0 && <span className="text-muted"> · {summary.skipped} skipped</span>}
+    <span className="tabular-nums">
+      {parts.map((part, index) => (
+        <span key={part.label} className={`whitespace-nowrap ${part.tone}`}>
+          {index > 0 && " · "}
+          {part.count} {part.label}
+        </span>
+      ))}
     </span>
   );
 }

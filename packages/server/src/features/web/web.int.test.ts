@@ -22,6 +22,8 @@ beforeAll(async () => {
   await writeFile(path.join(built, "theme.js"), "// theme");
   await writeFile(path.join(built, "assets", "index-abc123.js"), "console.log('dashboard')");
   server = await startTestServer({
+    // In the scaled set the per-address buckets live in the shared Redis, which other files' servers also fill.
+    env: { TESTBAY_RATE_LIMIT_BURST: "100000" },
     beforeListen: async (app) => {
       // The real registration (app.ts) serves packages/web/dist at /; these copies serve the stand-ins.
       await app.register(webRoutes, { dir: built, prefix: "/built" });

@@ -44,7 +44,7 @@ export function AppLayout() {
                 <li key={section.to}>
                   <Link
                     to={section.to}
-                    className="block rounded-md px-3 py-1.5 text-sm whitespace-nowrap text-muted hover:bg-sunken hover:text-ink"
+                    className="block rounded-md px-2 py-1.5 text-sm whitespace-nowrap text-muted hover:bg-sunken hover:text-ink sm:px-3"
                     activeProps={{ className: "bg-sunken text-ink font-medium", "aria-current": "page" }}
                   >
                     {section.label}

@@ -13,7 +13,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
     <div className="min-w-0">
       <dt className="text-xs text-muted">{label}</dt>
-      <dd className="truncate">{children}</dd>
+      <dd className="break-words">{children}</dd>
     </div>
   );
 }
@@ -57,7 +57,7 @@ export function RunHeader({ run }: { run: Execution }) {
         </Fact>
         <Fact label="Duration">{took === undefined ? "not started" : formatDuration(took)}</Fact>
         <Fact label="Run">
-          <code className="text-xs">{run.id}</code>
+          <code className="text-xs break-all">{run.id}</code>
         </Fact>
         <Fact label="Created">
           <Timestamp value={run.created_at} />

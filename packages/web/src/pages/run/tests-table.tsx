@@ -22,7 +22,7 @@ const columns: ColumnDef<TestCase>[] = [
     id: "status",
     header: "Status",
     accessorKey: "status",
-    size: 110,
+    size: 104,
     cell: ({ row }) => (
       <span className="flex gap-1">
         <StatusChip status={row.original.status} />
@@ -47,7 +47,7 @@ const columns: ColumnDef<TestCase>[] = [
     id: "duration",
     header: "Duration",
     accessorFn: (test) => test.duration_ms ?? -1,
-    size: 100,
+    size: 88,
     cell: ({ row }) => (row.original.duration_ms === null ? "—" : formatDuration(row.original.duration_ms)),
   },
 ];
@@ -111,7 +111,12 @@ export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
           <table className="w-full table-fixed text-sm" aria-rowcount={rows.length + 1}>
             <colgroup>
               {table.getVisibleLeafColumns().map((column) => (
-                <col key={column.id} style={column.id === "test" ? undefined : { width: column.getSize() }} />
+                <col
+                  key={column.id}
+                  // The device column is hidden on a phone: its <col> too, or it would keep its width.
+                  className={column.id === "device" ? "hidden sm:table-column" : undefined}
+                  style={column.id === "test" ? undefined : { width: column.getSize() }}
+                />
               ))}
             </colgroup>
             <thead className="sticky top-0 z-[1] border-b border-line bg-surface text-left text-muted">

@@ -5,7 +5,7 @@ import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
 
-/** One row per run; on a phone the columns that matter least (plan, branch, started) step aside. */
+/** One row per run; on a phone the columns step aside and the name carries the counts. */
 export function RunsTable({ runs }: { runs: Execution[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line bg-surface">
@@ -21,7 +21,7 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
             <th scope="col" className="hidden px-3 py-2 font-medium md:table-cell">
               Branch
             </th>
-            <th scope="col" className="px-3 py-2 font-medium">
+            <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
               Tests
             </th>
             <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
@@ -48,7 +48,12 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
                   >
                     {run.package_name} {run.version}
                   </Link>
-                  <div className="text-xs text-muted">{run.id}</div>
+                  <div className="text-xs break-all text-muted">{run.id}</div>
+                  {/* On a phone the counts and the duration ride under the name, their columns being hidden. */}
+                  <div className="mt-1 text-xs sm:hidden">
+                    <SummaryCounts summary={run.summary} />
+                    {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
+                  </div>
                 </td>
                 <td className="hidden px-3 py-2 md:table-cell">
                   {run.ci?.branch ? (
@@ -57,7 +62,7 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
                     <span className="text-muted">—</span>
                   )}
                 </td>
-                <td className="px-3 py-2">
+                <td className="hidden px-3 py-2 sm:table-cell">
                   <SummaryCounts summary={run.summary} />
                 </td>
                 <td className="hidden px-3 py-2 tabular-nums sm:table-cell">
