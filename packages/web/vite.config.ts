@@ -4,7 +4,7 @@ import { defineConfig } from "vite";
 
 // The server serves dist/ at / (packages/server/src/features/web): hashed files under assets/ are cached for good,
 // index.html never. In development, `npm run dev -w packages/web` proxies the API to a server on :8080.
-const api = ["/v1", "/auth", "/downloads", "/docs", "/healthz", "/readyz"];
+const api = ["/v1", "/auth", "/downloads", "/docs", "/problems", "/healthz", "/readyz", "/.well-known"];
 
 export default defineConfig({
   plugins: [react(), tailwindcss()],

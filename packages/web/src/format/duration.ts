@@ -1,4 +1,4 @@
-/** A duration the way people read one: "850 ms", "12.4 s", "3 m 05 s", "1 h 02 m". */
+/** A duration the way people read one: "850 ms", "4.2 s", "12 s", "3 m 05 s", "1 h 02 m". */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const seconds = ms / 1000;

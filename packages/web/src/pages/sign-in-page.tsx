@@ -3,15 +3,9 @@ import { useNavigate } from "@tanstack/react-router";
 import { type FormEvent, useId } from "react";
 import { ApiProblem } from "../api/problem.ts";
 import { signIn } from "../api/session.ts";
+import { afterSignIn } from "../app/after-sign-in.ts";
 import { signInRoute } from "../app/router.tsx";
 import { ThemeToggle } from "./layout/theme-toggle.tsx";
-
-/** Where to go after signing in: the page the person was headed for, if it is one of ours. */
-function destination(redirect: string | undefined): string {
-  return redirect?.startsWith("/") && !redirect.startsWith("//") && !redirect.startsWith("/sign-in")
-    ? redirect
-    : "/runs";
-}
 
 export function SignInPage() {
   const { redirect } = signInRoute.useSearch();
@@ -19,7 +13,7 @@ export function SignInPage() {
   const ids = { email: useId(), password: useId(), error: useId() };
   const attempt = useMutation({
     mutationFn: ({ email, password }: { email: string; password: string }) => signIn(email, password),
-    onSuccess: () => navigate({ href: destination(redirect), replace: true }),
+    onSuccess: () => navigate({ href: afterSignIn(redirect, window.location.origin), replace: true }),
   });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
