@@ -127,9 +127,9 @@ afterAll(async () => {
 });
 
 describe("the README's walkthroughs, run as written", () => {
-  it("marks blocks of the two device-less walkthroughs", () => {
+  it("marks blocks of the device-less walkthroughs", () => {
     const names = new Set(blocks.map((b) => b.walkthrough));
-    expect([...names]).toEqual(["first-calls", "run-a-plan"]);
+    expect([...names]).toEqual(["first-calls", "run-a-plan", "sign-in"]);
   });
 
   it("First calls: a token, /v1/me, an upload with its HEAD check and a range, a plan triggered", async () => {
@@ -159,5 +159,13 @@ describe("the README's walkthroughs, run as written", () => {
     // The shell plan's log, its JUnit (the Smoke test) and its artifact (the listing of the app's file).
     expect(output).toMatch(/classname="Smoke"/);
     expect(output).toMatch(/\/com\.example\.basic\.apk -> /);
+  });
+
+  it("People and sign-in: admin@localhost signs in, and the cookie reads runs", async () => {
+    const { code, output } = await runBash(await scriptFor("sign-in", blocks, dir, port), dir, env);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/"user":\{"email":"admin@localhost","role":"admin","org":"default"\}/);
+    expect(output).toMatch(/"csrf_token":"/);
+    expect(output).toMatch(/\{"items":\[/);
   });
 });
