@@ -5,7 +5,8 @@ import { appsQuery, plansQuery } from "../../api/catalog.ts";
 import type { RunFilters } from "../../api/executions.ts";
 
 const statuses = ["queued", "running", "passed", "failed", "errored", "cancelled"] as const;
-const control = "rounded-md border border-line bg-surface px-2 py-1.5 text-sm";
+// One height for selects, the text field and the button, so the labels above them line up.
+const control = "h-9 rounded-md border border-line bg-surface px-2 text-sm";
 
 /** The filters live in the URL: a change navigates, so Back undoes it and the link can be shared. */
 export function RunFiltersForm({ filters }: { filters: RunFilters }) {
@@ -98,7 +99,7 @@ export function RunFiltersForm({ filters }: { filters: RunFilters }) {
             placeholder="main"
             className={`${control} w-40`}
           />
-          <button type="submit" className="rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken">
+          <button type="submit" className="h-9 rounded-md border border-line px-3 text-sm hover:bg-sunken">
             Filter
           </button>
         </div>
