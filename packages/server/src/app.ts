@@ -57,6 +57,7 @@ import {
   VersionsService,
   versionsRoutes,
 } from "./features/versions/index.ts";
+import { webRoutes } from "./features/web/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
@@ -296,6 +297,8 @@ async function assemble(
   await app.register(resultsRoutes, { executions, results, logs, store });
   await app.register(agentRoutes, { agents });
   await app.register(agentArtifactRoutes, { agents });
+  // Last: the dashboard answers the GET paths no route above has (its deep links), and only those.
+  await app.register(webRoutes);
   await versions.cleanUp(app.log);
   await testPackages.cleanUp(app.log);
   await logs.startUp(app.log);
