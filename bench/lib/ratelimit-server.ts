@@ -61,10 +61,15 @@ serveForBenchmark<RateLimitServerReady>(async () => {
     }
     done();
   });
-  registerRateLimiting(app, limiter, {
-    default: { name: "default", burst, perSecond },
-    agent: { name: "agent", burst: 1e9, perSecond: 1e9 },
-  });
+  registerRateLimiting(
+    app,
+    limiter,
+    {
+      default: { name: "default", burst, perSecond },
+      agent: { name: "agent", burst: 1e9, perSecond: 1e9 },
+    },
+    "bench",
+  );
   app.get("/limited", () => body);
   app.get("/bare", { config: { rateLimit: "skip" } }, () => body);
   app.addHook("onClose", () => limiter.close());

@@ -263,7 +263,7 @@ async function assemble(
   // Order matters: who is calling must be known before their requests are counted.
   await registerCookieCodec(app);
   registerAuthentication(app, tokens, clients, cookieSessions);
-  registerRateLimiting(app, limiter, policies);
+  registerRateLimiting(app, limiter, policies, signingKey.kid);
   registerExpectContinue(app);
   await registerOpenApi(app);
   await registerApiReference(app);

@@ -86,6 +86,8 @@ export async function chargeRequest(
 /**
  * Limits every request per authenticated client (per IP for public routes). Registered after the
  * authentication hook, so it knows the client; routes marked `rateLimit: "route"` charge themselves.
+ * `deployment` (the signing key's ID, the same on every instance of one database) keeps the per-address
+ * buckets of deployments that share a Redis apart: a client ID is unique everywhere, an address is not.
  * Written with `done` rather than as an async function: with the in-memory limiter the whole hook is
  * synchronous, which saves a promise per request.
  */
@@ -93,6 +95,7 @@ export function registerRateLimiting(
   app: FastifyInstance,
   limiter: RateLimiter,
   policies: RateLimitPolicies,
+  deployment: string,
 ) {
   const consumeNow = limiter.consumeNow?.bind(limiter);
   app.addHook("onRequest", (request, reply, done) => {
@@ -102,7 +105,7 @@ export function registerRateLimiting(
       return;
     }
     const principal = request.principal;
-    const key = principal ? `client:${principal.clientId}` : `ip:${request.ip}`;
+    const key = principal ? `client:${principal.clientId}` : `ip:${deployment}:${request.ip}`;
     const policy = policyForRole(policies, principal?.role);
     if (consumeNow) {
       done(applyDecision(reply, policy, consumeNow(key, policy)));

@@ -53,7 +53,7 @@ async function limiter(
 async function instance(rateLimiter: RedisRateLimiter): Promise<FastifyInstance> {
   const app = Fastify({ logger: false });
   registerErrorHandling(app, undefined);
-  registerRateLimiting(app, rateLimiter, policies);
+  registerRateLimiting(app, rateLimiter, policies, "test-deployment");
   app.get("/things", async () => ({ ok: true }));
   await app.ready();
   cleanups.push(() => app.close());
