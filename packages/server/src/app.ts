@@ -35,6 +35,9 @@ import {
   CookieSessionAuthentication,
   defaultLoginLimits,
   type LoginLimitSettings,
+  OidcSignIn,
+  OidcStateSealer,
+  oidcRoutes,
   PeopleRepo,
   PeopleService,
   peopleRoutes,
@@ -285,6 +288,13 @@ async function assemble(
     loginLimits: options.loginLimits ?? defaultLoginLimits,
     publicUrl: config.publicUrl,
     deployment: signingKey.kid,
+    oidcEnabled: config.oidc !== undefined,
+  });
+  await app.register(oidcRoutes, {
+    people,
+    oidc: config.oidc && new OidcSignIn(config.oidc, clock),
+    sealer: new OidcStateSealer(signingKey.privateKey),
+    publicUrl: config.publicUrl,
   });
   await app.register(auditRoutes, { audit });
   await app.register(clientsRoutes, { clients, policies, maxUploadBytes: config.maxUploadBytes });

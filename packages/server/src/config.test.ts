@@ -66,6 +66,7 @@ describe("loadConfig defaults", () => {
       bodyIdleTimeoutSeconds: 60,
       logLevel: "info",
       logFormat: "auto",
+      oidc: undefined,
     });
   });
 
@@ -256,6 +257,54 @@ describe("loadConfig and TESTBAY_SIGNING_KEY", () => {
     // Neither the value nor any line of it (the base64 body of a PEM) appears anywhere.
     const shown = `${message}\n${problems.join("\n")}`;
     for (const line of value.split("\n").filter((l) => l.length > 0)) expect(shown).not.toContain(line);
+  });
+});
+
+describe("loadConfig and single sign-on (TESTBAY_OIDC_*)", () => {
+  const trio = {
+    TESTBAY_OIDC_ISSUER: "https://id.example.com/realms/main",
+    TESTBAY_OIDC_CLIENT_ID: "testbay",
+    TESTBAY_OIDC_CLIENT_SECRET: "s3cret-value-never-shown",
+  };
+
+  it("is on with issuer, client ID and secret; viewers in `default` unless told otherwise", () => {
+    expect(loadConfig(trio).oidc).toEqual({
+      issuer: trio.TESTBAY_OIDC_ISSUER,
+      clientId: "testbay",
+      clientSecret: trio.TESTBAY_OIDC_CLIENT_SECRET,
+      defaultRole: "viewer",
+      organization: "default",
+      roleClaim: undefined,
+    });
+    expect(
+      loadConfig({
+        ...trio,
+        TESTBAY_OIDC_DEFAULT_ROLE: "member",
+        TESTBAY_OIDC_ORG: "acme",
+        TESTBAY_OIDC_ROLE_CLAIM: "testbay_role",
+      }).oidc,
+    ).toMatchObject({ defaultRole: "member", organization: "acme", roleClaim: "testbay_role" });
+  });
+
+  it("names the missing parts of a half setup, and never shows the secret", () => {
+    const problems = problemsOf({ TESTBAY_OIDC_CLIENT_SECRET: trio.TESTBAY_OIDC_CLIENT_SECRET });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^TESTBAY_OIDC_ISSUER and TESTBAY_OIDC_CLIENT_ID must be set too/);
+    expect(problems.join("\n")).not.toContain(trio.TESTBAY_OIDC_CLIENT_SECRET);
+  });
+
+  it("takes plain HTTP only for a provider on this machine", () => {
+    const local = loadConfig({ ...trio, TESTBAY_OIDC_ISSUER: "http://127.0.0.1:9000" });
+    expect(local.oidc?.issuer).toBe("http://127.0.0.1:9000");
+    expect(problemsOf({ ...trio, TESTBAY_OIDC_ISSUER: "http://id.example.com" })[0]).toMatch(
+      /^TESTBAY_OIDC_ISSUER must be the provider's https:\/\/ issuer URL/,
+    );
+  });
+
+  it("rejects an unknown default role", () => {
+    expect(problemsOf({ ...trio, TESTBAY_OIDC_DEFAULT_ROLE: "owner" })).toEqual([
+      'TESTBAY_OIDC_DEFAULT_ROLE must be one of viewer, member, admin; got "owner"',
+    ]);
   });
 });
 

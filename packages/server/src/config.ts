@@ -41,6 +41,22 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   /** `pretty`: one human-readable line per event (pino-pretty); `json`: one JSON object per line; `auto`: pretty on a terminal. */
   logFormat: "auto" | "json" | "pretty";
+  /** Single sign-on (API.md §10): set when TESTBAY_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET all are. */
+  oidc: OidcSettings | undefined;
+}
+
+export type OidcRole = "viewer" | "member" | "admin";
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The role of a person the provider signs in for the first time, unless the role claim says otherwise. */
+  defaultRole: OidcRole;
+  /** The organization (by name) people signing in this way are created in. */
+  organization: string;
+  /** A claim whose value (viewer, member or admin) sets the person's role at every sign-in. */
+  roleClaim: string | undefined;
 }
 
 export interface RateLimitSettings {
@@ -111,6 +127,24 @@ const signingKey = z.string().refine(
   { error: "must be an Ed25519 private key in PEM form (openssl genpkey -algorithm ed25519)" },
 );
 
+/**
+ * The provider is reached over HTTPS; plain HTTP only on this machine (a provider run beside the server, or
+ * in tests), where nobody on the network can read the client secret or the tokens.
+ */
+const oidcIssuerRule = "must be the provider's https:// issuer URL (http:// only for 127.0.0.1 or localhost)";
+const oidcIssuer = z.url({ protocol: /^https?$/, error: oidcIssuerRule }).refine(
+  (v) => {
+    const url = new URL(v);
+    return url.protocol === "https:" || ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  },
+  { error: oidcIssuerRule },
+);
+
+const oidcRole = z.enum(["viewer", "member", "admin"], { error: "must be one of viewer, member, admin" });
+
+/** Variables whose values are never repeated in a configuration error. */
+const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SECRET"]);
+
 const publicUrlRule = "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1";
 
 /** Variable name → schema and default. Order is the order problems are reported in. */
@@ -152,7 +186,15 @@ const variables = {
   TESTBAY_LOG_FORMAT: z
     .enum(["auto", "json", "pretty"], { error: "must be one of auto, json, pretty" })
     .default("auto"),
+  TESTBAY_OIDC_ISSUER: oidcIssuer.optional(),
+  TESTBAY_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  TESTBAY_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  TESTBAY_OIDC_DEFAULT_ROLE: oidcRole.default("viewer"),
+  TESTBAY_OIDC_ORG: z.string().min(1).default("default"),
+  TESTBAY_OIDC_ROLE_CLAIM: z.string().min(1).optional(),
 };
+
+const oidcTrio = ["TESTBAY_OIDC_ISSUER", "TESTBAY_OIDC_CLIENT_ID", "TESTBAY_OIDC_CLIENT_SECRET"] as const;
 
 const knownNames = new Set(Object.keys(variables));
 
@@ -172,12 +214,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     else {
       // Messages may quote part of the value (an S3 endpoint): both pass through the same redaction.
       const message = redactConnectionUrl(result.error.issues[0]?.message ?? "is invalid");
-      const shown =
-        name === "TESTBAY_SIGNING_KEY"
-          ? "(not shown: it is a secret)"
-          : JSON.stringify(raw === undefined ? raw : redactConnectionUrl(raw));
+      const shown = secretVariables.has(name)
+        ? "(not shown: it is a secret)"
+        : JSON.stringify(raw === undefined ? raw : redactConnectionUrl(raw));
       problems.push(`${name} ${message}; got ${shown}`);
     }
+  }
+  // Half a single sign-on setup is a mistake, not "off": say which parts are missing.
+  const oidcSet = oidcTrio.filter((name) => env[name] !== undefined && env[name]?.trim() !== "");
+  if (oidcSet.length > 0 && oidcSet.length < oidcTrio.length) {
+    const missing = oidcTrio.filter((name) => !oidcSet.includes(name));
+    problems.push(
+      `${missing.join(" and ")} must be set too: single sign-on needs TESTBAY_OIDC_ISSUER, TESTBAY_OIDC_CLIENT_ID and TESTBAY_OIDC_CLIENT_SECRET (or none of them)`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -208,6 +257,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyIdleTimeoutSeconds: v.TESTBAY_BODY_IDLE_TIMEOUT_SECONDS,
     logLevel: v.TESTBAY_LOG_LEVEL,
     logFormat: v.TESTBAY_LOG_FORMAT,
+    oidc:
+      v.TESTBAY_OIDC_ISSUER && v.TESTBAY_OIDC_CLIENT_ID && v.TESTBAY_OIDC_CLIENT_SECRET
+        ? {
+            issuer: v.TESTBAY_OIDC_ISSUER,
+            clientId: v.TESTBAY_OIDC_CLIENT_ID,
+            clientSecret: v.TESTBAY_OIDC_CLIENT_SECRET,
+            defaultRole: v.TESTBAY_OIDC_DEFAULT_ROLE,
+            organization: v.TESTBAY_OIDC_ORG,
+            roleClaim: v.TESTBAY_OIDC_ROLE_CLAIM,
+          }
+        : undefined,
   };
 }
 

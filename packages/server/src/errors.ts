@@ -102,6 +102,12 @@ export const errorCatalog = {
     fix: "Check the method and path against the API reference at GET /v1/openapi.json.",
     retryable: false,
   },
+  oidc_not_configured: {
+    status: 404,
+    title: "Single sign-on is not configured",
+    fix: "Set TESTBAY_OIDC_ISSUER, TESTBAY_OIDC_CLIENT_ID and TESTBAY_OIDC_CLIENT_SECRET (register the callback <server origin>/auth/oidc/callback with the provider) and restart the server, or sign in with email and password (POST /auth/login).",
+    retryable: false,
+  },
   app_exists: {
     status: 409,
     title: "App already registered",

@@ -241,7 +241,7 @@ export interface paths {
         };
         /**
          * Who is signed in
-         * @description The signed-in person and the CSRF token their changes must carry (x-csrf-token), or {signed_in: false}. Using a session keeps it alive (12 hours idle expiry).
+         * @description The signed-in person and the CSRF token their changes must carry (x-csrf-token), or {signed_in: false}, with oidc: true when single sign-on is configured (GET /auth/oidc/start). Using a session keeps it alive (12 hours idle expiry).
          */
         get: operations["getSession"];
         put?: never;
@@ -266,6 +266,46 @@ export interface paths {
          * @description Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted like a failed sign-in); 400 invalid_request when the new one is too short.
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in through the OpenID provider
+         * @description Sends the browser to the configured OpenID provider (authorization code flow with PKCE) and keeps what the callback checks in a short-lived, encrypted, HttpOnly cookie. `next` is where to go once signed in: a path on this site (anything else becomes /runs). 404 oidc_not_configured when single sign-on is not set up; when the provider cannot be reached, to /sign-in?error=provider_unreachable.
+         */
+        get: operations["startSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish signing in through the OpenID provider
+         * @description Where the provider sends the browser back. Checks the answer (state, nonce, PKCE, the ID token's issuer, audience and expiry), finds the person by their verified email or creates them in TESTBAY_OIDC_ORG with TESTBAY_OIDC_DEFAULT_ROLE (or the role TESTBAY_OIDC_ROLE_CLAIM gives), starts a session as POST /auth/login does and sends the browser to the `next` of /auth/oidc/start. A refusal goes to /sign-in?error=<code>: access_denied, provider_error, provider_unreachable, invalid_state, sign_in_expired, email_missing, email_not_verified, account_disabled, organization_missing.
+         */
+        get: operations["finishSingleSignOn"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1619,7 +1659,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "app_version_in_use" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "client_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "app_version_in_use" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -2551,6 +2591,11 @@ export interface operations {
                     } | {
                         /** @enum {boolean} */
                         signed_in: false;
+                        /**
+                         * @description Present when single sign-on is configured: the sign-in page offers GET /auth/oidc/start. Absent otherwise.
+                         * @enum {boolean}
+                         */
+                        oidc?: true;
                     };
                 };
             };
@@ -2622,6 +2667,155 @@ export interface operations {
         responses: {
             /** @description Changed */
             204: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startSingleSignOn: {
+        parameters: {
+            query?: {
+                /** @description A path on this site, e.g. /runs. */
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 302 Found: Location says where the browser goes next. */
+            302: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    finishSingleSignOn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 302 Found: Location says where the browser goes next. */
+            302: {
                 headers: {
                     /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
                     "x-request-id": string;

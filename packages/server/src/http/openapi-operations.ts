@@ -53,6 +53,8 @@ export const operationDocs: Record<string, OperationDoc> = {
   "post /auth/login": { operationId: "signIn" },
   "post /auth/logout": { operationId: "signOut" },
   "get /auth/session": { operationId: "getSession" },
+  "get /auth/oidc/start": { operationId: "startSingleSignOn" },
+  "get /auth/oidc/callback": { operationId: "finishSingleSignOn" },
   "get /v1/audit": { operationId: "listAuditEvents" },
   "post /auth/password": { operationId: "changePassword" },
   "post /v1/oauth/token": {

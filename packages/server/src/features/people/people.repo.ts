@@ -77,6 +77,10 @@ export class PeopleRepo {
       .execute();
   }
 
+  async setRole(userId: string, role: PersonRole): Promise<void> {
+    await this.db.updateTable("users").set({ role }).where("id", "=", userId).execute();
+  }
+
   async setDisabledAt(userId: string, at: string | null): Promise<void> {
     await this.db.updateTable("users").set({ disabled_at: at }).where("id", "=", userId).execute();
   }

@@ -26,6 +26,8 @@ export interface PeopleRoutesOptions {
    * services with different accounts.
    */
   deployment: string;
+  /** Single sign-on is configured: a signed-out session answer says so (`oidc: true`). */
+  oidcEnabled: boolean;
 }
 
 const personView = (user: UserRecord) => ({ email: user.email, role: user.role, org: user.organizationName });
@@ -164,7 +166,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       schema: {
         summary: "Who is signed in",
         description:
-          "The signed-in person and the CSRF token their changes must carry (x-csrf-token), or {signed_in: false}. Using a session keeps it alive (12 hours idle expiry).",
+          "The signed-in person and the CSRF token their changes must carry (x-csrf-token), or {signed_in: false}, with oidc: true when single sign-on is configured (GET /auth/oidc/start). Using a session keeps it alive (12 hours idle expiry).",
         tags: ["people"],
         security: [],
         response: { 200: SessionResponse, ...ProblemResponses },
@@ -174,7 +176,11 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       noStore(reply);
       const sessionId = sessions.sessionIdOf(request);
       const session = sessionId === undefined ? undefined : await people.resumeSession(sessionId);
-      if (sessionId === undefined || !session) return { signed_in: false as const };
+      if (sessionId === undefined || !session) {
+        return options.oidcEnabled
+          ? { signed_in: false as const, oidc: true as const }
+          : { signed_in: false as const };
+      }
       return {
         signed_in: true as const,
         user: personView(session.user),

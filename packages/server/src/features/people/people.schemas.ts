@@ -30,7 +30,15 @@ export const LoginResponse = Type.Object({ user: PersonView, csrf_token: csrfTok
 
 export const SessionResponse = Type.Union([
   Type.Object({ signed_in: Type.Literal(true), user: PersonView, csrf_token: csrfToken }),
-  Type.Object({ signed_in: Type.Literal(false) }),
+  Type.Object({
+    signed_in: Type.Literal(false),
+    oidc: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Present when single sign-on is configured: the sign-in page offers GET /auth/oidc/start. Absent otherwise.",
+      }),
+    ),
+  }),
 ]);
 
 export const PasswordChangeBody = Type.Object(

@@ -143,6 +143,49 @@ export class PeopleService {
     await this.repo.deleteSessionsOf(user.id, sessionIdHash(keepSessionId));
   }
 
+  /**
+   * The person an OpenID provider signed in (its email verified), created on their first sign-in in
+   * `org` with `claimedRole ?? defaultRole`. A claimed role is the provider's word and is applied at every
+   * sign-in; without one, the role an existing person has is kept. Such a person gets a random password
+   * nobody is told: they sign in through the provider. Undefined when `org` does not exist.
+   */
+  async personFromProvider(input: {
+    email: string;
+    org: string;
+    defaultRole: PersonRole;
+    claimedRole: PersonRole | undefined;
+  }): Promise<UserRecord | undefined> {
+    const existing = await this.repo.findUserByEmail(input.email);
+    if (existing) {
+      if (input.claimedRole !== undefined && input.claimedRole !== existing.role) {
+        await this.repo.setRole(existing.id, input.claimedRole);
+        return { ...existing, role: input.claimedRole };
+      }
+      return existing;
+    }
+    const organizationId = await this.repo.findOrganizationId(input.org);
+    if (!organizationId) return undefined;
+    const role = input.claimedRole ?? input.defaultRole;
+    const now = this.clock.now();
+    try {
+      await this.repo.insertUser({
+        id: newId("usr", now),
+        organizationId,
+        email: input.email,
+        role,
+        passwordHash: await hashSecret(generatePassword()),
+        createdAt: isoTime(now),
+      });
+    } catch (error) {
+      // The same person's first sign-in finishing twice at once (two tabs, two instances): the other won.
+      const created = await this.repo.findUserByEmail(input.email);
+      if (created) return created;
+      throw error;
+    }
+    await this.audited({ organizationId, email: input.email, role }, "user.created", serverActor);
+    return this.repo.findUserByEmail(input.email);
+  }
+
   /** Starts a session; returns its ID, which only the cookie will hold. */
   async startSession(user: UserRecord): Promise<string> {
     const id = newSessionId();
