@@ -1,19 +1,71 @@
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type FormEvent, useId } from "react";
 import { ApiProblem } from "../api/problem.ts";
-import { signIn } from "../api/session.ts";
+import { sessionQuery, signIn } from "../api/session.ts";
 import { afterSignIn } from "../app/after-sign-in.ts";
 import { signInRoute } from "../app/router.tsx";
 import { ThemeToggle } from "./layout/theme-toggle.tsx";
+
+/**
+ * What the server's single sign-on callback means by `/sign-in?error=<code>`, and what to do about it. The
+ * codes are the server's fixed set; an unknown one gets a general message rather than being shown.
+ */
+const singleSignOnErrors: Record<string, { message: string; fix?: string }> = {
+  access_denied: { message: "Single sign-on was cancelled at your identity provider." },
+  provider_error: {
+    message: "Your identity provider refused the sign-in.",
+    fix: "Try again; if it keeps failing, ask your administrator to check the server's log.",
+  },
+  provider_unreachable: {
+    message: "Testbay could not reach your identity provider.",
+    fix: "Try again in a moment; if it keeps failing, ask your administrator to check TESTBAY_OIDC_ISSUER.",
+  },
+  invalid_state: {
+    message: "This sign-in was not started from this browser, or it was already used.",
+    fix: "Start again with the single sign-on button.",
+  },
+  sign_in_expired: {
+    message: "The sign-in took too long (more than 10 minutes).",
+    fix: "Start again with the single sign-on button.",
+  },
+  email_missing: {
+    message: "Your identity provider did not tell Testbay your email address.",
+    fix: "Ask your administrator to allow the email scope for Testbay at the identity provider.",
+  },
+  email_not_verified: {
+    message: "Your identity provider has not verified your email address.",
+    fix: "Verify your email address with your identity provider, then sign in again.",
+  },
+  account_disabled: {
+    message: "Your Testbay account is disabled.",
+    fix: "Ask an administrator of your organization to enable it.",
+  },
+  organization_missing: {
+    message: "Testbay is not set up for single sign-on yet: its organization does not exist.",
+    fix: "Ask your administrator to create the organization named in TESTBAY_OIDC_ORG.",
+  },
+};
+
+const unknownSingleSignOnError = { message: "Single sign-on failed.", fix: "Try again." };
+
+/** The callback's error code from the address bar (the sign-in route does not declare it as a search field). */
+function singleSignOnError(): { message: string; fix?: string } | undefined {
+  const code = new URLSearchParams(window.location.search).get("error");
+  if (code === null) return undefined;
+  return Object.hasOwn(singleSignOnErrors, code) ? singleSignOnErrors[code] : unknownSingleSignOnError;
+}
 
 export function SignInPage() {
   const { redirect } = signInRoute.useSearch();
   const navigate = useNavigate();
   const ids = { email: useId(), password: useId(), error: useId() };
+  const session = useQuery(sessionQuery);
+  const singleSignOn = session.data?.signed_in === false && session.data.oidc === true;
+  const next = afterSignIn(redirect, window.location.origin);
   const attempt = useMutation({
     mutationFn: ({ email, password }: { email: string; password: string }) => signIn(email, password),
-    onSuccess: () => navigate({ href: afterSignIn(redirect, window.location.origin), replace: true }),
+    onSuccess: () => navigate({ href: next, replace: true }),
   });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -22,12 +74,15 @@ export function SignInPage() {
     attempt.mutate({ email: String(form.get("email")), password: String(form.get("password")) });
   };
 
+  // A failed password sign-in says what went wrong with it; otherwise the single sign-on that sent the person here.
   const error = attempt.error;
+  const ssoError = error ? undefined : singleSignOnError();
   const message =
     error instanceof ApiProblem && error.status === 401
       ? "The email or the password is wrong."
-      : error?.message;
-  const fix = error instanceof ApiProblem && error.status !== 401 ? error.problem.fix : undefined;
+      : (error?.message ?? ssoError?.message);
+  const fix = error instanceof ApiProblem && error.status !== 401 ? error.problem.fix : ssoError?.fix;
+  const shownError = error ?? ssoError;
 
   return (
     <main className="flex min-h-dvh items-center justify-center p-4">
@@ -36,7 +91,7 @@ export function SignInPage() {
       </div>
       <form
         onSubmit={submit}
-        aria-describedby={error ? ids.error : undefined}
+        aria-describedby={shownError ? ids.error : undefined}
         className="w-full max-w-sm space-y-4 rounded-lg border border-line bg-surface p-6 shadow-sm"
       >
         <div>
@@ -70,7 +125,7 @@ export function SignInPage() {
             className="w-full rounded-md border border-line bg-canvas px-3 py-2"
           />
         </div>
-        {error && (
+        {shownError && (
           <div
             id={ids.error}
             role="alert"
@@ -87,6 +142,15 @@ export function SignInPage() {
         >
           {attempt.isPending ? "Signing in…" : "Sign in"}
         </button>
+        {singleSignOn && (
+          // A plain link: the server sends the browser on to the identity provider, and back signed in.
+          <a
+            href={`/auth/oidc/start?next=${encodeURIComponent(next)}`}
+            className="block w-full rounded-md border border-line px-3 py-2 text-center font-medium hover:bg-canvas"
+          >
+            Sign in with single sign-on
+          </a>
+        )}
       </form>
     </main>
   );
