@@ -7,6 +7,7 @@ import {
   redirect,
 } from "@tanstack/react-router";
 import type { RunFilters } from "../api/executions.ts";
+import type { TestPlanState } from "../api/plans.ts";
 import { queryClient } from "../api/query-client.ts";
 import { sessionQuery } from "../api/session.ts";
 import type { ExecutionStatus } from "../api/types.ts";
@@ -81,8 +82,39 @@ const agentsRoute = createRoute({
   component: lazyRouteComponent(() => import("../pages/agents/agents-page.tsx"), "AgentsPage"),
 });
 
+const planStates: ReadonlySet<string> = new Set(["active", "archived", "deleted"]);
+
+export const plansRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "plans",
+  validateSearch: (search: Record<string, unknown>): { app?: string; state?: TestPlanState } => ({
+    app: text(search.app),
+    state: planStates.has(String(search.state)) ? (search.state as TestPlanState) : undefined,
+  }),
+  component: lazyRouteComponent(() => import("../pages/plans/plans-page.tsx"), "PlansPage"),
+});
+
+export const newPlanRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "plans/new",
+  validateSearch: (search: Record<string, unknown>): { app?: string } => ({ app: text(search.app) }),
+  component: lazyRouteComponent(() => import("../pages/plans/plan-form-pages.tsx"), "NewPlanPage"),
+});
+
+export const planRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "plans/$planId",
+  component: lazyRouteComponent(() => import("../pages/plans/plan-page.tsx"), "PlanPage"),
+});
+
+export const editPlanRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "plans/$planId/edit",
+  component: lazyRouteComponent(() => import("../pages/plans/plan-form-pages.tsx"), "EditPlanPage"),
+});
+
 /** Pages of the navigation that later slices of issue 14 fill in. */
-const comingRoute = (path: "apps" | "plans" | "settings") =>
+const comingRoute = (path: "apps" | "settings") =>
   createRoute({
     getParentRoute: () => signedInRoute,
     path,
@@ -97,7 +129,10 @@ const routeTree = rootRoute.addChildren([
     runRoute,
     agentsRoute,
     comingRoute("apps"),
-    comingRoute("plans"),
+    plansRoute,
+    newPlanRoute,
+    planRoute,
+    editPlanRoute,
     comingRoute("settings"),
   ]),
 ]);

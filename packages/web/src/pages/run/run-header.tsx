@@ -8,6 +8,7 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
+import { RunActions } from "./run-actions.tsx";
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -30,13 +31,16 @@ export function RunHeader({ run }: { run: Execution }) {
           {run.package_name} <span className="text-muted">{run.version}</span>
         </h1>
         <StatusChip status={run.status} />
-        <a
-          href={junitUrl(run.id)}
-          download={`${run.id}-junit.xml`}
-          className="ml-auto rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken"
-        >
-          Download JUnit XML
-        </a>
+        <div className="ml-auto flex flex-wrap items-center gap-2">
+          <RunActions run={run} />
+          <a
+            href={junitUrl(run.id)}
+            download={`${run.id}-junit.xml`}
+            className="rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken"
+          >
+            Download JUnit XML
+          </a>
+        </div>
       </div>
       {run.waiting_reason && (
         <p

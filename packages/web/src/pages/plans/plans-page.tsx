@@ -1,0 +1,134 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { useId } from "react";
+import { appsQuery } from "../../api/catalog.ts";
+import { planListQuery, planStates, type TestPlanState } from "../../api/plans.ts";
+import { useMayChange } from "../../api/role.ts";
+import { plansRoute } from "../../app/router.tsx";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { devicesSummary, stepsSummary } from "./plan-summary.ts";
+
+const control = "h-9 rounded-md border border-line bg-surface px-2 text-sm";
+
+const empty: Record<TestPlanState, string> = {
+  active: "No active test plans. Create one to run tests on an uploaded version.",
+  archived: "No archived test plans.",
+  deleted: "No deleted test plans. A deleted plan stays here, restorable, for 30 days.",
+};
+
+/** The organization's test plans by app and state, each with what it runs and where. */
+export function PlansPage() {
+  const search = plansRoute.useSearch();
+  const state = search.state ?? "active";
+  const navigate = useNavigate();
+  const apps = useQuery(appsQuery);
+  const plans = useQuery(planListQuery(search.app, state));
+  const mayChange = useMayChange();
+  const ids = { app: useId(), state: useId() };
+
+  return (
+    <section className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold">Test plans</h1>
+        {mayChange && (
+          <Link
+            to="/plans/new"
+            search={{ app: search.app }}
+            className="ml-auto rounded-md bg-accent px-3 py-1.5 text-sm font-medium text-accent-ink hover:opacity-90"
+          >
+            New test plan
+          </Link>
+        )}
+      </div>
+      <form className="flex flex-wrap items-end gap-3" aria-label="Filter test plans">
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.app} className="text-xs text-muted">
+            App
+          </label>
+          <select
+            id={ids.app}
+            className={control}
+            value={search.app ?? ""}
+            onChange={(event) =>
+              navigate({ to: "/plans", search: { ...search, app: event.target.value || undefined } })
+            }
+          >
+            <option value="">All apps</option>
+            {apps.data?.map((app) => (
+              <option key={app.package_name} value={app.package_name}>
+                {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.state} className="text-xs text-muted">
+            State
+          </label>
+          <select
+            id={ids.state}
+            className={control}
+            value={state}
+            onChange={(event) =>
+              navigate({
+                to: "/plans",
+                search: {
+                  ...search,
+                  state: event.target.value === "active" ? undefined : (event.target.value as TestPlanState),
+                },
+              })
+            }
+          >
+            {planStates.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      {plans.error && <ProblemMessage error={plans.error} />}
+      {plans.isPending && <p className="text-muted">Loading test plans…</p>}
+      {plans.data && plans.data.length === 0 && <p className="text-muted">{empty[state]}</p>}
+      {plans.data && plans.data.length > 0 && (
+        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
+          <table className="w-full text-left text-sm">
+            <thead className="border-b border-line text-xs text-muted">
+              <tr>
+                <th className="px-3 py-2 font-medium">Plan</th>
+                <th className="px-3 py-2 font-medium">App</th>
+                <th className="px-3 py-2 font-medium">Steps</th>
+                <th className="px-3 py-2 font-medium">Devices</th>
+                <th className="px-3 py-2 font-medium">
+                  {state === "deleted" ? "Restorable until" : "Changed"}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {plans.data.map((plan) => (
+                <tr key={plan.id} className="border-b border-line last:border-0 hover:bg-sunken">
+                  <td className="px-3 py-2">
+                    <Link
+                      to="/plans/$planId"
+                      params={{ planId: plan.id }}
+                      className="font-medium text-accent hover:underline"
+                    >
+                      {plan.name}
+                    </Link>
+                  </td>
+                  <td className="px-3 py-2 break-all">{plan.package_name}</td>
+                  <td className="px-3 py-2">{stepsSummary(plan.steps)}</td>
+                  <td className="px-3 py-2">{devicesSummary(plan.devices)}</td>
+                  <td className="px-3 py-2 whitespace-nowrap">
+                    <Timestamp value={state === "deleted" ? plan.restorable_until : plan.updated_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
