@@ -96,6 +96,27 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await page.getByText("Tests run: 24").waitFor();
       await shoot(page, `run-live-${suffix}`);
 
+      await page.goto(`${origin}/plans`);
+      // A table from 640 px, cards on a phone: wait for whichever shows.
+      await page.getByRole("link", { name: "Release gate: target SDK" }).waitFor();
+      await shoot(page, `plans-${suffix}`);
+
+      await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
+      await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
+      await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
+      await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+      await shoot(page, `plan-${suffix}`);
+
+      // The form as a person sees it after the API refused it: the messages at their fields.
+      await page.goto(`${origin}/plans/new`);
+      await page.getByLabel("Name").fill("Nightly regression");
+      await page.getByRole("button", { name: "Add a device" }).click();
+      await page.getByLabel("Device 1 model").fill("Pixel 8");
+      await page.getByLabel("Timeout (seconds)").fill("5");
+      await page.getByRole("button", { name: "Create plan" }).click();
+      await page.getByText("see the messages at the fields below").waitFor();
+      await shoot(page, `plan-form-error-${suffix}`);
+
       await page.goto(`${origin}/agents`);
       await page.getByRole("heading", { name: "lab-mac-mini" }).waitFor();
       await shoot(page, `agents-${suffix}`);

@@ -4,7 +4,8 @@ import { FieldMessages } from "./field-messages.tsx";
 
 export type DeviceRow = TestPlan["devices"][number];
 
-const control = "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm";
+const control =
+  "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm aria-invalid:border-red-600 dark:aria-invalid:border-red-400";
 
 /** The plan's devices as rows of platform, model and OS version; none runs once on the agent host. */
 export function DevicesEditor({

@@ -8,7 +8,8 @@ import { type DeviceRow, DevicesEditor } from "./devices-editor.tsx";
 import { fieldErrors } from "./field-errors.ts";
 import { FieldMessages } from "./field-messages.tsx";
 
-const control = "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm";
+const control =
+  "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm aria-invalid:border-red-600 dark:aria-invalid:border-red-400";
 const exampleSteps = [{ type: "inspect", expect: { min_sdk_at_most: 24, debuggable: false } }];
 
 /** Not JSON, or not a list: said at the steps field before anything is sent. */
@@ -146,7 +147,7 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
         </p>
         <textarea
           id={`${id}-steps`}
-          className="min-h-48 w-full rounded-md border border-line bg-surface p-2 font-mono text-xs"
+          className="min-h-48 w-full rounded-md border border-line bg-surface p-2 font-mono text-xs aria-invalid:border-red-600 dark:aria-invalid:border-red-400"
           value={stepsText}
           spellCheck={false}
           aria-invalid={Boolean(stepsMessages)}

@@ -6,8 +6,7 @@ import { planListQuery, planStates, type TestPlanState } from "../../api/plans.t
 import { useMayChange } from "../../api/role.ts";
 import { plansRoute } from "../../app/router.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
-import { Timestamp } from "../../components/timestamp.tsx";
-import { devicesSummary, stepsSummary } from "./plan-summary.ts";
+import { PlansList } from "./plans-list.tsx";
 
 const control = "h-9 rounded-md border border-line bg-surface px-2 text-sm";
 
@@ -91,44 +90,7 @@ export function PlansPage() {
       {plans.error && <ProblemMessage error={plans.error} />}
       {plans.isPending && <p className="text-muted">Loading test plans…</p>}
       {plans.data && plans.data.length === 0 && <p className="text-muted">{empty[state]}</p>}
-      {plans.data && plans.data.length > 0 && (
-        <div className="overflow-x-auto rounded-lg border border-line bg-surface">
-          <table className="w-full text-left text-sm">
-            <thead className="border-b border-line text-xs text-muted">
-              <tr>
-                <th className="px-3 py-2 font-medium">Plan</th>
-                <th className="px-3 py-2 font-medium">App</th>
-                <th className="px-3 py-2 font-medium">Steps</th>
-                <th className="px-3 py-2 font-medium">Devices</th>
-                <th className="px-3 py-2 font-medium">
-                  {state === "deleted" ? "Restorable until" : "Changed"}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {plans.data.map((plan) => (
-                <tr key={plan.id} className="border-b border-line last:border-0 hover:bg-sunken">
-                  <td className="px-3 py-2">
-                    <Link
-                      to="/plans/$planId"
-                      params={{ planId: plan.id }}
-                      className="font-medium text-accent hover:underline"
-                    >
-                      {plan.name}
-                    </Link>
-                  </td>
-                  <td className="px-3 py-2 break-all">{plan.package_name}</td>
-                  <td className="px-3 py-2">{stepsSummary(plan.steps)}</td>
-                  <td className="px-3 py-2">{devicesSummary(plan.devices)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">
-                    <Timestamp value={state === "deleted" ? plan.restorable_until : plan.updated_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {plans.data && plans.data.length > 0 && <PlansList plans={plans.data} deleted={state === "deleted"} />}
     </section>
   );
 }
