@@ -18,6 +18,9 @@ const accounts: Record<string, Record<string, unknown>> = {
   ann: { email: "ann@sso.example", email_verified: true },
   boss: { email: "boss@sso.example", email_verified: true, testbay_role: "admin" },
   unverified: { email: "eve@sso.example", email_verified: false },
+  // People with local accounts (created in beforeAll); the provider capitalises one address differently.
+  local: { email: "Local@ACME.example", email_verified: true },
+  gone: { email: "gone@acme.example", email_verified: true },
 };
 /** Who the provider signs in at its next login step. */
 let loginAs = "ann";
@@ -46,6 +49,11 @@ beforeAll(async () => {
     },
   });
   await server.createClient("acme", "ci");
+  await server.createClient("other", "ci");
+  const people = server.app.services.people;
+  await people.createUser({ email: "local@acme.example", role: "member", org: "other" });
+  await people.createUser({ email: "gone@acme.example", role: "viewer", org: "acme" });
+  await people.disableUser("gone@acme.example");
 
   const provider = new Provider(issuer, {
     clients: [
@@ -107,8 +115,8 @@ class Jar {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
   }
 
-  take(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
+  take(setCookies: readonly string[]): void {
+    for (const line of setCookies) {
       const [pair = "", ...attributes] = line.split(";");
       const at = pair.indexOf("=");
       const name = pair.slice(0, at).trim();
@@ -121,6 +129,37 @@ class Jar {
   get(name: string): string | undefined {
     return this.cookies.get(name);
   }
+}
+
+interface Hop {
+  status: number;
+  location: string | null;
+  setCookies: string[];
+  body: string;
+}
+
+/**
+ * One GET on a new connection (no keep-alive): the scaled project's proxy hands each connection to the next
+ * instance, so the server's consecutive hops (the start, then the callback) reach different instances.
+ */
+function get(url: URL, cookie: string): Promise<Hop> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false, headers: cookie ? { cookie } : {} }, (response) => {
+      let body = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          location: response.headers.location ?? null,
+          setCookies: response.headers["set-cookie"] ?? [],
+          body,
+        }),
+      );
+    });
+    request.on("error", reject);
+  });
 }
 
 interface Outcome {
@@ -145,13 +184,11 @@ async function signInThroughProvider(
   let url = new URL(`${server.origin}/auth/oidc/start${query}`);
   for (let hop = 0; hop < 15; hop++) {
     const jar = url.origin === issuer ? providerJar : serverJar;
-    const response = await fetch(url, { redirect: "manual", headers: { cookie: jar.header() } });
-    jar.take(response);
-    const location = response.headers.get("location");
+    const response = await get(url, jar.header());
+    jar.take(response.setCookies);
+    const location = response.location;
     if (location === null) {
-      throw new Error(
-        `${url.pathname} answered ${response.status} without a redirect: ${await response.text()}`,
-      );
+      throw new Error(`${url.pathname} answered ${response.status} without a redirect: ${response.body}`);
     }
     const next = new URL(location, url);
     const fromServer = url.origin !== issuer;
@@ -209,6 +246,16 @@ describe("signing in through the OpenID provider", () => {
     });
   });
 
+  it("signs an existing account in by its email, keeping its organization and role", async () => {
+    const { location, jar } = await signInThroughProvider("local");
+    expect(location).toBe("/runs");
+    expect((await sessionOf(jar)).body.user).toEqual({
+      email: "local@acme.example",
+      role: "member",
+      org: "other",
+    });
+  });
+
   it("keeps `next`, a path on this site", async () => {
     const { location, jar } = await signInThroughProvider("ann", { next: "/runs/exe_123?tab=logs" });
     expect(location).toBe("/runs/exe_123?tab=logs");
@@ -237,6 +284,12 @@ describe("refusals go back to the sign-in page with a code", () => {
     );
   });
 
+  it("refuses a disabled account", async () => {
+    const { location, jar } = await signInThroughProvider("gone");
+    expect(location).toBe("/sign-in?error=account_disabled");
+    expect(jar.get("testbay_session")).toBeUndefined();
+  });
+
   it("refuses an answer whose state is not the one this browser's sign-in sent", async () => {
     const { location, jar } = await signInThroughProvider("ann", {
       atCallback: (url) => {
@@ -263,7 +316,7 @@ describe("refusals go back to the sign-in page with a code", () => {
   it("reports the person's refusal at the provider as access_denied", async () => {
     const jar = new Jar();
     const start = await fetch(`${server.origin}/auth/oidc/start`, { redirect: "manual" });
-    jar.take(start);
+    jar.take(start.headers.getSetCookie());
     const state = new URL(String(start.headers.get("location"))).searchParams.get("state");
     const refused = await fetch(
       `${server.origin}/auth/oidc/callback?error=access_denied&state=${state}&iss=${encodeURIComponent(issuer)}`,
