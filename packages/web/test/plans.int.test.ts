@@ -116,13 +116,35 @@ describe("test plans in the dashboard", () => {
     await page.waitForURL(planUrl);
   });
 
-  it("triggers the plan on an uploaded version and opens the new run, with Cancel or Re-run", async () => {
+  it("triggers the plan on an uploaded version and opens the new run, which a member cancels and re-runs", async () => {
     await expect(page.getByLabel(/Version of com\.example\.basic/).inputValue()).resolves.toBe("1.2.3");
     await page.getByRole("button", { name: "Trigger", exact: true }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     runUrl = page.url();
     await page.getByRole("heading", { name: /com\.example\.basic/ }).waitFor();
-    await page.getByRole("button", { name: "Re-run" }).waitFor();
+    // No agent has a Pixel 8: the run waits, and a member can cancel it.
+    await page.getByText(/Waiting: /).waitFor();
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator("header").getByText("cancelled", { exact: true }).waitFor();
+    await expect(page.getByRole("button", { name: "Cancel run" }).count()).resolves.toBe(0);
+
+    // Re-run: the same plan on the same version, a new run.
+    await page.getByRole("button", { name: "Re-run" }).click();
+    await page.waitForURL((url) => /\/runs\/[^/]+$/.test(url.pathname) && url.href !== runUrl);
+    await page.locator("header").getByText("queued", { exact: true }).waitFor();
+    await page.getByText("1.2.3").first().waitFor();
+  });
+
+  it("edits the plan: the form comes filled in, and the change shows on the plan's page", async () => {
+    await page.goto(planUrl);
+    await page.getByRole("link", { name: "Edit" }).click();
+    await page.getByRole("heading", { name: "Edit Checkout smoke" }).waitFor();
+    await expect(page.getByLabel("Device 1 model").inputValue()).resolves.toBe("Pixel 8");
+    await expect(page.getByLabel("Timeout (seconds)").inputValue()).resolves.toBe("600");
+    await page.getByLabel("Timeout (seconds)").fill("900");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.waitForURL(planUrl);
+    await page.getByText("15 m 00 s").waitFor();
   });
 
   it("archives the plan (no trigger then) and restores it", async () => {
@@ -130,6 +152,17 @@ describe("test plans in the dashboard", () => {
     await page.getByRole("button", { name: "Archive" }).click();
     await page.getByText("archived", { exact: true }).waitFor();
     await expect(page.getByRole("button", { name: "Trigger", exact: true }).count()).resolves.toBe(0);
+    await page.getByRole("button", { name: "Restore" }).click();
+    await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
+  });
+
+  it("deletes the plan softly (restorable for 30 days, listed under deleted) and restores it", async () => {
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.getByText("This plan is deleted. It can be restored until").waitFor();
+    await page.getByRole("link", { name: "Test plans" }).click();
+    await page.getByText("No active test plans.").waitFor();
+    await page.getByLabel("State").selectOption("deleted");
+    await page.locator("tbody tr", { hasText: "Checkout smoke" }).getByRole("link").click();
     await page.getByRole("button", { name: "Restore" }).click();
     await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
   });
