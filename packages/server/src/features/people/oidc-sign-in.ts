@@ -125,17 +125,13 @@ export class OidcSignIn {
     const configuration = await this.discover();
     let claims: Record<string, unknown>;
     try {
-      const tokens = await oidc.authorizationCodeGrant(
-        configuration,
-        callbackUrl,
-        {
-          pkceCodeVerifier: pending.codeVerifier,
-          expectedState: pending.state,
-          expectedNonce: pending.nonce,
-          idTokenExpected: true,
-        },
-        { redirect_uri: `${callbackUrl.origin}${callbackUrl.pathname}` },
-      );
+      // The redirect_uri of the token request is callbackUrl without its query: the one start() sent.
+      const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
       const idToken = tokens.claims();
       if (!idToken) throw new OidcSignInError("provider_error", "The token response has no ID token.");
       claims = { ...idToken };
