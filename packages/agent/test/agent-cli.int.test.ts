@@ -184,6 +184,26 @@ describe("testbay-agent start-up", () => {
     expect(agent.output()).toContain("testbay-server client create --org acme --role agent");
     expect(agent.output()).not.toContain("trying again");
   });
+
+  it("stops with exit 2 and what to do when its secret is rotated under it (the token endpoint's 401)", async () => {
+    const credentials = await server.createClient("acme", "agent");
+    const agent = startAgent(["--name", "rotated", "--allow-shell"], credentialsEnv(credentials));
+    await waitFor("the agent to claim", async () => {
+      const agents = await call(`${server.baseUrl}/agents`, { headers: ci });
+      return agents.body.items.some(
+        (a: { name: string; online: boolean }) => a.name === "rotated" && a.online,
+      );
+    });
+    // Its token stops working at once (issued before the rotation: the server's clock moves past its second);
+    // the new token it asks for is refused, as the old secret is no more.
+    server.clock.advance(2000);
+    await server.app.services.clients.rotateSecret(credentials.client_id);
+    await runShellPlan("echo hi");
+    expect(await agent.exited).toBe(2);
+    expect(agent.output()).toContain("stopped: the server no longer accepts this client's credentials");
+    expect(agent.output()).toContain(`testbay-server client enable ${credentials.client_id}`);
+    expect(agent.output()).not.toContain("trying again");
+  });
 });
 
 describe("Agent", () => {

@@ -191,7 +191,9 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     // The server no longer takes this client's results either: running jobs are cut short at once.
     await agent.stop(0);
     say(
-      `stopped: the server refused a claim (${why.message}); the client's role is no longer agent. ${agentClientAdvice(org)}`,
+      why.status === 401
+        ? `stopped: the server no longer accepts this client's credentials (${why.message}): its secret was rotated or the client was disabled. Set TESTBAY_CLIENT_SECRET to the secret testbay-server client rotate printed, or enable the client (testbay-server client enable ${config.clientId}), then start the agent again.`
+        : `stopped: the server refused a claim (${why.message}); the client's role is no longer agent. ${agentClientAdvice(org)}`,
     );
     return 2;
   }

@@ -34,10 +34,20 @@ export interface AgentOptions {
   /** Called after each job: for tests and for operators' logs. */
   onJobDone?: (job: AgentJob, result: JobResult) => void;
   /**
-   * Called once when the server refuses a claim with 403: the credentials are no agent's (any more), which
-   * no retry mends. Claiming has stopped by then; the caller says why and calls stop().
+   * Called once when the server refuses this client for good: a claim answered 403 (the credentials are no
+   * agent's any more), or the token endpoint answered 401 (the secret was rotated or the client disabled).
+   * No retry mends either. Claiming has stopped by then; the caller says why and calls stop().
    */
   onForbidden?: (error: TestbayApiError) => void;
+}
+
+/**
+ * Answers about the client itself that no retry changes: 403 on a claim (not an agent client), or 401 from
+ * the token endpoint (its secret or the client is no longer accepted). A 401 on an API call is not one: the
+ * SDK gets a new token first, and only that token call's 401 is final.
+ */
+function refusesThisClient(error: TestbayApiError): boolean {
+  return error.status === 403 || (error.status === 401 && error.path === "/oauth/token");
 }
 
 /**
@@ -128,7 +138,7 @@ export class Agent {
     }
   }
 
-  /** Every worker would meet the same 403: the first one stops them all and tells the owner once. */
+  /** Every worker would meet the same refusal: the first one stops them all and tells the owner once. */
   private refuse(error: TestbayApiError): void {
     this.stopClaiming.abort();
     clearTimeout(this.refreshTimer);
@@ -229,7 +239,7 @@ export class Agent {
       } catch (error) {
         if (this.stopClaiming.signal.aborted) return;
         if (offer.aborted) continue;
-        if (error instanceof TestbayApiError && error.status === 403) {
+        if (error instanceof TestbayApiError && refusesThisClient(error)) {
           this.refuse(error);
           return;
         }

@@ -51,6 +51,23 @@ describe("one token per run (rule 1)", () => {
     expect(issued()).toBe(0);
   });
 
+  it("asks for a new token after the server refused the current one as revoked, once, and keeps a given one", async () => {
+    const clock = new FakeClock();
+    const { fetchToken, issued } = issuer(clock);
+    const cache = new TokenCache(clock, fetchToken);
+    expect(await cache.get()).toBe("token-1");
+    cache.discard("token-0"); // an older token's refusal, arriving late: the current one stays
+    expect(await cache.get()).toBe("token-1");
+    cache.discard("token-1");
+    expect(await cache.get()).toBe("token-2");
+    expect(await cache.get()).toBe("token-2");
+    expect(issued()).toBe(2);
+
+    const given = new TokenCache(clock, fetchToken, { token: "from-env" });
+    given.discard("from-env");
+    expect(await given.get()).toBe("from-env");
+  });
+
   it("says what to set when it has neither a token nor credentials", async () => {
     const cache = new TokenCache(new FakeClock(), undefined);
     await expect(cache.get()).rejects.toThrow(/TESTBAY_TOKEN.*TESTBAY_CLIENT_ID/);

@@ -51,6 +51,18 @@ export class TokenCache {
     return this.pending;
   }
 
+  /**
+   * The server refused `token` as revoked or unknown (401 `invalid_access_token`: the client's secret was
+   * rotated, or it was disabled and enabled again): the next call asks for a new one instead of sending it
+   * until it expires. The refused call itself is not retried (CLIENT.md rule 2). A token given up front is
+   * kept: there is nothing else to use.
+   */
+  discard(token: string): void {
+    if (this.fixed || this.token !== token) return;
+    this.token = undefined;
+    this.expiresAt = Infinity;
+  }
+
   /** The last token obtained, with its expiry, without requesting one. */
   peek(): { token: string; expiresAt: number } | undefined {
     return this.token === undefined ? undefined : { token: this.token, expiresAt: this.expiresAt };

@@ -143,7 +143,8 @@ export class Transport {
     };
     const init: RequestInit & { duplex?: "half" } = { method, headers, redirect: "error" };
     if (call.signal) init.signal = call.signal;
-    if (!call.anonymous) headers["x-api-key"] = await tokens.get();
+    const token = call.anonymous ? undefined : await tokens.get();
+    if (token !== undefined) headers["x-api-key"] = token;
     if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
     if (call.json !== undefined) {
       headers["content-type"] = "application/json";
@@ -181,6 +182,9 @@ export class Transport {
     if (method === "HEAD") await response.body?.cancel().catch(() => {});
     const error = new TestbayApiError({ status: response.status, problem, method, path: call.path });
     if (response.status === 429) this.stats.rateLimited += 1;
+    if (token !== undefined && response.status === 401 && error.code === "invalid_access_token") {
+      tokens.discard(token);
+    }
     if (isRetryableStatus(response.status)) {
       return {
         retry: error,
