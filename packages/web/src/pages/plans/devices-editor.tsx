@@ -1,11 +1,11 @@
 import { useId } from "react";
 import type { TestPlan } from "../../api/types.ts";
+import { formControl } from "../../components/control-classes.ts";
 import { FieldMessages } from "./field-messages.tsx";
 
 export type DeviceRow = TestPlan["devices"][number];
 
-const control =
-  "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm aria-invalid:border-red-600 dark:aria-invalid:border-red-400";
+const control = formControl;
 
 /** The plan's devices as rows of platform, model and OS version; none runs once on the agent host. */
 export function DevicesEditor({

@@ -4,12 +4,12 @@ import { type FormEvent, useId, useState } from "react";
 import { appsQuery } from "../../api/catalog.ts";
 import { createPlan, updatePlan } from "../../api/plans.ts";
 import type { TestPlan } from "../../api/types.ts";
+import { formControl } from "../../components/control-classes.ts";
 import { type DeviceRow, DevicesEditor } from "./devices-editor.tsx";
 import { fieldErrors } from "./field-errors.ts";
 import { FieldMessages } from "./field-messages.tsx";
 
-const control =
-  "h-9 w-full rounded-md border border-line bg-surface px-2 text-sm aria-invalid:border-red-600 dark:aria-invalid:border-red-400";
+const control = formControl;
 const exampleSteps = [{ type: "inspect", expect: { min_sdk_at_most: 24, debuggable: false } }];
 
 /** Not JSON, or not a list: said at the steps field before anything is sent. */

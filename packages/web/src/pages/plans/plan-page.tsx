@@ -1,9 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import type { ReactNode } from "react";
 import { planQuery } from "../../api/catalog.ts";
 import { useMayChange } from "../../api/role.ts";
 import { planRoute } from "../../app/router.tsx";
+import { Fact } from "../../components/fact.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration } from "../../format/duration.ts";
@@ -11,15 +11,6 @@ import { PlanActions } from "./plan-actions.tsx";
 import { PlanStateChip } from "./plan-state-chip.tsx";
 import { devicesSummary, stepSummary } from "./plan-summary.ts";
 import { TriggerForm } from "./trigger-form.tsx";
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-xs text-muted">{label}</dt>
-      <dd className="break-words">{children}</dd>
-    </div>
-  );
-}
 
 /** One test plan: what it runs and where, its runs, and (for members) trigger, edit, archive, delete, restore. */
 export function PlanPage() {

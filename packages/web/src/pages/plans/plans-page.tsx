@@ -5,10 +5,11 @@ import { appsQuery } from "../../api/catalog.ts";
 import { planListQuery, planStates, type TestPlanState } from "../../api/plans.ts";
 import { useMayChange } from "../../api/role.ts";
 import { plansRoute } from "../../app/router.tsx";
+import { filterControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { PlansList } from "./plans-list.tsx";
 
-const control = "h-9 rounded-md border border-line bg-surface px-2 text-sm";
+const control = filterControl;
 
 const empty: Record<TestPlanState, string> = {
   active: "No active test plans. Create one to run tests on an uploaded version.",

@@ -1,23 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import type { ReactNode } from "react";
 import { planQuery } from "../../api/catalog.ts";
 import { junitUrl } from "../../api/executions.ts";
 import type { Execution } from "../../api/types.ts";
+import { Fact } from "../../components/fact.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
 import { RunActions } from "./run-actions.tsx";
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="min-w-0">
-      <dt className="text-xs text-muted">{label}</dt>
-      <dd className="break-words">{children}</dd>
-    </div>
-  );
-}
 
 /** What ran (app, version, plan), what triggered it (CI), when and for how long, and how it came out. */
 export function RunHeader({ run }: { run: Execution }) {

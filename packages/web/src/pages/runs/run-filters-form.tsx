@@ -3,10 +3,11 @@ import { useNavigate } from "@tanstack/react-router";
 import { type FormEvent, useId } from "react";
 import { appsQuery, plansQuery } from "../../api/catalog.ts";
 import type { RunFilters } from "../../api/executions.ts";
+import { filterControl } from "../../components/control-classes.ts";
 
 const statuses = ["queued", "running", "passed", "failed", "errored", "cancelled"] as const;
 // One height for selects, the text field and the button, so the labels above them line up.
-const control = "h-9 rounded-md border border-line bg-surface px-2 text-sm";
+const control = filterControl;
 
 /** The filters live in the URL: a change navigates, so Back undoes it and the link can be shared. */
 export function RunFiltersForm({ filters }: { filters: RunFilters }) {
