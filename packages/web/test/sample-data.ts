@@ -164,7 +164,7 @@ export async function seedDeviceRun(
     const log = (line: string) => ({ seq: seq++, type: "log", at, stream: "stdout", line });
     const events: unknown[] = [
       { seq: seq++, type: "step_started", at, step_index: 0 },
-      log(`adb -s ${device.serial} install -r -g app.apk`),
+      log(`adb -s ${device.serial} install -r -t -g com.example.basic.apk`),
       log("Success"),
       log(
         `adb -s ${device.serial} shell am instrument -w -r com.example.basic.test/androidx.test.runner.AndroidJUnitRunner`,
