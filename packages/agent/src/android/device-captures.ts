@@ -75,7 +75,8 @@ export async function startCaptures(options: CaptureOptions, ctx: StepContext, a
 
 /**
  * The test case as reported: a failure gets its screenshot now (while the screen still shows it, when it
- * can) and the names of the logcat cut and video segment that will be kept for it.
+ * can), the names of the logcat cut and video segment that will be kept for it, and how far into that
+ * segment it failed (video_offset_ms), so a player can open the video at the failure.
  */
 export async function withCaptures(
   testCase: TestCase,
@@ -85,6 +86,8 @@ export async function withCaptures(
   screenshot = true,
 ): Promise<TestCase> {
   if (!failing(testCase)) return testCase;
+  // Where the failure is in the video, taken first: the screenshot below takes a moment of its own.
+  const video = captures.video?.position();
   const artifacts: string[] = [];
   if (screenshot && captures.screenshots) {
     const name = testArtifactName(`${captures.folder}/screenshots`, testCase.classname, testCase.name, "png");
@@ -93,9 +96,9 @@ export async function withCaptures(
   if (captures.logcat) {
     artifacts.push(testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt"));
   }
-  const segment = captures.video?.current;
-  if (segment) artifacts.push(segment.artifact);
-  return { ...testCase, artifacts };
+  if (!video) return { ...testCase, artifacts };
+  artifacts.push(video.artifact);
+  return { ...testCase, artifacts, video_offset_ms: video.offsetMs };
 }
 
 /** Each failed test's part of the whole log (already in the artifacts folder) as an artifact of its own. */

@@ -18,6 +18,19 @@ export interface Segment {
   devicePath: string;
   /** The artifact name it gets when kept. */
   artifact: string;
+  /**
+   * When its screenrecord was started (host clock, ms): screenrecord records from the moment its process
+   * starts, so the video's time 0 is this instant (give or take adb's start-up on the device).
+   */
+  startedAt: number;
+  /** When its screenrecord ended (time limit, SIGINT, failure); null while it records. */
+  endedAt: number | null;
+}
+
+/** Where in the video a moment is: the segment recording then and how far into it, in ms. */
+export interface VideoPosition {
+  artifact: string;
+  offsetMs: number;
 }
 
 export class ScreenRecorder {
@@ -42,6 +55,18 @@ export class ScreenRecorder {
     return this.segments.at(-1);
   }
 
+  /**
+   * Where the moment `at` (host clock, ms) is in the video: the current segment and the time since it
+   * started; a moment after the segment ended (the recording was stopped before a test was reported) is its
+   * last frame. Undefined when nothing records.
+   */
+  position(at: number = Date.now()): VideoPosition | undefined {
+    const segment = this.current;
+    if (!segment) return undefined;
+    const until = segment.endedAt === null ? at : Math.min(at, segment.endedAt);
+    return { artifact: segment.artifact, offsetMs: Math.max(0, Math.round(until - segment.startedAt)) };
+  }
+
   /** Why recording stopped early (screenrecord refused or the device went), else null. */
   get error(): string | null {
     return this.failure;
@@ -49,18 +74,22 @@ export class ScreenRecorder {
 
   private async record(): Promise<void> {
     for (let index = 1; !this.stopping; index++) {
-      const segment = {
+      const segment: Segment = {
         index,
         devicePath: `${this.prefix.device}-${index}.mp4`,
         artifact: `${this.prefix.artifact}-${String(index).padStart(2, "0")}.mp4`,
+        // Taken as the process is spawned (adb.shell spawns before it first awaits).
+        startedAt: Date.now(),
+        endedAt: null,
       };
       this.segments.push(segment);
-      const started = Date.now();
+      const started = segment.startedAt;
       const result = await this.adb.shell(
         `screenrecord --time-limit ${segmentSeconds} ${segment.devicePath}`,
         // Past its own limit plus a margin it is stuck: end it rather than wait with the run.
         (segmentSeconds + 30) * 1000,
       );
+      segment.endedAt = Date.now();
       if (this.stopping) return;
       if (!result.ok) {
         this.failure = `screenrecord ended: ${result.lines.at(-1) ?? `exit code ${result.exitCode}`}`;

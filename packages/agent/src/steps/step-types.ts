@@ -21,9 +21,13 @@ export type TestCaseStatus = TestCaseEvent["status"];
  * (instrumentation: the test class; inspect: "inspect"), name, status, duration, a one-line message
  * (inspect: with the actual value) and details (stack trace or longer output); every member present.
  */
-export type TestCase = Required<Omit<TestCaseEvent, "seq" | "type" | "step_index" | "artifacts">> & {
+export type TestCase = Required<
+  Omit<TestCaseEvent, "seq" | "type" | "step_index" | "artifacts" | "video_offset_ms">
+> & {
   /** Names of the artifacts captured for this test (its failure screenshot, logcat cut, video segment). */
   artifacts?: string[];
+  /** How far into its video segment (the .mp4 among `artifacts`) the test failed, in ms. */
+  video_offset_ms?: number;
 };
 
 export type StepStatus = "passed" | "failed" | "errored" | "cancelled";
