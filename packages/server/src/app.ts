@@ -6,6 +6,7 @@ import type { DestinationStream } from "pino";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
+import { PostgresNotifications } from "./db/postgres-notifications.ts";
 import { ApiError } from "./errors.ts";
 import {
   AgentService,
@@ -31,6 +32,7 @@ import {
   resultsRoutes,
 } from "./features/executions/index.ts";
 import { healthRoutes, type ReadinessCheck } from "./features/health/health.routes.ts";
+import { ExecutionChanges, eventsRoutes, postgresExecutionChanges } from "./features/live/index.ts";
 import {
   CookieSessionAuthentication,
   defaultLoginLimits,
@@ -51,6 +53,7 @@ import {
   registerRateLimiting,
 } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
+import { TestHistoryRepo, TestHistoryService, testsRoutes } from "./features/tests/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import {
   TestPackagesRepo,
@@ -186,6 +189,16 @@ async function assemble(
   });
   const executionsRepo = new ExecutionsRepo(database.db, results);
   const agentsSeen = new AgentsRepo(database.db);
+  // Several API instances share one PostgreSQL database: what one instance announces (new work for agents, a
+  // changed execution for dashboards) reaches the others through it. One process on SQLite keeps it in memory.
+  const notifications =
+    database.dialect === "postgres"
+      ? new PostgresNotifications(config.databaseUrl, database.db, logger)
+      : undefined;
+  const workSignal: WorkSignal = notifications
+    ? new PostgresWorkSignal(notifications)
+    : new LocalWorkSignal();
+  const changes = notifications ? postgresExecutionChanges(notifications) : new ExecutionChanges();
   const executions = new ExecutionsService(
     executionsRepo,
     clock,
@@ -194,20 +207,20 @@ async function assemble(
         .filter((agent) => agent.online)
         .map((agent) => ({ stepTypes: agent.step_types, devices: agent.devices })),
     audit,
+    (organizationId, executionId) => changes.changed(organizationId, executionId),
   );
-  const workSignal: WorkSignal =
-    database.dialect === "postgres"
-      ? new PostgresWorkSignal(config.databaseUrl, database.db, logger)
-      : new LocalWorkSignal();
   const triggers = new TriggersService(
     versions,
     plans,
     executionsRepo,
     clock,
-    (organizationId) => workSignal.notify(organizationId),
+    (organizationId, executionIds) => {
+      workSignal.notify(organizationId);
+      for (const id of executionIds) changes.changed(organizationId, id);
+    },
     audit,
   );
-  if (workSignal instanceof PostgresWorkSignal) await workSignal.start();
+  await notifications?.start();
   const agents = new AgentService({
     leases: new LeasesRepo(database.db, database.dialect, results),
     seen: agentsSeen,
@@ -216,6 +229,7 @@ async function assemble(
     executions: executionsRepo,
     versions,
     signal: workSignal,
+    changes,
     store,
     clock,
     leaseTtlSeconds: config.leaseTtlSeconds,
@@ -305,7 +319,11 @@ async function assemble(
   await app.register(triggersRoutes, { triggers, idempotency, executions });
   await app.register(executionsRoutes, { executions });
   await app.register(resultsRoutes, { executions, results, logs, store });
+  await app.register(testsRoutes, {
+    history: new TestHistoryService(new TestHistoryRepo(database.db), plans),
+  });
   await app.register(agentRoutes, { agents });
+  await app.register(eventsRoutes, { changes });
   await app.register(agentArtifactRoutes, { agents });
   // Last: the dashboard answers the GET paths no route above has (its deep links), and only those.
   await app.register(webRoutes);
@@ -330,6 +348,8 @@ async function assemble(
     for (const stop of beforeClose) await stop();
     // Waiting claims answer 204 at once instead of holding the close up for up to 30 s.
     await agents.close();
+    changes.close();
+    await notifications?.close();
     // Node closes the connections that are idle when the close begins; one busy then (a claim ending
     // right now) and idle a moment later would hold the close up for the whole keep-alive timeout. Close
     // those as they fall idle, and after 5 s whatever is left.

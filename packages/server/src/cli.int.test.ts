@@ -153,7 +153,13 @@ async function spawnServer(env: Env): Promise<ServerProcess> {
   const { child, exit } = spawnBinary(["start"], env);
   const stderr: string[] = [];
   const waiters = new Set<{ pattern: RegExp; resolve: (line: string) => void }>();
-  child.stdout.resume(); // its JSON log: drained so that the server never blocks on a full pipe
+  // Its JSON log, read so that the server never blocks on a full pipe; the last lines are kept to show
+  // what happened when it does not stop cleanly.
+  const logTail: string[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    logTail.push(line);
+    if (logTail.length > 200) logTail.shift();
+  });
   createInterface({ input: child.stderr }).on("line", (line) => {
     stderr.push(line);
     for (const waiter of waiters) {
@@ -181,9 +187,16 @@ async function spawnServer(env: Env): Promise<ServerProcess> {
     stderr,
     child,
     waitFor,
-    stop() {
+    async stop() {
       child.kill("SIGTERM");
-      return withTimeout(exit, "testbay-server start after SIGTERM");
+      const code = await withTimeout(exit, "testbay-server start after SIGTERM");
+      if (code !== 0) {
+        console.error(
+          `testbay-server start exited with ${code} after SIGTERM; its stderr:\n${stderr.join("\n")}\n` +
+            `the end of its log:\n${logTail.join("\n")}`,
+        );
+      }
+      return code;
     },
   };
 }

@@ -96,6 +96,12 @@ export const errorCatalog = {
     fix: "Confirm the client ID; clients of another organization are not visible.",
     retryable: false,
   },
+  user_not_found: {
+    status: 404,
+    title: "Person not found",
+    fix: "Confirm the email address (GET /v1/users lists the organization's people); people of another organization are not visible.",
+    retryable: false,
+  },
   route_not_found: {
     status: 404,
     title: "No such endpoint",
@@ -143,6 +149,18 @@ export const errorCatalog = {
     title: "Request body stalled",
     fix: "Send the body without long pauses (check the network and any proxy between); then send the request again.",
     retryable: true,
+  },
+  user_exists: {
+    status: 409,
+    title: "Person already exists",
+    fix: "Someone signs in with this email already (emails are case-insensitive): change their role with PATCH /v1/users/{email} instead, or use another address.",
+    retryable: false,
+  },
+  self_lockout: {
+    status: 409,
+    title: "Would lock yourself out",
+    fix: "Ask another administrator of your organization to make this change (Settings in the dashboard), or run the admin CLI on the server: testbay-server user disable EMAIL, testbay-server client disable CLIENT_ID.",
+    retryable: false,
   },
   app_version_in_use: {
     status: 409,

@@ -83,14 +83,16 @@ async function createFixtures(): Promise<FuzzFixtures> {
     wait_seconds: 0,
   });
   expect(claim.status).toBe(200);
-  const me = await api("GET", "/v1/me", tokens.ci);
+  // A client of its own for the routes that manage clients: rotating or disabling the fuzzer's own ci client would
+  // lock the rest of the run out.
+  const target = JSON.parse(await server.runCli(["client", "create", "--org", "fuzz", "--role", "ci"]));
   return {
     packageName,
     version,
     planId: plan.body.id,
     executionId: run.body.execution.id,
     leaseId: claim.body.job.lease_id,
-    clientId: me.body.client_id ?? me.body.client?.id ?? "cl_x",
+    clientId: target.client_id,
   };
 }
 
@@ -176,9 +178,12 @@ describe("hostile input on every documented route", () => {
 
     expect((await api("GET", "/healthz", undefined)).status).toBe(200);
     expect((await api("GET", "/v1/me", tokens.ci)).status).toBe(200);
-    const [first, , third] = rss as [number, number, number];
+    // The first round warms the server up (code compiled, pools and caches filled, and scrypt's 32 MiB buffers for
+    // the accounts POST /v1/users creates, which the allocator keeps): a leak shows as growth between the later,
+    // equal rounds.
+    const [, second, third] = rss as [number, number, number];
     const mib = rss.map((bytes) => (bytes / 2 ** 20).toFixed(0)).join(" → ");
     console.log(`fuzz: ${requests.length} requests per round × ${rounds}; server RSS ${mib} MiB`);
-    expect(third / first, `RSS after each round: ${mib} MiB`).toBeLessThan(1.1);
+    expect(third / second, `RSS after each round: ${mib} MiB`).toBeLessThan(1.1);
   }, 300_000);
 });

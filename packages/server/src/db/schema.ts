@@ -207,6 +207,8 @@ export interface TestCasesTable {
   details: string | null;
   /** JSON array of the names of artifacts captured for this test case, null when none were named. */
   artifacts: string | null;
+  /** How far into its video segment (the .mp4 among artifacts) the test failed, in ms; null when unknown. */
+  video_offset_ms: number | null;
 }
 
 export interface LogLinesTable {
@@ -285,6 +287,8 @@ export interface UsersTable {
   created_at: string;
   /** A disabled person cannot sign in, and their sessions stop working at once. */
   disabled_at: string | null;
+  /** The last successful sign-in (password or single sign-on); null before the first. */
+  last_sign_in_at: string | null;
 }
 
 /** Signed-in sessions, shared by every instance on the database. */

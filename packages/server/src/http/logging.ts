@@ -1,7 +1,9 @@
+import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import pino, { type DestinationStream, type Logger } from "pino";
-import pinoPretty from "pino-pretty";
 import type { Config } from "../config.ts";
+
+const require = createRequire(import.meta.url);
 
 const sensitiveName = /secret|token|key|password|signature/i;
 
@@ -60,6 +62,9 @@ export function prettyStdout(
   colorize: boolean,
   destination: number | NodeJS.WritableStream = 1,
 ): DestinationStream {
+  // Loaded only when asked for: a server logging JSON (any server not on a terminal) does not pay its ~25 ms of
+  // loading at every start. pino-pretty is CommonJS, so a synchronous require keeps this function synchronous.
+  const pinoPretty = require("pino-pretty") as typeof import("pino-pretty");
   return pinoPretty({
     destination,
     sync: true,

@@ -2,9 +2,9 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { openApiFiles } from "../../../../scripts/openapi-files.ts";
 import { generateApiTypes } from "../../../../scripts/openapi-types.ts";
-import { plansFileSchema } from "../../../client/src/plans/schema-from-openapi.ts";
+import { plansFileSchema } from "../../../../scripts/testbay-yaml/schema-from-openapi.ts";
+import { plansValidatorModule } from "../../../../scripts/testbay-yaml/validator-code.ts";
 import { testbayYamlSchema } from "../../../client/src/plans/testbay-yaml.schema.generated.ts";
-import { plansValidatorModule } from "../../../client/src/plans/validator-code.ts";
 import { buildOpenApiDocument, openApiText } from "./openapi-build.ts";
 import { operationDocs } from "./openapi-operations.ts";
 

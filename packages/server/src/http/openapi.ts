@@ -14,6 +14,7 @@ const tags = [
   { name: "testplans", description: "What to run against a version: devices and steps." },
   { name: "triggers", description: "Starting test plans against a version." },
   { name: "executions", description: "Runs of a test plan: status, results, logs and artifacts." },
+  { name: "tests", description: "A plan's tests over its recent runs: failures, flakiness, durations." },
   { name: "agents", description: "The agent protocol: device hosts claim jobs and report results." },
   { name: "errors", description: "What each problem `code` means." },
   { name: "health", description: "Probes for load balancers and orchestrators." },

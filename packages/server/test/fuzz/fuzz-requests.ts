@@ -73,7 +73,7 @@ function knownValues(operation: Operation, fixtures: FuzzFixtures): KnownValues 
 
 function callerFor(operation: Operation): Caller {
   if (operation.path.startsWith("/v1/agent")) return "agent";
-  if (operation.path.startsWith("/v1/clients")) return "admin";
+  if (operation.path.startsWith("/v1/clients") || operation.path.startsWith("/v1/users")) return "admin";
   return "ci";
 }
 

@@ -42,6 +42,15 @@ function send(
       return;
     }
     outgoing.on("response", (response) => {
+      const contentType = String(response.headers["content-type"] ?? "");
+      // GET /v1/events answers a stream that stays open by design: its first bytes are the answer.
+      if (response.statusCode === 200 && contentType.startsWith("text/event-stream")) {
+        response.once("data", (chunk: Buffer) => {
+          resolve({ request, status: 200, contentType, body: chunk.toString("utf8") });
+          outgoing.destroy();
+        });
+        return;
+      }
       const chunks: Buffer[] = [];
       let kept = 0;
       response.on("data", (chunk: Buffer) => {

@@ -13,6 +13,8 @@ import * as rotationAndDeletedVersions from "./2026-11-24-0011-rotation-and-dele
 import * as executionCi from "./2026-11-24-0012-execution-ci.ts";
 import * as people from "./2026-11-24-0013-people.ts";
 import * as auditEvents from "./2026-11-24-0014-audit-events.ts";
+import * as testCaseVideoOffset from "./2026-11-24-0015-test-case-video-offset.ts";
+import * as userLastSignIn from "./2026-11-24-0016-user-last-sign-in.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +32,6 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24-0012-execution-ci": executionCi,
   "2026-11-24-0013-people": people,
   "2026-11-24-0014-audit-events": auditEvents,
+  "2026-11-24-0015-test-case-video-offset": testCaseVideoOffset,
+  "2026-11-24-0016-user-last-sign-in": userLastSignIn,
 };

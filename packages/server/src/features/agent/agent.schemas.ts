@@ -159,6 +159,17 @@ const TestCaseEvent = Type.Object(
           "Names of artifacts of this attempt captured for this test (its failure screenshot, logcat cut, video), uploaded with PUT …/artifacts/{name}",
       }),
     ),
+    video_offset_ms: Type.Optional(
+      Type.Union([
+        Type.Integer({
+          minimum: 0,
+          maximum: 24 * 3600 * 1000,
+          description:
+            "How far into the video segment named in artifacts (the .mp4) the test failed, in ms: the moment it was reported less the moment that segment's recording started",
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );

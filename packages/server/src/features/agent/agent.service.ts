@@ -7,6 +7,7 @@ import { privateDirMode } from "../../fs-permissions.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import type { ExecutionsRepo, FinalStatus, LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
+import type { ExecutionChanges } from "../live/index.ts";
 import type { VersionsService } from "../versions/index.ts";
 import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
 import type { AgentsRepo } from "./agents.repo.ts";
@@ -23,6 +24,8 @@ export interface AgentServiceOptions {
   executions: ExecutionsRepo;
   versions: VersionsService;
   signal: WorkSignal;
+  /** Tells the dashboards watching an organization (GET /v1/events) that one of its executions changed. */
+  changes?: ExecutionChanges;
   store: BlobStore;
   clock: Clock;
   leaseTtlSeconds: number;
@@ -65,7 +68,10 @@ export class AgentService {
     for (;;) {
       if (this.closing) return undefined;
       const run = await this.options.leases.claim(request, this.options.clock.now(), this.ttlMs);
-      if (run) return this.jobFor(run);
+      if (run) {
+        this.changed(run);
+        return this.jobFor(run);
+      }
       const left = deadline - performance.now();
       if (left <= 0 || abort.aborted) return undefined;
       await this.options.signal.wait(
@@ -95,6 +101,7 @@ export class AgentService {
     // Lines first: both halves are idempotent by seq, so if either fails the agent's resent batch completes it.
     await this.options.logs.append(run, lines);
     await this.options.results.recordBatch(run, events);
+    this.changed(run);
     return { accepted: events.length, cancel_requested: run.cancelRequested };
   }
 
@@ -149,6 +156,7 @@ export class AgentService {
       createdAt: isoTime(this.options.clock.now()),
     });
     if (replaced) await this.options.store.delete(replaced);
+    this.changed(run);
     return {
       name,
       size_bytes: received.size,
@@ -166,6 +174,7 @@ export class AgentService {
       this.options.clock.now(),
     );
     if (!done) throw leaseLost(leaseId);
+    this.options.changes?.changed(organizationId, done.executionId);
     if (done.requeued) this.options.signal.notify(organizationId);
     return { status: done.status, requeued: done.requeued, execution_status: done.executionStatus };
   }
@@ -178,7 +187,11 @@ export class AgentService {
   /** Re-queues runs whose agents stopped renewing their leases, and wakes agents for them. */
   async sweep(): Promise<number> {
     const woken = await this.options.leases.expireLapsed(this.options.clock.now());
-    for (const organizationId of woken) this.options.signal.notify(organizationId);
+    for (const organizationId of woken) {
+      this.options.signal.notify(organizationId);
+      // Which executions the lapsed leases belonged to is not known here: their dashboards read again.
+      this.options.changes?.changed(organizationId);
+    }
     return woken.size;
   }
 
@@ -186,6 +199,7 @@ export class AgentService {
   async release(organizationId: string, leaseId: string): Promise<void> {
     if (await this.options.leases.release(organizationId, leaseId, this.options.clock.now())) {
       this.options.signal.notify(organizationId);
+      this.options.changes?.changed(organizationId);
     }
   }
 
@@ -193,6 +207,10 @@ export class AgentService {
   async close(): Promise<void> {
     this.closing = true;
     await this.options.signal.close();
+  }
+
+  private changed(run: LeasedRun): void {
+    this.options.changes?.changed(run.organizationId, run.executionId);
   }
 
   private async held(organizationId: string, leaseId: string): Promise<LeasedRun> {

@@ -58,6 +58,7 @@ export interface LeasedRun {
 }
 
 export interface Completion {
+  executionId: string;
   status: FinalStatus;
   /** The run goes back to the queue for another attempt. */
   requeued: boolean;
@@ -287,7 +288,7 @@ export class LeasesRepo {
         .select("status")
         .where("id", "=", held.executionId)
         .executeTakeFirstOrThrow();
-      return { status, requeued, executionStatus: execution.status };
+      return { executionId: held.executionId, status, requeued, executionStatus: execution.status };
     });
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
 let server: TestServer;
 let acme: Record<string, string>;
@@ -28,6 +28,8 @@ describe("registering apps", () => {
       platform: "android",
       display_name: "Acme Shop",
       created_at: new Date(server.clock.now()).toISOString(),
+      version_count: 0,
+      latest_version: null,
     });
   });
 
@@ -144,5 +146,43 @@ describe("looking apps up", () => {
       expect(status, limit).toBe(400);
       expect(body.code).toBe("invalid_request");
     }
+  });
+});
+
+describe("an app's versions, summarized", () => {
+  it("counts the versions and names the latest one, in the list and on the app; a deleted one is not counted", async () => {
+    const initech = { "x-api-key": await server.token(await server.createClient("initech", "ci")) };
+    const admin = { "x-api-key": await server.token(await server.createClient("initech", "admin")) };
+    await registerBasicApp(server, initech, "1.0.0");
+    const firstAt = new Date(server.clock.now()).toISOString();
+    server.clock.advance(60_000);
+    await registerBasicApp(server, initech, "1.1.0"); // the app is there already: only the upload counts
+    const secondAt = new Date(server.clock.now()).toISOString();
+
+    const summary = async () => {
+      const list = await call(`${server.baseUrl}/apps`, { headers: initech });
+      const one = await call(`${server.baseUrl}/apps/com.example.basic`, { headers: initech });
+      expect(list.body.items).toEqual([one.body]);
+      return one.body;
+    };
+    expect(await summary()).toMatchObject({
+      version_count: 2,
+      latest_version: { version: "1.1.0", created_at: secondAt },
+    });
+
+    const deleted = await fetch(`${server.baseUrl}/apps/com.example.basic/versions/1.1.0`, {
+      method: "DELETE",
+      headers: admin,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await summary()).toMatchObject({
+      version_count: 1,
+      latest_version: { version: "1.0.0", created_at: firstAt },
+    });
+  });
+
+  it("says none for an app without versions", async () => {
+    const { body } = await call(`${server.baseUrl}/apps/com.acme.twice`, { headers: acme });
+    expect(body).toMatchObject({ version_count: 0, latest_version: null });
   });
 });

@@ -46,6 +46,6 @@ export const appsRoutes: FastifyPluginAsyncTypebox<{ apps: AppsService }> = asyn
       },
     },
     async (request) =>
-      appView(await apps.get(principalOf(request).organizationId, request.params.package_name)),
+      appView(await apps.getWithVersions(principalOf(request).organizationId, request.params.package_name)),
   );
 };

@@ -31,6 +31,20 @@ export const AppView = Type.Object({
   platform: Platform,
   display_name: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: "date-time" }),
+  version_count: Type.Integer({
+    minimum: 0,
+    description: "How many versions the app has (deleted ones not).",
+  }),
+  latest_version: Type.Union(
+    [
+      Type.Object({
+        version: Type.String(),
+        created_at: Type.String({ format: "date-time", description: "When it was uploaded" }),
+      }),
+      Type.Null(),
+    ],
+    { description: "The most recently uploaded version, null before the first upload." },
+  ),
 });
 
 export const AppParams = Type.Object({ package_name: PackageName });

@@ -4,14 +4,23 @@ import type { Platform } from "../../db/schema.ts";
 import { ApiError, remedy } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
-import type { AppRecord, AppsRepo } from "./apps.repo.ts";
+import type { AppRecord, AppsRepo, AppWithVersions, VersionsSummary } from "./apps.repo.ts";
 
-export function appView(app: AppRecord) {
+const noVersions: VersionsSummary = { count: 0, latest: null };
+
+/** The app object of API.md §4, with what the apps list shows of its versions (a new app has none). */
+export function appView(app: AppRecord & { versions?: VersionsSummary }) {
+  const versions = app.versions ?? noVersions;
   return {
     package_name: app.packageName,
     platform: app.platform,
     display_name: app.displayName,
     created_at: app.createdAt,
+    version_count: versions.count,
+    latest_version: versions.latest && {
+      version: versions.latest.version,
+      created_at: versions.latest.createdAt,
+    },
   };
 }
 
@@ -66,6 +75,14 @@ export class AppsService {
       detail: `No app is registered as ${packageName}.`,
       fix: remedy.registerApp(packageName),
     });
+  }
+
+  /** As `get`, with the app's versions summarized: for GET /v1/apps/{package_name}. */
+  async getWithVersions(organizationId: string, packageName: string): Promise<AppWithVersions> {
+    const app = await this.repo.findExactWithVersions(organizationId, packageName);
+    if (app) return app;
+    // `get` says why it is not there (case_mismatch or unknown); one registered in between has no versions yet.
+    return { ...(await this.get(organizationId, packageName)), versions: noVersions };
   }
 
   async list(organizationId: string, query: { limit?: number; cursor?: string }) {

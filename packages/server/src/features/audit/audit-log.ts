@@ -39,7 +39,8 @@ export type AuditAction =
   | "client.rotated"
   | "user.created"
   | "user.disabled"
-  | "user.enabled";
+  | "user.enabled"
+  | "user.role_changed";
 
 export interface AuditEntry {
   organizationId: string;

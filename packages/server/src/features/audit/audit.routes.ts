@@ -12,7 +12,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditLog }> = async
       schema: {
         summary: "The organization's audit log",
         description:
-          "Who (a signed-in person's email, a client's ID, or testbay-server for the admin CLI) triggered or cancelled runs, created, changed, archived, deleted or restored plans, created, disabled, enabled or rotated clients, and created people: newest first, paged by cursor. Admins only.",
+          "Who (a signed-in person's email, a client's ID, testbay-server for the admin CLI, or single-sign-on for what the identity provider decided: a first sign-in, a role from the role claim) triggered or cancelled runs, created, changed, archived, deleted or restored plans, created, disabled, enabled or rotated clients, and created, disabled or enabled people or changed their role: newest first, paged by cursor. Admins only.",
         tags: ["audit"],
         querystring: AuditQuery,
         response: { 200: AuditPage, ...ProblemResponses },

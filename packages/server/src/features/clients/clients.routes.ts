@@ -3,19 +3,10 @@ import { Type } from "typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
 import { policyForRole, type RateLimitPolicies } from "../ratelimit/index.ts";
-import type { ClientRecord } from "./clients.repo.ts";
+import { clientAdminRoutes } from "./client-admin.routes.ts";
+import { clientView } from "./client-view.ts";
 import { ClientIdParams, ClientView, WhoAmI } from "./clients.schemas.ts";
 import type { ClientsService } from "./clients.service.ts";
-
-function view(client: ClientRecord) {
-  return {
-    client_id: client.id,
-    role: client.role,
-    org: client.organizationName,
-    created_at: client.createdAt,
-    disabled_at: client.disabledAt,
-  };
-}
 
 export const clientsRoutes: FastifyPluginAsyncTypebox<{
   clients: ClientsService;
@@ -77,7 +68,7 @@ export const clientsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => ({
-      items: (await clients.listClients(principalOf(request).organizationId)).map(view),
+      items: (await clients.listClients(principalOf(request).organizationId)).map(clientView),
     }),
   );
 
@@ -93,6 +84,9 @@ export const clientsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) =>
-      view(await clients.getClient(principalOf(request).organizationId, request.params.client_id)),
+      clientView(await clients.getClient(principalOf(request).organizationId, request.params.client_id)),
   );
+
+  // Creating, disabling, enabling and rotating: what the admin CLI does, for admins over HTTP.
+  await app.register(clientAdminRoutes, { clients });
 };

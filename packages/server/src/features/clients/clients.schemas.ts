@@ -37,3 +37,23 @@ export const WhoAmI = Type.Object({
 export const ClientIdParams = Type.Object({
   client_id: Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9_-]+$" }),
 });
+
+export const CreateClientBody = Type.Object(
+  {
+    role: Type.Union([Type.Literal("ci"), Type.Literal("agent"), Type.Literal("admin")], {
+      description:
+        "ci: pipelines (upload, plans, trigger, read results); agent: device hosts (the agent protocol); admin: manages clients and people.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const IssuedClient = Type.Object({
+  client_id: Type.String(),
+  client_secret: Type.String({
+    description:
+      "Shown only in this response: the server keeps a slow hash of it. Exchange it for tokens at POST /v1/oauth/token.",
+  }),
+  org: Type.String({ description: "Organization name." }),
+  role: ClientRoleSchema,
+});

@@ -68,7 +68,10 @@ export interface ExecutionRecord {
   env: Record<string, string>;
   summary: Summary;
   cancelRequested: boolean;
+  /** The client's ID, or the person's user ID when someone triggered it from the dashboard. */
   triggeredBy: string;
+  /** The email of that person; null when a client triggered it. */
+  triggeredByPerson: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -152,7 +155,7 @@ export class ExecutionsRepo {
       .where("organization_id", "=", organizationId)
       .executeTakeFirst();
     if (!row) return undefined;
-    const [withRuns] = await this.attachDeviceRuns([row]);
+    const [withRuns] = await this.records([row]);
     return withRuns;
   }
 
@@ -170,7 +173,7 @@ export class ExecutionsRepo {
       .orderBy("id", "desc")
       .limit(limit + 1)
       .execute();
-    return this.attachDeviceRuns(rows);
+    return this.records(rows);
   }
 
   /**
@@ -198,8 +201,22 @@ export class ExecutionsRepo {
     });
   }
 
-  private async attachDeviceRuns(rows: Database["executions"][]): Promise<ExecutionRecord[]> {
+  /** People's emails by user ID, for the IDs among `triggeredBy` that are people's (one read, none if none are). */
+  private async emailsOfPeople(triggeredBy: readonly string[]): Promise<Map<string, string>> {
+    const people = [...new Set(triggeredBy.filter((id) => id.startsWith("usr_")))];
+    if (people.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom("users")
+      .select(["id", "email"])
+      .where("id", "in", people)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.email]));
+  }
+
+  /** The executions' rows as records: with their device runs, step results and who triggered them. */
+  private async records(rows: Database["executions"][]): Promise<ExecutionRecord[]> {
     if (rows.length === 0) return [];
+    const emails = await this.emailsOfPeople(rows.map((row) => row.triggered_by));
     const runs = await this.db
       .selectFrom("device_runs")
       .selectAll()
@@ -247,6 +264,7 @@ export class ExecutionsRepo {
       summary: JSON.parse(row.summary) as Summary,
       cancelRequested: Number(row.cancel_requested) === 1,
       triggeredBy: row.triggered_by,
+      triggeredByPerson: emails.get(row.triggered_by) ?? null,
       createdAt: row.created_at,
       startedAt: row.started_at,
       finishedAt: row.finished_at,

@@ -91,6 +91,13 @@ export const ExecutionView = Type.Object({
   finished_at: Time,
   summary: Summary,
   ci: CiView,
+  triggered_by: Type.Object(
+    {
+      type: Type.Union([Type.Literal("client"), Type.Literal("person")]),
+      id: Type.String({ description: "The client's ID, or the person's email" }),
+    },
+    { description: "Who triggered it: a client (a CI pipeline) or a person signed in to the dashboard." },
+  ),
   waiting_reason: Type.Union(
     [
       Type.Object({

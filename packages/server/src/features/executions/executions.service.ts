@@ -44,6 +44,10 @@ export function executionView(execution: ExecutionRecord) {
     finished_at: execution.finishedAt,
     summary: execution.summary,
     ci: execution.ci,
+    triggered_by:
+      execution.triggeredByPerson === null
+        ? { type: "client" as const, id: execution.triggeredBy }
+        : { type: "person" as const, id: execution.triggeredByPerson },
     // Filled in where executions are read (ExecutionsService.views): it needs the online agents.
     waiting_reason: null as WaitingReason | null,
     devices,
@@ -71,6 +75,8 @@ export class ExecutionsService {
     /** The organization's online agents, to say why a queued execution waits. */
     private readonly onlineAgents: (organizationId: string) => Promise<CapableAgent[]> = async () => [],
     private readonly audit?: AuditLog,
+    /** Tells the dashboards watching the organization (GET /v1/events) that an execution changed. */
+    private readonly changed: (organizationId: string, executionId: string) => void = () => {},
   ) {}
 
   /**
@@ -141,6 +147,7 @@ export class ExecutionsService {
   async cancel(organizationId: string, id: string, actor?: Actor): Promise<ExecutionRecord> {
     const before = await this.get(organizationId, id);
     await this.repo.cancel(organizationId, id, isoTime(this.clock.now()));
+    if (before.status === "queued" || before.status === "running") this.changed(organizationId, id);
     // Only a cancel that stopped something is worth a line: cancelling a finished run changes nothing.
     if (this.audit && actor && (before.status === "queued" || before.status === "running")) {
       await this.audit.record({

@@ -32,6 +32,7 @@ export type RunEvent =
       message?: string | null;
       details?: string | null;
       artifacts?: string[];
+      video_offset_ms?: number | null;
     };
 
 export interface ArtifactRecord {
@@ -58,6 +59,8 @@ export interface StoredTestCase {
   details: string | null;
   /** Names of artifacts of the same attempt captured for this test. */
   artifacts: string[];
+  /** How far into its video segment it failed (ms), when the agent recorded one. */
+  videoOffsetMs: number | null;
 }
 
 export interface StepResult {
@@ -103,6 +106,7 @@ export class ResultsRepo {
           message: storableDeviceTextOrNull(event.message),
           details: storableDeviceTextOrNull(event.details),
           artifacts: event.artifacts?.length ? JSON.stringify(event.artifacts.map(storableDeviceText)) : null,
+          video_offset_ms: event.video_offset_ms ?? null,
         });
       } else {
         // A step's row: made when it starts, completed when it finishes (a finish may come alone).
@@ -184,6 +188,7 @@ export class ResultsRepo {
       message: row.message,
       details: row.details,
       artifacts: row.artifacts === null ? [] : (JSON.parse(row.artifacts) as string[]),
+      videoOffsetMs: row.video_offset_ms === null ? null : Number(row.video_offset_ms),
     }));
   }
 

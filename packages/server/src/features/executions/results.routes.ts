@@ -58,6 +58,12 @@ const TestCaseItem = Type.Object({
     }),
   ),
   artifacts: Type.Array(Type.String(), { description: "Names of the artifacts captured for this test" }),
+  video_offset_ms: Nullable(
+    Type.Integer({
+      description:
+        "How far into its video segment (the .mp4 among artifacts) the test failed, in ms, as the agent measured it; null without video",
+    }),
+  ),
 });
 
 const TestCasePage = Type.Object({ items: Type.Array(TestCaseItem), next_cursor: Nullable(Type.String()) });

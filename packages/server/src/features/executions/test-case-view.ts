@@ -27,6 +27,7 @@ export interface TestCaseView {
     message: string | null;
   }>;
   artifacts: string[];
+  video_offset_ms: number | null;
 }
 
 interface DeviceView {
@@ -83,6 +84,7 @@ export function testCaseViews(execution: ExecutionRecord, cases: readonly Stored
           message: c.message,
         })),
         artifacts: final.artifacts,
+        video_offset_ms: final.videoOffsetMs,
       });
     }
   }

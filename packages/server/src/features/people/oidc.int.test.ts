@@ -1,13 +1,12 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import Provider from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { listenOidcProvider, type TestOidcProvider } from "../../../test/oidc-provider.ts";
 
 /**
- * Single sign-on (API.md §10) against a real OpenID provider (oidc-provider) listening on 127.0.0.1 in this
- * process. Its login and consent pages are replaced by a handler that signs in whichever account the test
- * names, so the flow is driven with fetch, one redirect at a time, as a browser follows them. In the scaled
+ * Single sign-on (API.md §10) against a real OpenID provider (test/oidc-provider.ts) listening on 127.0.0.1 in
+ * this process, which signs in whichever account the test names; the flow is driven one redirect at a time, as a
+ * browser follows them (packages/web/test/single-sign-on.int.test.ts follows them in a browser). In the scaled
  * project the start and the callback may reach different instances: the pending sign-in must survive that.
  */
 
@@ -21,23 +20,20 @@ const accounts: Record<string, Record<string, unknown>> = {
   // People with local accounts (created in beforeAll); the provider capitalises one address differently.
   local: { email: "Local@ACME.example", email_verified: true },
   gone: { email: "gone@acme.example", email_verified: true },
+  // A viewer with a local account whose provider now says admin.
+  promoted: { email: "promo@acme.example", email_verified: true, testbay_role: "admin" },
 };
 /** Who the provider signs in at its next login step. */
 let loginAs = "ann";
 
 let server: TestServer;
 let unconfigured: TestServer;
-let providerServer: http.Server;
+let provider: TestOidcProvider;
 let issuer: string;
 
 beforeAll(async () => {
-  // The provider's address must be known before the server is configured with it, and the server's before
-  // the provider registers its callback: listen first, hand the requests to the provider once it exists.
-  let handle: http.RequestListener = (_req, res) => res.writeHead(503).end();
-  providerServer = http.createServer((req, res) => handle(req, res));
-  await new Promise<void>((resolve) => providerServer.listen(0, "127.0.0.1", resolve));
-  issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
-
+  provider = await listenOidcProvider();
+  issuer = provider.issuer;
   server = await startTestServer({
     env: {
       TESTBAY_RATE_LIMIT_BURST: "100000",
@@ -54,57 +50,21 @@ beforeAll(async () => {
   await people.createUser({ email: "local@acme.example", role: "member", org: "other" });
   await people.createUser({ email: "gone@acme.example", role: "viewer", org: "acme" });
   await people.disableUser("gone@acme.example");
-
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: "testbay",
-        client_secret: clientSecret,
-        redirect_uris: [`${server.origin}/auth/oidc/callback`],
-        token_endpoint_auth_method: "client_secret_post",
-      },
-    ],
-    findAccount: (_ctx, id) => {
-      const claims = accounts[id];
-      return claims && { accountId: id, claims: () => ({ sub: id, ...claims }) };
-    },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["testbay_role"] },
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    cookies: { keys: ["oidc-test-cookie-key"] },
-    // Set only to keep the provider from noting its defaults on every run.
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
+  await people.createUser({ email: "promo@acme.example", role: "viewer", org: "acme" });
+  provider.serve({
+    redirectUri: `${server.origin}/auth/oidc/callback`,
+    clientId: "testbay",
+    clientSecret,
+    accounts,
+    loginAs: () => loginAs,
   });
-  const providerCallback = provider.callback();
-  handle = (req, res) => {
-    if (!req.url?.startsWith("/interaction/")) return void providerCallback(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === "login") {
-        await provider.interactionFinished(req, res, { login: { accountId: loginAs } });
-        return;
-      }
-      const grant = new provider.Grant({
-        accountId: String(details.session?.accountId),
-        clientId: String(details.params.client_id),
-      });
-      grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
-      await provider.interactionFinished(
-        req,
-        res,
-        { consent: { grantId } },
-        { mergeWithLastSubmission: true },
-      );
-    })().catch((error: unknown) => res.writeHead(500).end(String(error)));
-  };
 
   unconfigured = await startTestServer();
 });
 afterAll(async () => {
   await server?.close();
   await unconfigured?.close();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await provider?.close();
 });
 
 /** A browser's cookies, one jar per site (both listen on 127.0.0.1, and a real browser keeps them apart by name). */
@@ -254,6 +214,32 @@ describe("signing in through the OpenID provider", () => {
       role: "member",
       org: "other",
     });
+  });
+
+  it("changes an existing person's role when the claim names another, and the audit log says who and why", async () => {
+    const { jar } = await signInThroughProvider("promoted");
+    expect((await sessionOf(jar)).body.user).toEqual({
+      email: "promo@acme.example",
+      role: "admin",
+      org: "acme",
+    });
+    const admin = { "x-api-key": await server.token(await server.createClient("acme", "admin")) };
+    const audit = await call(`${server.baseUrl}/audit`, { headers: admin });
+    expect(audit.body.items).toContainEqual(
+      expect.objectContaining({
+        action: "user.role_changed",
+        actor: { type: "server", id: "single-sign-on" },
+        target: { type: "user", id: "promo@acme.example" },
+        details: { role: "admin", previous_role: "viewer" },
+      }),
+    );
+    // Signing in again with the same claim changes nothing, and says nothing more.
+    await signInThroughProvider("promoted");
+    const again = await call(`${server.baseUrl}/audit`, { headers: admin });
+    const changes = (again.body.items as { action: string; target: { id: string } }[]).filter(
+      (event) => event.action === "user.role_changed" && event.target.id === "promo@acme.example",
+    );
+    expect(changes).toHaveLength(1);
   });
 
   it("keeps `next`, a path on this site", async () => {

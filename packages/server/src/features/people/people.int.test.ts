@@ -140,6 +140,12 @@ describe("roles", () => {
     });
     expect(triggered.status, JSON.stringify(triggered.body)).toBe(200);
     const execution = triggered.body.execution;
+    expect(execution.triggered_by).toEqual({ type: "person", id: "member@acme.example" });
+    // Read back, the run still names the person (the execution keeps their user ID; the email is looked up).
+    expect((await read(member, `/v1/executions/${execution.id}`)).body.triggered_by).toEqual({
+      type: "person",
+      id: "member@acme.example",
+    });
     const cancelled = await change(member, "POST", `/v1/executions/${execution.id}/cancel`);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     // A member is no admin: clients are not theirs to see.

@@ -10,6 +10,7 @@ export interface UserRecord {
   passwordHash: string;
   createdAt: string;
   disabledAt: string | null;
+  lastSignInAt: string | null;
 }
 
 /** A live session and the person it belongs to, as one read. */
@@ -23,7 +24,9 @@ export interface SessionRecord {
 export class PeopleRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insertUser(user: Omit<UserRecord, "organizationName" | "disabledAt">): Promise<void> {
+  async insertUser(
+    user: Omit<UserRecord, "organizationName" | "disabledAt" | "lastSignInAt">,
+  ): Promise<void> {
     await this.db
       .insertInto("users")
       .values({
@@ -35,6 +38,7 @@ export class PeopleRepo {
         password_hash: user.passwordHash,
         created_at: user.createdAt,
         disabled_at: null,
+        last_sign_in_at: null,
       })
       .execute();
   }
@@ -85,16 +89,24 @@ export class PeopleRepo {
     await this.db.updateTable("users").set({ disabled_at: at }).where("id", "=", userId).execute();
   }
 
+  /** A sign-in: the new session, and the person's last sign-in time. */
   async insertSession(session: { idHash: string; userId: string; at: string }): Promise<void> {
-    await this.db
-      .insertInto("sessions")
-      .values({
-        id_hash: session.idHash,
-        user_id: session.userId,
-        created_at: session.at,
-        last_seen_at: session.at,
-      })
-      .execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("sessions")
+        .values({
+          id_hash: session.idHash,
+          user_id: session.userId,
+          created_at: session.at,
+          last_seen_at: session.at,
+        })
+        .execute();
+      await trx
+        .updateTable("users")
+        .set({ last_sign_in_at: session.at })
+        .where("id", "=", session.userId)
+        .execute();
+    });
   }
 
   /** The session and its person, if it was used at or after `seenSince`; older ones are as good as gone. */
@@ -146,6 +158,7 @@ export class PeopleRepo {
         "users.password_hash",
         "users.created_at",
         "users.disabled_at",
+        "users.last_sign_in_at",
       ]);
   }
 }
@@ -164,6 +177,7 @@ interface UserRow {
   password_hash: string;
   created_at: string;
   disabled_at: string | null;
+  last_sign_in_at: string | null;
 }
 
 function toUserRecord(row: UserRow): UserRecord {
@@ -176,5 +190,6 @@ function toUserRecord(row: UserRow): UserRecord {
     passwordHash: row.password_hash,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    lastSignInAt: row.last_sign_in_at,
   };
 }

@@ -12,6 +12,7 @@ import type { PeopleService } from "./people.service.ts";
 import type { CookieSessionAuthentication } from "./session-authentication.ts";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.ts";
 import { csrfTokenFor } from "./session-ids.ts";
+import { usersRoutes } from "./users.routes.ts";
 
 export interface PeopleRoutesOptions {
   people: PeopleService;
@@ -223,4 +224,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       return noStore(reply).code(204).send(null);
     },
   );
+
+  // The organization's people, for its admins (under /v1, like every other call the dashboard makes).
+  await app.register(usersRoutes, { people });
 };

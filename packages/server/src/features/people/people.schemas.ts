@@ -51,3 +51,56 @@ export const PasswordChangeBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A person as their organization's admins see them: never a password or its hash. */
+export const UserView = Type.Object({
+  email: Type.String(),
+  role: PersonRoleSchema,
+  org: Type.String({ description: "Organization name." }),
+  created_at: Type.String({ format: "date-time" }),
+  disabled_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+    description: "Set while the person is disabled: they cannot sign in, and their sessions were ended.",
+  }),
+  last_sign_in_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+    description: "Their last sign-in, by password or single sign-on; null if they never signed in.",
+  }),
+});
+
+export const UserEmailParams = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 320, description: "Case-insensitive." }),
+});
+
+export const CreateUserBody = Type.Object(
+  {
+    email: Type.String({
+      minLength: 1,
+      maxLength: 320,
+      description: "What the person signs in with (name@domain; case-insensitive, unique on the server).",
+    }),
+    role: PersonRoleSchema,
+  },
+  { additionalProperties: false },
+);
+
+export const IssuedAccountView = Type.Object({
+  email: Type.String(),
+  role: PersonRoleSchema,
+  org: Type.String({ description: "Organization name." }),
+  password: Type.String({
+    description:
+      "Generated, and shown only in this response: give it to the person, who can change it after signing in (POST /auth/password).",
+  }),
+});
+
+export const UpdateUserBody = Type.Object(
+  {
+    role: Type.Optional(PersonRoleSchema),
+    disabled: Type.Optional(
+      Type.Boolean({
+        description:
+          "true signs the person out everywhere and stops them signing in; false lets them in again.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

@@ -1,12 +1,19 @@
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
 import type { PersonRole } from "../../db/schema.ts";
+import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { type Actor, type AuditAction, type AuditLog, serverActor } from "../audit/index.ts";
 import { AdminError, hashSecret, verifyAgainstDecoy, verifySecret } from "../clients/index.ts";
 import { generatePassword } from "./passwords.ts";
 import type { PeopleRepo, SessionRecord, UserRecord } from "./people.repo.ts";
 import { newSessionId, sessionIdHash } from "./session-ids.ts";
+
+/**
+ * What single sign-on does on its own (a first sign-in creates the person; a role claim changes their role): done
+ * by the identity provider's say-so, which the audit log names as such.
+ */
+const singleSignOnActor: Actor = { type: "server", id: "single-sign-on" };
 
 export const personRoles: readonly PersonRole[] = ["viewer", "member", "admin"];
 
@@ -30,6 +37,11 @@ export interface IssuedAccount {
 // address is never mailed, only typed again at sign-in.
 const emailPattern = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
+/** Whether `email` (trimmed) is an address an account can have: the check createUser makes. */
+export function isEmailAddress(email: string): boolean {
+  return emailPattern.test(email.trim());
+}
+
 /** Local accounts and their sessions. */
 export class PeopleService {
   constructor(
@@ -43,13 +55,14 @@ export class PeopleService {
     user: { organizationId: string; email: string; role: PersonRole },
     action: AuditAction,
     actor: Actor,
+    details: Record<string, unknown> = {},
   ): Promise<void> {
     await this.audit?.record({
       organizationId: user.organizationId,
       actor,
       action,
       target: { type: "user", id: user.email },
-      details: { role: user.role },
+      details: { role: user.role, ...details },
     });
   }
 
@@ -97,6 +110,38 @@ export class PeopleService {
       );
     }
     return this.repo.listUsers(organizationId);
+  }
+
+  /** An organization's people, by email: what its admins see in Settings. */
+  listOrganizationUsers(organizationId: string): Promise<UserRecord[]> {
+    return this.repo.listUsers(organizationId);
+  }
+
+  /** The person with this email (case-insensitive), in any organization, or undefined. */
+  findByEmail(email: string): Promise<UserRecord | undefined> {
+    return this.repo.findUserByEmail(email);
+  }
+
+  /** A person of the caller's organization; another organization's looks exactly like an unknown one. */
+  async getUser(organizationId: string, email: string): Promise<UserRecord> {
+    const user = await this.repo.findUserByEmail(email);
+    if (!user || user.organizationId !== organizationId) {
+      throw new ApiError("user_not_found", {
+        detail: `No person with email ${email} was found in this organization.`,
+      });
+    }
+    return user;
+  }
+
+  /**
+   * Gives a person another role; it applies to their next request, as sessions read the person afresh.
+   * Giving the role they have changes nothing and is not logged.
+   */
+  async changeRole(email: string, role: PersonRole, actor = serverActor): Promise<void> {
+    const user = await this.existing(email);
+    if (user.role === role) return;
+    await this.repo.setRole(user.id, role);
+    await this.audited({ ...user, role }, "user.role_changed", actor, { previous_role: user.role });
   }
 
   /** Disabling signs the person out everywhere at once; their sessions are deleted, not just refused. */
@@ -159,6 +204,9 @@ export class PeopleService {
     if (existing) {
       if (input.claimedRole !== undefined && input.claimedRole !== existing.role) {
         await this.repo.setRole(existing.id, input.claimedRole);
+        await this.audited({ ...existing, role: input.claimedRole }, "user.role_changed", singleSignOnActor, {
+          previous_role: existing.role,
+        });
         return { ...existing, role: input.claimedRole };
       }
       return existing;
@@ -182,7 +230,7 @@ export class PeopleService {
       if (created) return created;
       throw error;
     }
-    await this.audited({ organizationId, email: input.email, role }, "user.created", serverActor);
+    await this.audited({ organizationId, email: input.email, role }, "user.created", singleSignOnActor);
     return this.repo.findUserByEmail(input.email);
   }
 

@@ -9,6 +9,7 @@ const fixtures = fileURLToPath(new URL("../../../test/fixtures/binaries/", impor
 let server: TestServer;
 let acme: Record<string, string>;
 let globex: Record<string, string>;
+let acmeClientId: string;
 
 const inspect = { type: "inspect", expect: { debuggable: false } };
 
@@ -32,7 +33,9 @@ async function upload(pkg: string, version: string, file: string, headers = acme
 
 beforeAll(async () => {
   server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
-  acme = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  const acmeClient = await server.createClient("acme", "ci");
+  acmeClientId = acmeClient.client_id;
+  acme = { "x-api-key": await server.token(acmeClient) };
   globex = { "x-api-key": await server.token(await server.createClient("globex", "ci")) };
   for (const [headers, package_name] of [
     [acme, "com.example.basic"],
@@ -70,6 +73,7 @@ describe("POST /v1/testplan/run", () => {
       devices: [{ device: null, status: "queued", attempt: 1 }],
     });
     expect(body.execution.id).toMatch(/^ex_/);
+    expect(body.execution.triggered_by).toEqual({ type: "client", id: acmeClientId });
 
     const devices = [{ platform: "android", model: "Pixel 8" }, { platform: "android" }];
     const twoDevices = await createPlan({ devices });

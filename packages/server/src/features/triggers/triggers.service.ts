@@ -60,8 +60,8 @@ export class TriggersService {
     private readonly plans: TestPlansService,
     private readonly executions: ExecutionsRepo,
     private readonly clock: Clock,
-    /** Wakes agents waiting in a claim long-poll for this organization. */
-    private readonly onQueued: (organizationId: string) => void = () => {},
+    /** Wakes agents waiting in a claim long-poll for this organization, and tells its dashboards. */
+    private readonly onQueued: (organizationId: string, executionIds: string[]) => void = () => {},
     private readonly audit?: AuditLog,
   ) {}
 
@@ -103,7 +103,12 @@ export class TriggersService {
       }
     }
     await this.executions.insertAll(executions);
-    if (executions.length > 0) this.onQueued(request.organizationId);
+    if (executions.length > 0) {
+      this.onQueued(
+        request.organizationId,
+        executions.map((execution) => execution.id),
+      );
+    }
     const { audit, actor } = { audit: this.audit, actor: request.actor };
     if (audit && actor) {
       for (const execution of executions) {
@@ -152,6 +157,7 @@ export class TriggersService {
       summary: { ...emptySummary },
       cancelRequested: false,
       triggeredBy: request.clientId,
+      triggeredByPerson: request.actor?.type === "person" ? request.actor.id : null,
       createdAt,
       startedAt: null,
       finishedAt: null,

@@ -1,8 +1,10 @@
 // The dashboard's static files and deep links (GET / and the SPA's paths), on a real server. A stand-in build in
 // a temporary directory plays packages/web/dist; the real build is opened in a browser by packages/web/test.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { webRoutes } from "./index.ts";
@@ -21,6 +23,10 @@ beforeAll(async () => {
   await writeFile(path.join(built, "index.html"), indexHtml);
   await writeFile(path.join(built, "theme.js"), "// theme");
   await writeFile(path.join(built, "assets", "index-abc123.js"), "console.log('dashboard')");
+  // What the build writes beside a script (vite.config.ts): its Brotli and gzip copies.
+  await writeFile(path.join(built, "assets", "page-def456.js"), pageScript);
+  await writeFile(path.join(built, "assets", "page-def456.js.br"), brotliCompressSync(pageScript));
+  await writeFile(path.join(built, "assets", "page-def456.js.gz"), gzipSync(pageScript));
   server = await startTestServer({
     // In the scaled set the per-address buckets live in the shared Redis, which other files' servers also fill.
     env: { TESTBAY_RATE_LIMIT_BURST: "100000" },
@@ -31,6 +37,29 @@ beforeAll(async () => {
     },
   });
 });
+
+const pageScript = Buffer.from(`export const rows = [${"'a test', ".repeat(500)}];`);
+
+/** A GET that sees the bytes on the wire (fetch would decompress them), with the headers it was answered. */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
+    (resolve, reject) => {
+      http
+        .get(url, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              headers: response.headers,
+              body: Buffer.concat(chunks),
+            }),
+          );
+        })
+        .on("error", reject);
+    },
+  );
+}
 
 afterAll(async () => {
   await server?.close();
@@ -58,6 +87,26 @@ describe("the dashboard's files", () => {
     const theme = await fetch(`${server.origin}/built/theme.js`);
     expect(theme.status).toBe(200);
     expect(theme.headers.get("cache-control")).toBe("no-cache");
+  });
+
+  it("sends the build's Brotli or gzip copy of an asset to a browser that accepts it, the file itself otherwise", async () => {
+    const url = `${server.origin}/built/assets/page-def456.js`;
+    const brotli = await rawGet(url, { "accept-encoding": "gzip, deflate, br" });
+    expect(brotli.status).toBe(200);
+    expect(brotli.headers["content-encoding"]).toBe("br");
+    expect(brotli.headers["content-type"]).toMatch(/javascript/);
+    expect(brotli.headers.vary).toMatch(/accept-encoding/i);
+    expect(brotli.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(brotliDecompressSync(brotli.body)).toEqual(pageScript);
+    expect(brotli.body.length).toBeLessThan(pageScript.length / 4);
+
+    const gzip = await rawGet(url, { "accept-encoding": "gzip" });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzip.body)).toEqual(pageScript);
+
+    const identity = await rawGet(url, {});
+    expect(identity.headers["content-encoding"]).toBeUndefined();
+    expect(identity.body).toEqual(pageScript);
   });
 
   it("answers a missing asset with the API's JSON 404, and never leaves the build's folder", async () => {

@@ -43,7 +43,8 @@ export const webRoutes: FastifyPluginAsync<{ dir?: string }> = async (app, optio
   });
   // Only reply.sendFile: this plugin chooses which file answers which path, and @fastify/static streams it
   // (ranges, ETag, conditional requests). The build may appear after the server starts, hence no warning.
-  await app.register(fastifyStatic, { root: dir, serve: false, suppressWarning: true });
+  // preCompressed: the .br or .gz copy the build wrote beside a file, when the browser accepts it (Vary: Accept-Encoding).
+  await app.register(fastifyStatic, { root: dir, serve: false, suppressWarning: true, preCompressed: true });
 
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!(await isFile(path.join(dir, "index.html")))) {

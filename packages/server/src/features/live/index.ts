@@ -1,0 +1,3 @@
+export { eventsRoutes } from "./events.routes.ts";
+export { type ExecutionChange, ExecutionChanges } from "./execution-changes.ts";
+export { postgresExecutionChanges } from "./postgres-execution-changes.ts";

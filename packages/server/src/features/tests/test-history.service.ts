@@ -1,0 +1,46 @@
+import type { TestPlansService } from "../testplans/testplans.service.ts";
+import type { TestHistoryRepo } from "./test-history.repo.ts";
+import { type TestHistory, testHistories } from "./test-history.ts";
+
+/** How many plans' histories an instance keeps computed: the plans people are looking at right now. */
+const cachedPlans = 8;
+
+/**
+ * A plan's test history, computed once per state of its window. The window's executions are read every time
+ * (one index range scan); their test cases, the expensive part (100,000 rows for 5,000 tests × 20 runs), only
+ * when the window changed: a finished execution's results no longer change, so the same executions give the
+ * same history. Keyed by the executions themselves, the cache is right on every instance without telling the
+ * others anything; a run's page and every page of the list after the first read it from memory.
+ */
+export class TestHistoryService {
+  private readonly cache = new Map<string, { key: string; histories: TestHistory[] }>();
+
+  constructor(
+    private readonly repo: TestHistoryRepo,
+    private readonly plans: TestPlansService,
+  ) {}
+
+  async list(organizationId: string, testPlanId: string, size: number): Promise<TestHistory[]> {
+    // Another organization's plan, or none: 404 like GET /testplans/{id}.
+    await this.plans.get(organizationId, testPlanId);
+    const window = await this.repo.window(organizationId, testPlanId, size);
+    const key = window.map((execution) => execution.id).join(",");
+    const slot = `${testPlanId}:${size}`;
+    const cached = this.cache.get(slot);
+    if (cached?.key === key) {
+      // Most recently used last: the first entry is the one to drop.
+      this.cache.delete(slot);
+      this.cache.set(slot, cached);
+      return cached.histories;
+    }
+    const histories = testHistories(
+      testPlanId,
+      window,
+      await this.repo.finalCases(window.map((execution) => execution.id)),
+    );
+    this.cache.delete(slot);
+    this.cache.set(slot, { key, histories });
+    if (this.cache.size > cachedPlans) this.cache.delete(this.cache.keys().next().value as string);
+    return histories;
+  }
+}
