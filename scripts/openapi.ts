@@ -8,11 +8,11 @@
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { plansFileSchema } from "../packages/client/src/plans/schema-from-openapi.ts";
-import { plansValidatorModule } from "../packages/client/src/plans/validator-code.ts";
 import { buildOpenApiDocument, openApiText } from "../packages/server/src/http/openapi-build.ts";
 import { openApiFiles } from "./openapi-files.ts";
 import { generateApiTypes } from "./openapi-types.ts";
+import { plansFileSchema } from "./testbay-yaml/schema-from-openapi.ts";
+import { plansValidatorModule } from "./testbay-yaml/validator-code.ts";
 
 const text = openApiText(await buildOpenApiDocument());
 await writeFile(openApiFiles.document, text);

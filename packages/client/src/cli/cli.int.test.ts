@@ -212,7 +212,7 @@ describe("testbay against a real server", () => {
       const [tableBlock, report] = run.stdout.split("\n\n");
       const rows = (tableBlock ?? "").trim().split("\n").slice(1);
       expect(report).toMatch(
-        /^On the dashboard:\n {2}ex_\w+ {2}cancelled {2}http:\/\/127\.0\.0\.1:\d+\/executions\/ex_/,
+        /^On the dashboard:\n {2}ex_\w+ {2}cancelled {2}http:\/\/127\.0\.0\.1:\d+\/runs\/ex_/,
       );
       expect(rows).toHaveLength(2);
       for (const [i, row] of rows.entries())

@@ -41,6 +41,7 @@ function execution(
     finished_at: null,
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
+    triggered_by: { type: "client", id: "cl_ci" },
     waiting_reason: null,
     devices: runs.map((run) => ({
       device: null,
@@ -75,6 +76,7 @@ function testCase(name: string, message: string, stack: string): TestCase {
     attempt: 1,
     attempts: [],
     artifacts: [],
+    video_offset_ms: null,
   };
 }
 
@@ -168,12 +170,12 @@ describe("run --wait, at the end", () => {
       "Still queued: ex_b tp_ex_b: no agent offers step type shell: start one with --allow-shell",
     );
     const origin = server.baseUrl.replace(/\/v1$/, "");
-    expect(run.stdout).toContain(`ex_a  failed  ${origin}/executions/ex_a`);
+    expect(run.stdout).toContain(`ex_a  failed  ${origin}/runs/ex_a`);
 
     const markdown = await readFile(summary, "utf8");
     expect(markdown).toContain("### Testbay: com.example.basic 1.2.3");
     expect(markdown).toContain(
-      `| [ex\\_a](${origin}/executions/ex_a) | login (tp\\_ex\\_a) | failed | 3 | 2 | 1 |`,
+      `| [ex\\_a](${origin}/runs/ex_a) | login (tp\\_ex\\_a) | failed | 3 | 2 | 1 |`,
     );
     expect(markdown).toContain("**ex\\_b still queued:** no agent offers step type shell");
     expect(markdown).toContain(
@@ -300,6 +302,6 @@ describe("the report's pieces", () => {
       "Testbay",
     );
     expect(markdown).toContain("````\nexpected ``` in output\n````");
-    expect(markdown).toContain("[ex\\_a](http://testbay.example/executions/ex_a)");
+    expect(markdown).toContain("[ex\\_a](http://testbay.example/runs/ex_a)");
   });
 });

@@ -83,8 +83,9 @@ export function dashboardOrigin(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
+/** A run's page on the dashboard (its /runs/{id}; the older /executions/{id} links lead there too). */
 export const dashboardLink = (baseUrl: string, executionId: string) =>
-  `${dashboardOrigin(baseUrl)}/executions/${encodeURIComponent(executionId)}`;
+  `${dashboardOrigin(baseUrl)}/runs/${encodeURIComponent(executionId)}`;
 
 /** The first lines of a stack trace: enough to see where, short enough for a log. */
 export function stackHead(stack: string | null, lines = 4): string[] {

@@ -36,7 +36,7 @@ export interface ParsedPlansFile {
   positionOf(pointer: string): Position;
 }
 
-/** The schema compiled at `npm run openapi` with validator-code.ts's options (all errors, verbose). */
+/** The schema compiled at `npm run openapi` with scripts/testbay-yaml/validator-code.ts's options (all errors, verbose). */
 const validate = (): ValidateFunction => compiledValidator as unknown as ValidateFunction;
 
 /** "Map keys must be unique at line 3, column 1:\n\n<excerpt>" → "Map keys must be unique". */
