@@ -2,15 +2,23 @@
 // to docs/screenshots/ for people to look at (and for the README). Starts a server with sample runs, then opens
 // the built dashboard in Debian's chromium:
 //   npm run build && npm run screenshots -w packages/web
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../../server/src/clock.ts";
-import { startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "../test/browser.ts";
-import { ciHeaders, createMember, type Person, seedDeviceRun, seedInspectRuns } from "../test/sample-data.ts";
+import {
+  ciHeaders,
+  createMember,
+  organization,
+  type Person,
+  seedDeviceRun,
+  seedInspectRuns,
+} from "../test/sample-data.ts";
 import { requireWebBuild } from "../test/web-build.ts";
+import { recordSampleCaptures } from "./sample-recording.ts";
 
 const outDir = fileURLToPath(new URL("../../../docs/screenshots/", import.meta.url));
 
@@ -36,7 +44,11 @@ async function seed(): Promise<Sample> {
   const person = await createMember(server);
   await seedInspectRuns(server, ci);
   clock.advance(15 * 60 * 1000);
-  const failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main" });
+  // The failed run's failures carry a screenshot, the video they are in and their logcat, as an agent's do: made
+  // in a browser of their own (a canvas drawn and recorded), before the pages are shot.
+  const recorder = await launchChromium();
+  const captures = await recordSampleCaptures(recorder).finally(() => recorder.close());
+  const failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main", captures });
   clock.advance(20 * 60 * 1000);
   const liveRun = await seedDeviceRun(server, ci, {
     finish: false,
@@ -54,11 +66,12 @@ async function signIn(page: Page, origin: string, person: Person): Promise<void>
   await page.waitForURL(`${origin}/runs`);
 }
 
-async function shoot(page: Page, name: string): Promise<void> {
+/** The whole page, or (`fullPage: false`) what the window shows: a modal dialog sits in the window, not the page. */
+async function shoot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   const file = path.join(outDir, `${name}.png`);
   // The pointer rests in a corner: a row it last clicked would show as hovered.
   await page.mouse.move(0, 0);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   process.stderr.write(`screenshots: ${path.relative(process.cwd(), file)}\n`);
 }
 
@@ -87,14 +100,48 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor();
       // The first failure's stack trace open, as a reader would have it.
       await page.getByText("Stack trace").first().click();
+      // Each failure's evidence loads as it comes into view: pass over all of them, then wait for the pictures
+      // and the videos' frames at their failures.
+      const failures = page
+        .getByRole("region", { name: /^Failed tests/ })
+        .getByRole("listitem")
+        .filter({ hasText: "Stack trace" });
+      for (const failure of await failures.all()) {
+        await failure.scrollIntoViewIfNeeded();
+        await failure.getByText(/^Fails at /).waitFor();
+      }
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.waitForFunction(() => {
+        const images = [...document.querySelectorAll<HTMLImageElement>("main li img")];
+        const videos = [...document.querySelectorAll<HTMLVideoElement>("main li video")];
+        return (
+          images.length >= 2 &&
+          images.every((image) => image.complete && image.naturalWidth > 0) &&
+          videos.length === 2 &&
+          videos.every(
+            // The frame at the failure is shown and what follows it is in (no loading spinner over it).
+            (video) => video.readyState >= video.HAVE_FUTURE_DATA && !video.seeking,
+          )
+        );
+      });
+      // The player's loading spinner fades out for a moment after the data is in.
+      await page.waitForTimeout(1_000);
       // The log comes in its own request: a full-page shot taken before it lands is cut short.
       await page.getByText("Tests run: 60").last().waitFor();
+      // Each failure's history (GET /v1/tests): the sample plan ran once, so its failures are new.
+      await page.getByText("New: first run of this test").first().waitFor();
       await shoot(page, `run-failed-${suffix}`);
 
       await page.goto(`${origin}/runs/${sample.liveRun}`);
       await page.getByRole("heading", { name: /All tests \(\d+\)/ }).waitFor();
       await page.getByText("Tests run: 24").waitFor();
       await shoot(page, `run-live-${suffix}`);
+      // Cancelling cannot be undone: the run asks first.
+      await page.getByRole("button", { name: "Cancel run" }).click();
+      await page.getByRole("dialog", { name: "Cancel this run?" }).waitFor();
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shoot(page, `run-cancel-confirm-${suffix}`, { fullPage: false });
+      await page.getByRole("button", { name: "Keep running" }).click();
 
       await page.goto(`${origin}/plans`);
       // A table from 640 px, cards on a phone: wait for whichever shows.
@@ -107,12 +154,27 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
       await shoot(page, `plan-${suffix}`);
 
-      // The form as a person sees it after the API refused it: the messages at their fields.
+      // The same plan in its form: each step's fields filled in as saved.
+      await page.getByRole("link", { name: "Edit" }).click();
+      await page.getByRole("group", { name: /^Step 1: / }).waitFor();
+      await shoot(page, `plan-edit-${suffix}`);
+
+      // The form as a person sees it after the API refused it: the messages at their fields, a step's at that
+      // step's own input (which has the focus).
       await page.goto(`${origin}/plans/new`);
-      await page.getByLabel("Name").fill("Nightly regression");
+      await page.getByLabel("Name", { exact: true }).fill("Nightly regression");
       await page.getByRole("button", { name: "Add a device" }).click();
       await page.getByLabel("Device 1 model").fill("Pixel 8");
-      await page.getByLabel("Timeout (seconds)").fill("5");
+      await page.getByRole("group", { name: "Step 1: inspect" }).getByLabel("Min SDK at most").fill("0");
+      await page.getByLabel("Type of the new step").selectOption("instrumentation");
+      await page.getByRole("button", { name: "Add step" }).click();
+      const instrumentation = page.getByRole("group", { name: "Step 2: instrumentation" });
+      // Filter and device options are folded while at their defaults.
+      await instrumentation.locator("summary", { hasText: "Which tests run" }).click();
+      await instrumentation.locator("summary", { hasText: "Device options" }).click();
+      await instrumentation.getByLabel("Classes").fill("com.example.shop.CheckoutTest");
+      await instrumentation.getByLabel("Record video").selectOption("always");
+      await page.getByLabel("Timeout (seconds)", { exact: true }).fill("5");
       await page.getByRole("button", { name: "Create plan" }).click();
       await page.getByText("see the messages at the fields below").waitFor();
       await shoot(page, `plan-form-error-${suffix}`);
@@ -125,12 +187,102 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
   }
 }
 
+/**
+ * Settings, as an admin sees it: the clients and people, then a new client's secret as it is shown once. Each
+ * size and theme creates one client through the page, so later shots list a few more clients than earlier ones.
+ */
+async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
+  const { origin } = sample.server;
+  const people = sample.server.app.services.people;
+  const account = await people.createUser({ email: "alex@example.com", role: "admin", org: organization });
+  const admin = { email: account.email, password: account.password };
+  await people.createUser({ email: "vic@example.com", role: "viewer", org: organization });
+  const clients = sample.server.app.services.clients;
+  await clients.createClient(organization, "agent");
+  await clients.disableClient((await clients.createClient(organization, "ci")).client_id);
+  for (const theme of themes) {
+    for (const size of sizes) {
+      const context = await browser.newContext({
+        viewport: { width: size.width, height: size.height },
+        colorScheme: theme,
+        deviceScaleFactor: 1,
+      });
+      const page = await context.newPage();
+      const suffix = `${theme}-${size.width}x${size.height}`;
+      await signIn(page, origin, admin);
+      await page.goto(`${origin}/settings`);
+      await page.getByRole("combobox", { name: `Role of ${admin.email}` }).waitFor();
+      await page
+        .getByRole("button", { name: /^Rotate the secret of/ })
+        .first()
+        .waitFor();
+      await shoot(page, `settings-${suffix}`);
+
+      await page.getByRole("button", { name: "Create client" }).click();
+      await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
+      await shoot(page, `settings-client-secret-${suffix}`);
+      await context.close();
+    }
+  }
+}
+
+const appBundle = new URL("../../server/test/fixtures/binaries/app-bundle.aab", import.meta.url);
+
+/**
+ * Apps: the list (the sample app with its builds, an app bundle, an iOS app without a build yet), then the sample
+ * app's page with its two versions, their test packages and runs. Run last: the apps it adds show on no other page.
+ */
+async function appsPages(browser: Browser, sample: Sample): Promise<void> {
+  const { origin, baseUrl } = sample.server;
+  const ci = await ciHeaders(sample.server);
+  const register = async (json: Record<string, string>) => {
+    const created = await call(`${baseUrl}/apps`, { headers: ci, json });
+    if (created.status !== 201) throw new Error(`app not created: ${JSON.stringify(created.body)}`);
+  };
+  await register({ package_name: "com.example.bundle", platform: "android", display_name: "Bundle" });
+  const upload = await fetch(`${baseUrl}/apps/com.example.bundle/versions/4.5.6`, {
+    method: "PUT",
+    headers: ci,
+    body: await readFile(appBundle),
+  });
+  if (upload.status !== 201) throw new Error(`bundle not uploaded: ${await upload.text()}`);
+  await register({ package_name: "com.example.shop", platform: "ios", display_name: "Shop" });
+  for (const theme of themes) {
+    for (const size of sizes) {
+      const context = await browser.newContext({
+        viewport: { width: size.width, height: size.height },
+        colorScheme: theme,
+        deviceScaleFactor: 1,
+      });
+      const page = await context.newPage();
+      const suffix = `${theme}-${size.width}x${size.height}`;
+      await signIn(page, origin, sample.person);
+      await page.goto(`${origin}/apps`);
+      // A table from 640 px, cards on a phone: wait for whichever shows.
+      await page.getByRole("link", { name: "Shop", exact: true }).waitFor();
+      await shoot(page, `apps-${suffix}`);
+
+      await page.getByRole("link", { name: "com.example.basic", exact: true }).click();
+      await page.getByRole("heading", { name: "1.2.3", exact: true }).waitFor();
+      // Each version's runs come with the app's newest runs, in their own request.
+      for (const version of ["1.3.0", "1.2.3"]) {
+        const card = page.getByRole("article").filter({ has: page.getByRole("heading", { name: version }) });
+        await card.getByRole("region", { name: "Runs" }).getByRole("listitem").first().waitFor();
+      }
+      await shoot(page, `app-${suffix}`);
+      await context.close();
+    }
+  }
+}
+
 requireWebBuild();
 await mkdir(outDir, { recursive: true });
 const sample = await seed();
 const browser = await launchChromium();
 try {
   await pages(browser, sample);
+  await settingsPages(browser, sample);
+  await appsPages(browser, sample);
 } finally {
   await browser.close();
   await sample.server.close();

@@ -5,7 +5,14 @@ import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "./browser.ts";
-import { ciHeaders, createMember, type InspectRuns, type Person, seedInspectRuns } from "./sample-data.ts";
+import {
+  ciHeaders,
+  createMember,
+  type InspectRuns,
+  type Person,
+  sampleCommit,
+  seedInspectRuns,
+} from "./sample-data.ts";
 import { requireWebBuild } from "./web-build.ts";
 
 let server: TestServer;
@@ -112,6 +119,33 @@ describe("the dashboard in a browser", () => {
     await page.getByText("No test failed.").waitFor();
     await page.getByLabel("Search tests").fill("no test has this name");
     await page.getByText("No test matches the search.").waitFor();
+  });
+
+  it("follows a run link the CLI printed before the dashboard (/executions/ID) to the run's page", async () => {
+    await page.goto(`${server.origin}/executions/${runs.failed}`);
+    await page.waitForURL(`${server.origin}/runs/${runs.failed}`);
+    await page.getByRole("heading", { name: /Failed tests/ }).waitFor();
+  });
+
+  it("filters by an app's version and by commit, both kept in the URL", async () => {
+    await page.goto(`${server.origin}/runs`);
+    await expect(page.getByLabel("Version").isDisabled()).resolves.toBe(true);
+    await page.getByLabel("App").selectOption("com.example.basic");
+    await page.getByLabel("Version").locator("option", { hasText: "1.2.3" }).waitFor({ state: "attached" });
+    await page.getByLabel("Version").selectOption("1.2.3");
+    await page.waitForURL(`${server.origin}/runs?app=com.example.basic&version=1.2.3`);
+    await page.locator("tbody tr").nth(1).waitFor();
+
+    await page.getByLabel("Commit").fill("0000000000000000000000000000000000000000");
+    await page.getByLabel("Commit").press("Enter");
+    await page.waitForURL(/commit=0000000000000000000000000000000000000000/);
+    await page.locator("tbody tr").first().waitFor({ state: "detached" });
+
+    await page.getByLabel("Commit").fill(sampleCommit);
+    await page.getByLabel("Commit").press("Enter");
+    await page.waitForURL(new RegExp(`commit=${sampleCommit}`));
+    await page.locator("tbody tr").nth(1).waitFor();
+    await expect(page.locator("tbody tr").count()).resolves.toBe(2);
   });
 
   it("shows the agents and their devices", async () => {

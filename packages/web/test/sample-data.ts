@@ -8,6 +8,7 @@ import {
   type TestServer,
   uploadBasicTestPackage,
 } from "../../server/test/harness.ts";
+import { sampleLogcat, sampleScreenshot } from "./sample-captures.ts";
 
 /** The local agent serves every organization; the person and the CI client live in this one. */
 export const organization = "default";
@@ -26,6 +27,9 @@ export async function createMember(server: TestServer, email = "dana@example.com
 export async function ciHeaders(server: TestServer): Promise<Record<string, string>> {
   return { "x-api-key": await server.token(await server.createClient(organization, "ci")) };
 }
+
+/** The commit every sample run was triggered from. */
+export const sampleCommit = "4f2691d0c1e5b7a9d3e8f6a2b4c6d8e0f1a3b5c7";
 
 async function createPlan(server: TestServer, ci: Record<string, string>, body: Record<string, unknown>) {
   const response = await call(`${server.baseUrl}/testplans`, {
@@ -52,7 +56,7 @@ async function trigger(
       ci: {
         provider: "github",
         branch,
-        commit: "4f2691d0c1e5b7a9d3e8f6a2b4c6d8e0f1a3b5c7",
+        commit: sampleCommit,
         build_url: "https://ci.example.com/acme/app/actions/runs/812",
       },
     },
@@ -120,6 +124,33 @@ const stack = (where: string) =>
   ].join("\n");
 
 /**
+ * What the agent kept of a device run, beyond the test cases: a screenshot and logcat cut per failure, the whole
+ * device log, and (when given, e.g. one the screenshots script recorded in the browser) the video segment the
+ * failures are in, with where in it each failed.
+ */
+export interface SampleCaptures {
+  screenshot?: (variant: number) => Buffer;
+  video?: { mp4: Buffer; offsetsMs: readonly number[] };
+}
+
+async function uploadArtifact(
+  server: TestServer,
+  agent: Record<string, string>,
+  lease: string,
+  name: string,
+  body: Buffer | string,
+  contentType: string,
+): Promise<void> {
+  const put = await fetch(`${server.baseUrl}/agent/jobs/${lease}/artifacts/${name}`, {
+    method: "PUT",
+    headers: { ...agent, "content-type": contentType },
+    // A copy as a plain Uint8Array: the DOM's fetch types (these tests also type browser code) take no Buffer.
+    body: typeof body === "string" ? body : new Uint8Array(body),
+  });
+  if (put.status !== 201) throw new Error(`artifact ${name} refused: ${put.status} ${await put.text()}`);
+}
+
+/**
  * An instrumentation run on two Android devices, reported by a stand-in agent ("lab-mac-mini"): 60 tests per
  * device, two failures with stack traces on the Pixel, one skipped test, a log. `finish: false` leaves the second
  * device running (24 tests so far), as a run's page shows while it is live.
@@ -127,7 +158,7 @@ const stack = (where: string) =>
 export async function seedDeviceRun(
   server: TestServer,
   ci: Record<string, string>,
-  options: { finish: boolean; branch: string; version?: string },
+  options: { finish: boolean; branch: string; version?: string; captures?: SampleCaptures },
 ): Promise<string> {
   const version = options.version ?? "1.2.3";
   if (version !== "1.2.3") await registerBasicApp(server, ci, version);
@@ -162,6 +193,27 @@ export async function seedDeviceRun(
     const at = new Date(server.clock.now()).toISOString();
     let seq = 0;
     const log = (line: string) => ({ seq: seq++, type: "log", at, stream: "stdout", line });
+    const evidence = (name: string, classname: string) => {
+      const failure = files.filter((file) => file.name.includes("/screenshots/")).length;
+      const screenshot = `${folder}/screenshots/${classname}.${name}.png`;
+      const logcat = `${folder}/logcat/${classname}.${name}.txt`;
+      const cut = sampleLogcat(classname, name, new Date(server.clock.now() + failure * 34_000));
+      wholeLog.push(cut);
+      files.push(
+        {
+          name: screenshot,
+          body: (options.captures?.screenshot ?? sampleScreenshot)(failure),
+          type: "image/png",
+        },
+        { name: logcat, body: cut, type: "text/plain" },
+      );
+      const video = options.captures?.video;
+      if (!video) return { artifacts: [screenshot, logcat] };
+      return {
+        artifacts: [screenshot, logcat, `${folder}/video/part-01.mp4`],
+        video_offset_ms: video.offsetsMs[failure] ?? null,
+      };
+    };
     const events: unknown[] = [
       { seq: seq++, type: "step_started", at, step_index: 0 },
       log(`adb -s ${device.serial} install -r -t -g com.example.basic.apk`),
@@ -172,6 +224,10 @@ export async function seedDeviceRun(
     ];
     const running = !options.finish && device === galaxy;
     const count = running ? 24 : 60;
+    // Files the agent keeps, uploaded before the device run completes (as the agent does), named on the failures.
+    const folder = `device-${device.serial}`;
+    const files: Array<{ name: string; body: Buffer | string; type: string }> = [];
+    const wholeLog: string[] = [];
     for (let n = 0; n < count; n++) {
       const failing = device === pixel && (n === 7 || n === 31);
       const name = failing
@@ -189,6 +245,7 @@ export async function seedDeviceRun(
         duration_ms: 300 + ((n * 137) % 2400),
         message: failing ? "expected:<Total: 42,00 €> but was:<Total: 0,00 €>" : null,
         details: failing ? stack(`CheckoutTest.${name}`) : null,
+        ...(failing ? evidence(name, `com.example.basic.${n < 30 ? "CheckoutTest" : "CartTest"}`) : {}),
       });
     }
     events.push(log(`INSTRUMENTATION_RESULT: stream= Tests run: ${count}`));
@@ -206,6 +263,21 @@ export async function seedDeviceRun(
     });
     if (sent.status !== 200) throw new Error(`events refused: ${JSON.stringify(sent.body)}`);
     if (running) continue;
+    if (options.captures?.video && files.length > 0) {
+      files.push({
+        name: `${folder}/video/part-01.mp4`,
+        body: options.captures.video.mp4,
+        type: "video/mp4",
+      });
+    }
+    const started = sampleLogcat(
+      "com.example.basic.CheckoutTest",
+      "scenario00",
+      new Date(server.clock.now()),
+      false,
+    );
+    files.push({ name: `${folder}/logcat.txt`, body: [started, ...wholeLog].join(""), type: "text/plain" });
+    for (const file of files) await uploadArtifact(server, agent, lease, file.name, file.body, file.type);
     await pass();
     await call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
       headers: agent,

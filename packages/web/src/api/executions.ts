@@ -1,21 +1,26 @@
 import { queryOptions } from "@tanstack/react-query";
 import { api } from "./client.ts";
+import { pollUnlessLive } from "./live-updates.ts";
 import { unwrap } from "./problem.ts";
 import { type Execution, type ExecutionStatus, finalStatuses, type TestCase } from "./types.ts";
 
 /** The runs list's filters, as they stand in the page's URL (so a filtered list can be shared as a link). */
 export interface RunFilters {
   app?: string;
+  /** Only with `app`: a version is an app's. */
+  version?: string;
   plan?: string;
   status?: ExecutionStatus;
   branch?: string;
+  /** A commit SHA as the CI gave it (the full one: the API matches it exactly). */
+  commit?: string;
   cursor?: string;
 }
 
-/** While a run can still change, its page asks again every 2 s (server-sent events will replace this). */
-const livePollMs = 2_000;
+// While a run can still change, its queries are read again on each live update (api/live-updates.ts); they poll
+// only while the event stream is down.
 const whileRunning = (execution: Execution | undefined) =>
-  execution && finalStatuses.has(execution.status) ? false : livePollMs;
+  execution && finalStatuses.has(execution.status) ? false : pollUnlessLive();
 
 export const executionsQuery = (filters: RunFilters) =>
   queryOptions({
@@ -27,9 +32,11 @@ export const executionsQuery = (filters: RunFilters) =>
             query: {
               limit: 25,
               package_name: filters.app,
+              version: filters.app ? filters.version : undefined,
               test_plan_id: filters.plan,
               status: filters.status,
               branch: filters.branch,
+              commit: filters.commit,
               cursor: filters.cursor,
             },
           },
@@ -37,7 +44,7 @@ export const executionsQuery = (filters: RunFilters) =>
       ),
     // A list with runs still going keeps its counts current.
     refetchInterval: (query) =>
-      query.state.data?.items.some((run) => !finalStatuses.has(run.status)) ? livePollMs : false,
+      query.state.data?.items.some((run) => !finalStatuses.has(run.status)) ? pollUnlessLive() : false,
   });
 
 export const executionQuery = (id: string) =>
@@ -57,7 +64,7 @@ export const failedTestsQuery = (id: string, live: boolean) =>
           params: { path: { id }, query: { status: "failed", limit: 200 } },
         }),
       ).items,
-    refetchInterval: live ? livePollMs : false,
+    refetchInterval: live ? pollUnlessLive : false,
   });
 
 /** Every test of the run, all pages of them (a run of 5,000 tests is five calls), for the virtualized table. */
@@ -78,7 +85,7 @@ export const allTestsQuery = (id: string, live: boolean) =>
       } while (cursor);
       return tests;
     },
-    refetchInterval: live ? livePollMs : false,
+    refetchInterval: live ? pollUnlessLive : false,
   });
 
 /** The run's log as text: the agent's lines, appended while it runs. */
@@ -87,7 +94,7 @@ export const logQuery = (id: string, live: boolean) =>
     queryKey: ["execution", id, "log"],
     queryFn: async () =>
       unwrap(await api.GET("/v1/executions/{id}/log", { params: { path: { id } }, parseAs: "text" })),
-    refetchInterval: live ? livePollMs : false,
+    refetchInterval: live ? pollUnlessLive : false,
   });
 
 /** Where the browser downloads the run's JUnit XML (the session cookie authenticates a plain link). */

@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query";
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import type { components } from "../../../client/src/sdk/api.generated.ts";
 import { api } from "./client.ts";
 import { ApiProblem, unwrap } from "./problem.ts";
@@ -14,12 +14,20 @@ export type FailedExecution = components["schemas"]["FailedExecution"];
 
 export const planStates: readonly TestPlanState[] = ["active", "archived", "deleted"];
 
+/** How many plans a page of the list holds; "Show more" loads the next page (the API's cursor). */
+export const planPageSize = 100;
+
 export const planListQuery = (app: string | undefined, state: TestPlanState) =>
-  queryOptions({
+  infiniteQueryOptions({
     queryKey: ["plans", app ?? null, state],
-    queryFn: async () =>
-      unwrap(await api.GET("/v1/testplans", { params: { query: { limit: 200, package_name: app, state } } }))
-        .items,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      unwrap(
+        await api.GET("/v1/testplans", {
+          params: { query: { limit: planPageSize, cursor: pageParam, package_name: app, state } },
+        }),
+      ),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
 
 export const versionsQuery = (app: string) =>

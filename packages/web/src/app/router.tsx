@@ -62,9 +62,11 @@ export const runsRoute = createRoute({
   path: "runs",
   validateSearch: (search: Record<string, unknown>): RunFilters => ({
     app: text(search.app),
+    version: text(search.version),
     plan: text(search.plan),
     status: statuses.has(String(search.status)) ? (search.status as ExecutionStatus) : undefined,
     branch: text(search.branch),
+    commit: text(search.commit),
     cursor: text(search.cursor),
   }),
   component: lazyRouteComponent(() => import("../pages/runs/runs-page.tsx"), "RunsPage"),
@@ -74,6 +76,15 @@ export const runRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "runs/$runId",
   component: lazyRouteComponent(() => import("../pages/run/run-page.tsx"), "RunPage"),
+});
+
+/** Links the CLI printed before the dashboard had its pages (testbay run --wait, GitHub step summaries). */
+const oldRunLinkRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "executions/$runId",
+  beforeLoad: ({ params }) => {
+    throw redirect({ to: "/runs/$runId", params: { runId: params.runId }, replace: true });
+  },
 });
 
 const agentsRoute = createRoute({
@@ -113,13 +124,27 @@ export const editPlanRoute = createRoute({
   component: lazyRouteComponent(() => import("../pages/plans/plan-form-pages.tsx"), "EditPlanPage"),
 });
 
-/** Pages of the navigation that later slices of issue 14 fill in. */
-const comingRoute = (path: "apps" | "settings") =>
-  createRoute({
-    getParentRoute: () => signedInRoute,
-    path,
-    component: lazyRouteComponent(() => import("../pages/coming-page.tsx"), "ComingPage"),
-  });
+export const appsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "apps",
+  // The page of apps shown (the newest without one).
+  validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({ cursor: text(search.cursor) }),
+  component: lazyRouteComponent(() => import("../pages/apps/apps-page.tsx"), "AppsPage"),
+});
+
+export const appRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "apps/$packageName",
+  // The page of versions shown (the newest without one).
+  validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({ cursor: text(search.cursor) }),
+  component: lazyRouteComponent(() => import("../pages/apps/app-page.tsx"), "AppPage"),
+});
+
+export const settingsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "settings",
+  component: lazyRouteComponent(() => import("../pages/settings/settings-page.tsx"), "SettingsPage"),
+});
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
@@ -127,13 +152,15 @@ const routeTree = rootRoute.addChildren([
     indexRoute,
     runsRoute,
     runRoute,
+    oldRunLinkRoute,
     agentsRoute,
-    comingRoute("apps"),
+    appsRoute,
+    appRoute,
     plansRoute,
     newPlanRoute,
     planRoute,
     editPlanRoute,
-    comingRoute("settings"),
+    settingsRoute,
   ]),
 ]);
 

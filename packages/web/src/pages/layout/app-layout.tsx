@@ -1,7 +1,9 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useRouter } from "@tanstack/react-router";
 import { useEffect } from "react";
+import { connectLiveUpdates } from "../../api/live-updates.ts";
 import { sessionQuery } from "../../api/session.ts";
+import { LiveIndicator } from "./live-indicator.tsx";
 import { PersonMenu } from "./person-menu.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 
@@ -18,12 +20,17 @@ export function AppLayout() {
   const session = useQuery(sessionQuery);
   const router = useRouter();
   const signedOut = session.data?.signed_in === false;
+  const signedIn = session.data?.signed_in === true;
+  const queries = useQueryClient();
 
   // A session that ends while the page is open (expired, signed out elsewhere): the route's check runs again and
   // sends the person to the sign-in page, which brings them back here afterwards.
   useEffect(() => {
     if (signedOut) void router.invalidate();
   }, [signedOut, router]);
+
+  // One stream of live updates for every page of the tab, while someone is signed in.
+  useEffect(() => (signedIn ? connectLiveUpdates(queries) : undefined), [signedIn, queries]);
 
   return (
     <div className="min-h-dvh">
@@ -53,7 +60,8 @@ export function AppLayout() {
               ))}
             </ul>
           </nav>
-          <div className="ml-auto flex items-center gap-2">
+          <div className="ml-auto flex items-center gap-3">
+            <LiveIndicator />
             <ThemeToggle />
             {session.data?.signed_in && <PersonMenu person={session.data.user} />}
           </div>

@@ -1,6 +1,10 @@
 import { ApiProblem } from "../../api/problem.ts";
+import { type StepDraft, stepFieldOf } from "./step-fields.ts";
 
-/** A form field the plan form shows messages at: `devices.0.platform` is the first device row's platform. */
+/**
+ * A form field the plan form shows messages at: `devices.0.platform` is the first device row's platform,
+ * `steps.1.expect.min_sdk_at_most` the second step's input of that name, `steps.1` the second step as a whole.
+ */
 export type FieldKey = string;
 
 export interface FieldErrors {
@@ -17,10 +21,15 @@ const unescapePointer = (segment: string) => segment.replaceAll("~1", "/").repla
 
 /**
  * Where a JSON Pointer of the API's `errors: [{path, message}]` shows in the plan form: `/timeout_seconds` at the
- * timeout field, `/devices/1/model` at the second device row's model, anything under `/steps` at the steps
- * editor (the message then says which step and member). Undefined: no field holds it.
+ * timeout field, `/devices/1/model` at the second device row's model, `/steps/1/expect/min_sdk_at_most` at that
+ * input of the second step when the steps are edited as a form (`steps`, the steps as they are in the form), and
+ * anything under `/steps` at the steps' JSON when they are edited as JSON (the message then says which step and
+ * member). Undefined: no field holds it.
  */
-export function fieldOf(pointer: string): { field: FieldKey; prefix?: string } | undefined {
+export function fieldOf(
+  pointer: string,
+  steps?: readonly StepDraft[],
+): { field: FieldKey; prefix?: string } | undefined {
   const [first, ...rest] = pointer.split("/").slice(1).map(unescapePointer);
   if (first === undefined) return undefined;
   if (simple.has(first) && rest.length === 0) return { field: first };
@@ -34,6 +43,13 @@ export function fieldOf(pointer: string): { field: FieldKey; prefix?: string } |
   if (first === "steps") {
     if (rest.length === 0) return { field: "steps" };
     const [index, ...inside] = rest;
+    if (steps && index !== undefined && /^\d+$/.test(index) && Number(index) < steps.length) {
+      const place = stepFieldOf(steps[Number(index)], inside);
+      return {
+        field: place.field ? `steps.${index}.${place.field}` : `steps.${index}`,
+        prefix: place.prefix,
+      };
+    }
     const where = /^\d+$/.test(index ?? "") ? `step ${Number(index) + 1}` : index;
     return { field: "steps", prefix: [where, ...inside].join(" › ") };
   }
@@ -41,7 +57,7 @@ export function fieldOf(pointer: string): { field: FieldKey; prefix?: string } |
 }
 
 /** The API's refusal of a plan, sorted to the form's fields. Not a validation problem: all of it is general. */
-export function fieldErrors(error: unknown): FieldErrors {
+export function fieldErrors(error: unknown, steps?: readonly StepDraft[]): FieldErrors {
   const result: FieldErrors = { fields: {}, general: [] };
   const errors = error instanceof ApiProblem ? error.problem.errors : undefined;
   if (!Array.isArray(errors) || errors.length === 0) {
@@ -51,7 +67,7 @@ export function fieldErrors(error: unknown): FieldErrors {
   for (const item of errors as Array<{ path?: unknown; message?: unknown }>) {
     const path = typeof item.path === "string" ? item.path : "/";
     const message = typeof item.message === "string" ? item.message : "is invalid";
-    const place = fieldOf(path);
+    const place = fieldOf(path, steps);
     if (!place) {
       result.general.push(`${path === "/" ? "The plan" : path} ${message}`);
       continue;

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { appsQuery } from "../../api/catalog.ts";
 import { createPlan, updatePlan } from "../../api/plans.ts";
 import type { TestPlan } from "../../api/types.ts";
@@ -8,6 +8,8 @@ import { formControl } from "../../components/control-classes.ts";
 import { type DeviceRow, DevicesEditor } from "./devices-editor.tsx";
 import { fieldErrors } from "./field-errors.ts";
 import { FieldMessages } from "./field-messages.tsx";
+import { fromDraft, isFormDraft, parseStepJson, type StepDraft, toDraft } from "./step-fields.ts";
+import { StepsEditor } from "./steps-editor.tsx";
 
 const control = formControl;
 const exampleSteps = [{ type: "inspect", expect: { min_sdk_at_most: 24, debuggable: false } }];
@@ -19,26 +21,57 @@ function parseSteps(text: string): { steps?: TestPlan["steps"]; error?: string }
     if (!Array.isArray(steps)) return { error: 'must be a JSON list of steps: [ {"type": …}, … ]' };
     return { steps: steps as TestPlan["steps"] };
   } catch (error) {
-    return { error: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: `are not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
+/** The JSON textarea's steps, or why they cannot be sent (at the textarea). */
+function stepsOfJson(text: string): { steps?: TestPlan["steps"]; errors: Record<string, string[]> } {
+  const { steps, error } = parseSteps(text);
+  return { steps, errors: error ? { steps: [`The steps ${error}`] } : {} };
+}
+
+/** The steps the form holds as the API takes them, or, per step, why its JSON cannot be sent. */
+function stepsOfDrafts(drafts: readonly StepDraft[]): {
+  steps?: TestPlan["steps"];
+  errors: Record<string, string[]>;
+} {
+  const errors: Record<string, string[]> = {};
+  const steps = drafts.map((draft, index) => {
+    const step = fromDraft(draft);
+    if (!step && !isFormDraft(draft)) {
+      errors[`steps.${index}.json`] = [`The step ${parseStepJson(draft.json).error}`];
+    }
+    return step;
+  });
+  if (Object.keys(errors).length > 0) return { errors };
+  return { steps: steps as TestPlan["steps"], errors };
+}
+
 /**
- * Creates a plan (no `plan`) or edits one. The API checks it; each of its messages shows at the field it is
- * about (the JSON Pointer of `errors[].path`), and those no field holds at the top.
+ * Creates a plan (no `plan`) or edits one. The steps are a form of each step type's fields by default, or one
+ * JSON list (for steps copied from testbay.yaml). The API checks the plan; each of its messages shows at the
+ * field it is about (the JSON Pointer of `errors[].path`), those no field holds at the top, and the first field
+ * with a message takes the focus.
  */
 export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
   const navigate = useNavigate();
   const queries = useQueryClient();
   const apps = useQuery(appsQuery);
   const id = useId();
+  const form = useRef<HTMLFormElement>(null);
   const [name, setName] = useState(plan?.name ?? "");
   const [chosenApp, setApp] = useState(plan?.package_name ?? app ?? "");
   const [devices, setDevices] = useState<DeviceRow[]>(plan?.devices ?? []);
-  const [stepsText, setStepsText] = useState(JSON.stringify(plan?.steps ?? exampleSteps, null, 2));
+  const [drafts, setDrafts] = useState<StepDraft[]>(() => (plan?.steps ?? exampleSteps).map(toDraft));
+  const [asJson, setAsJson] = useState(false);
+  const [stepsText, setStepsText] = useState("");
   const [timeout, setTimeoutSeconds] = useState(String(plan?.timeout_seconds ?? 1800));
   const [attempts, setAttempts] = useState(String(plan?.max_attempts ?? 1));
-  const [stepsError, setStepsError] = useState<string>();
+  /** Messages the form finds before sending: steps that are not JSON. */
+  const [localErrors, setLocalErrors] = useState<Record<string, string[]>>({});
+  /** Bumped when a submit fails: the first field with a message then takes the focus. */
+  const [failedSubmits, setFailedSubmits] = useState(0);
   const packageName = chosenApp || apps.data?.[0]?.package_name || "";
 
   const save = useMutation({
@@ -57,21 +90,49 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
       await queries.invalidateQueries({ queryKey: ["plans"] });
       await navigate({ to: "/plans/$planId", params: { planId: saved.id } });
     },
+    onError: () => setFailedSubmits((count) => count + 1),
   });
+
+  useEffect(() => {
+    if (failedSubmits === 0) return;
+    form.current?.querySelector<HTMLElement>('[aria-invalid="true"], [data-invalid-message]')?.focus();
+  }, [failedSubmits]);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const parsed = parseSteps(stepsText);
-    setStepsError(parsed.error);
+    const parsed = asJson ? stepsOfJson(stepsText) : stepsOfDrafts(drafts);
+    setLocalErrors(parsed.errors);
     if (parsed.steps) save.mutate(parsed.steps);
+    else setFailedSubmits((count) => count + 1);
   };
 
-  const errors = fieldErrors(save.error);
-  const stepsMessages = stepsError ? [stepsError] : errors.fields.steps;
+  /** Steps to JSON and back; a list that does not read stays JSON, with the reason at the textarea. */
+  const toggleJson = () => {
+    save.reset();
+    if (asJson) {
+      const parsed = stepsOfJson(stepsText);
+      setLocalErrors(parsed.errors);
+      if (!parsed.steps) return;
+      setDrafts(parsed.steps.map(toDraft));
+      setAsJson(false);
+      return;
+    }
+    const current = stepsOfDrafts(drafts);
+    setLocalErrors(current.errors);
+    if (!current.steps) return;
+    setStepsText(JSON.stringify(current.steps, null, 2));
+    setAsJson(true);
+  };
+
+  const apiErrors = fieldErrors(save.error, asJson ? undefined : drafts);
+  const errors = { ...apiErrors, fields: { ...apiErrors.fields, ...localErrors } };
+  const stepsMessages = errors.fields.steps;
+  const jsonSteps = drafts.filter((draft) => !isFormDraft(draft)).length;
   const invalid = (field: string) => Boolean(errors.fields[field]);
 
   return (
     <form
+      ref={form}
       onSubmit={submit}
       noValidate
       aria-label={plan ? "Edit the test plan" : "New test plan"}
@@ -137,25 +198,64 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
         <FieldMessages id={`${id}-app-error`} messages={errors.fields.package_name} />
       </div>
       <DevicesEditor devices={devices} onChange={setDevices} errors={errors.fields} />
-      <div className="flex flex-col gap-1">
-        <label htmlFor={`${id}-steps`} className="text-sm font-medium">
-          Steps (JSON list, run in order)
-        </label>
-        <p id={`${id}-steps-help`} className="text-xs text-muted">
-          Each step has a type: inspect, shell, instrumentation, xcuitest or maestro, with that type's fields
-          (see the API reference, test plans).
-        </p>
-        <textarea
-          id={`${id}-steps`}
-          className="min-h-48 w-full rounded-md border border-line bg-surface p-2 font-mono text-xs aria-invalid:border-red-600 dark:aria-invalid:border-red-400"
-          value={stepsText}
-          spellCheck={false}
-          aria-invalid={Boolean(stepsMessages)}
-          aria-describedby={`${id}-steps-help ${id}-steps-error`}
-          onChange={(event) => setStepsText(event.target.value)}
-        />
-        <FieldMessages id={`${id}-steps-error`} messages={stepsMessages} />
-      </div>
+      <fieldset className="min-w-0 space-y-2">
+        {/* A legend must be the fieldset's first child to name it; the visible title sits beside the toggle. */}
+        <legend className="sr-only">Steps</legend>
+        <div className="flex flex-wrap items-center gap-2">
+          <span className="text-sm font-medium" aria-hidden="true">
+            Steps (run in order)
+          </span>
+          <button
+            type="button"
+            className="ml-auto rounded-md border border-line px-3 py-1 text-xs hover:bg-sunken"
+            onClick={toggleJson}
+          >
+            {asJson ? "Edit in the form" : "Edit as JSON"}
+          </button>
+        </div>
+        {asJson ? (
+          <div className="flex flex-col gap-1">
+            <label htmlFor={`${id}-steps`} className="text-xs font-medium">
+              Steps as JSON
+            </label>
+            <p id={`${id}-steps-help`} className="text-xs text-muted">
+              A JSON list of steps, as in testbay.yaml: each has a type (inspect, instrumentation, maestro or
+              shell) and that type's fields (see the API reference, test plans).
+            </p>
+            <textarea
+              id={`${id}-steps`}
+              className="min-h-48 w-full rounded-md border border-line bg-surface p-2 font-mono text-xs aria-invalid:border-red-600 dark:aria-invalid:border-red-400"
+              value={stepsText}
+              spellCheck={false}
+              aria-invalid={Boolean(stepsMessages)}
+              aria-describedby={`${id}-steps-help ${id}-steps-error`}
+              onChange={(event) => setStepsText(event.target.value)}
+            />
+            <FieldMessages id={`${id}-steps-error`} messages={stepsMessages} />
+          </div>
+        ) : (
+          <>
+            {jsonSteps > 0 && (
+              <p className="text-xs text-muted">
+                {jsonSteps === 1 ? "One step is" : `${jsonSteps} steps are`} shown as JSON: the form cannot
+                show all of {jsonSteps === 1 ? "its" : "their"} fields, and keeps them as they are.
+              </p>
+            )}
+            <StepsEditor
+              steps={drafts}
+              errors={errors.fields}
+              onChange={(next, reshaped) => {
+                setDrafts(next);
+                // Messages name steps by position: after a move or removal they would point at the wrong one.
+                if (reshaped) {
+                  save.reset();
+                  setLocalErrors({});
+                }
+              }}
+            />
+          </>
+        )}
+      </fieldset>
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <div className="flex flex-col gap-1">
           <label htmlFor={`${id}-timeout`} className="text-sm font-medium">

@@ -1,15 +1,12 @@
-import { useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useId } from "react";
 import { appsQuery } from "../../api/catalog.ts";
 import { planListQuery, planStates, type TestPlanState } from "../../api/plans.ts";
 import { useMayChange } from "../../api/role.ts";
 import { plansRoute } from "../../app/router.tsx";
-import { filterControl } from "../../components/control-classes.ts";
+import { LabelledSelect } from "../../components/labelled-select.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { PlansList } from "./plans-list.tsx";
-
-const control = filterControl;
 
 const empty: Record<TestPlanState, string> = {
   active: "No active test plans. Create one to run tests on an uploaded version.",
@@ -23,9 +20,9 @@ export function PlansPage() {
   const state = search.state ?? "active";
   const navigate = useNavigate();
   const apps = useQuery(appsQuery);
-  const plans = useQuery(planListQuery(search.app, state));
+  const plans = useInfiniteQuery(planListQuery(search.app, state));
+  const items = plans.data?.pages.flatMap((page) => page.items);
   const mayChange = useMayChange();
-  const ids = { app: useId(), state: useId() };
 
   return (
     <section className="space-y-4">
@@ -42,56 +39,52 @@ export function PlansPage() {
         )}
       </div>
       <form className="flex flex-wrap items-end gap-3" aria-label="Filter test plans">
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.app} className="text-xs text-muted">
-            App
-          </label>
-          <select
-            id={ids.app}
-            className={control}
-            value={search.app ?? ""}
-            onChange={(event) =>
-              navigate({ to: "/plans", search: { ...search, app: event.target.value || undefined } })
-            }
-          >
-            <option value="">All apps</option>
-            {apps.data?.map((app) => (
-              <option key={app.package_name} value={app.package_name}>
-                {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.state} className="text-xs text-muted">
-            State
-          </label>
-          <select
-            id={ids.state}
-            className={control}
-            value={state}
-            onChange={(event) =>
-              navigate({
-                to: "/plans",
-                search: {
-                  ...search,
-                  state: event.target.value === "active" ? undefined : (event.target.value as TestPlanState),
-                },
-              })
-            }
-          >
-            {planStates.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </div>
+        <LabelledSelect
+          label="App"
+          value={search.app ?? ""}
+          onChange={(value) => navigate({ to: "/plans", search: { ...search, app: value || undefined } })}
+        >
+          <option value="">All apps</option>
+          {apps.data?.map((app) => (
+            <option key={app.package_name} value={app.package_name}>
+              {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
+            </option>
+          ))}
+        </LabelledSelect>
+        <LabelledSelect
+          label="State"
+          value={state}
+          onChange={(value) =>
+            navigate({
+              to: "/plans",
+              search: { ...search, state: value === "active" ? undefined : (value as TestPlanState) },
+            })
+          }
+        >
+          {planStates.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </LabelledSelect>
       </form>
       {plans.error && <ProblemMessage error={plans.error} />}
       {plans.isPending && <p className="text-muted">Loading test plans…</p>}
-      {plans.data && plans.data.length === 0 && <p className="text-muted">{empty[state]}</p>}
-      {plans.data && plans.data.length > 0 && <PlansList plans={plans.data} deleted={state === "deleted"} />}
+      {items && items.length === 0 && <p className="text-muted">{empty[state]}</p>}
+      {items && items.length > 0 && <PlansList plans={items} deleted={state === "deleted"} />}
+      {plans.hasNextPage && (
+        <div className="flex items-center gap-3 text-sm">
+          <button
+            type="button"
+            className="rounded-md border border-line px-3 py-1.5 hover:bg-sunken disabled:opacity-50"
+            disabled={plans.isFetchingNextPage}
+            onClick={() => plans.fetchNextPage()}
+          >
+            {plans.isFetchingNextPage ? "Loading more…" : "Show more"}
+          </button>
+          <span className="text-muted">{items?.length} shown</span>
+        </div>
+      )}
     </section>
   );
 }

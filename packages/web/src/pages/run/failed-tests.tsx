@@ -1,11 +1,25 @@
 import { useQuery } from "@tanstack/react-query";
-import { failedTestsQuery } from "../../api/executions.ts";
+import { executionQuery, failedTestsQuery } from "../../api/executions.ts";
+import { type TestHistory, testHistoryQuery } from "../../api/test-history.ts";
 import type { TestCase } from "../../api/types.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { deviceLabel } from "./device-label.ts";
+import { FailureEvidence } from "./failure-evidence.tsx";
+import { TestHistoryLine } from "./test-history-line.tsx";
 
-function FailedTest({ test }: { test: TestCase }) {
+function FailedTest({
+  runId,
+  test,
+  live,
+  history,
+}: {
+  runId: string;
+  test: TestCase;
+  live: boolean;
+  /** The plan's history of its tests; undefined while it loads. */
+  history: ReadonlyMap<string, TestHistory> | undefined;
+}) {
   return (
     <li className="space-y-2 rounded-lg border border-red-300 bg-surface p-3 dark:border-red-900">
       <div className="flex flex-wrap items-center gap-2">
@@ -18,6 +32,7 @@ function FailedTest({ test }: { test: TestCase }) {
         {deviceLabel(test)} · attempt {test.attempt}
         {test.quarantined && " · quarantined (does not fail the run)"}
       </div>
+      {history && <TestHistoryLine history={history.get(test.id)} run={{ id: runId, finished: !live }} />}
       {test.message && <p className="text-sm break-words whitespace-pre-wrap">{test.message}</p>}
       {test.stack_trace && (
         <details>
@@ -27,6 +42,7 @@ function FailedTest({ test }: { test: TestCase }) {
           </pre>
         </details>
       )}
+      <FailureEvidence runId={runId} test={test} live={live} />
     </li>
   );
 }
@@ -34,6 +50,13 @@ function FailedTest({ test }: { test: TestCase }) {
 /** The failures come first on a run's page: they are what the reader came for. */
 export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
   const failed = useQuery(failedTestsQuery(runId, live));
+  // The run is already loaded by its page; its plan's test history is one request for every failure, asked for
+  // only when something failed.
+  const planId = useQuery(executionQuery(runId)).data?.test_plan_id;
+  const history = useQuery({
+    ...testHistoryQuery(planId ?? "", !live),
+    enabled: planId !== undefined && (failed.data?.length ?? 0) > 0,
+  });
   return (
     <section aria-labelledby="failed-tests" className="space-y-2">
       <h2 id="failed-tests" className="text-lg font-semibold">
@@ -44,7 +67,13 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
       {failed.data && failed.data.length > 0 && (
         <ul className="space-y-3">
           {failed.data.map((test) => (
-            <FailedTest key={`${test.id}:${test.device.position}:${test.shard}`} test={test} />
+            <FailedTest
+              key={`${test.id}:${test.device.position}:${test.shard}`}
+              runId={runId}
+              test={test}
+              live={live}
+              history={history.data}
+            />
           ))}
         </ul>
       )}

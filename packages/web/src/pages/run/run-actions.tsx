@@ -6,11 +6,12 @@ import { useMayChange } from "../../api/role.ts";
 import type { Execution } from "../../api/types.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { FailedTriggers } from "../plans/trigger-form.tsx";
+import { CancelRunButton } from "./cancel-run-dialog.tsx";
 
 const button = "rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken disabled:opacity-50";
 
 /**
- * Cancel (while the run is queued or running) and Re-run (the same plan on the same version, a new run), for
+ * Cancel (while the run is queued or running; it asks first, as it cannot be undone) and Re-run (the same plan on the same version, a new run), for
  * members and admins; viewers do not see them.
  */
 export function RunActions({ run }: { run: Execution }) {
@@ -38,14 +39,11 @@ export function RunActions({ run }: { run: Execution }) {
   return (
     <>
       {going && (
-        <button
-          type="button"
-          className={`${button} text-red-700 dark:text-red-300`}
+        <CancelRunButton
           disabled={cancel.isPending || run.cancel_requested}
-          onClick={() => cancel.mutate()}
-        >
-          {run.cancel_requested ? "Cancelling…" : "Cancel run"}
-        </button>
+          label={run.cancel_requested ? "Cancelling…" : "Cancel run"}
+          onConfirm={() => cancel.mutate()}
+        />
       )}
       <button type="button" className={button} disabled={rerun.isPending} onClick={() => rerun.mutate()}>
         {rerun.isPending ? "Starting…" : "Re-run"}

@@ -54,6 +54,15 @@ export function RunHeader({ run }: { run: Execution }) {
         <Fact label="Run">
           <code className="text-xs break-all">{run.id}</code>
         </Fact>
+        <Fact label="Triggered by">
+          {run.triggered_by.type === "person" ? (
+            <span className="break-all">{run.triggered_by.id}</span>
+          ) : (
+            <span title="A client: a CI pipeline or a script with client credentials">
+              client <code className="text-xs break-all">{run.triggered_by.id}</code>
+            </span>
+          )}
+        </Fact>
         <Fact label="Created">
           <Timestamp value={run.created_at} />
         </Fact>

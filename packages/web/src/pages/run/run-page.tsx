@@ -3,6 +3,7 @@ import { executionQuery } from "../../api/executions.ts";
 import { finalStatuses } from "../../api/types.ts";
 import { runRoute } from "../../app/router.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
+import { ArtifactsPanel } from "./artifacts-panel.tsx";
 import { DeviceRuns } from "./device-runs.tsx";
 import { FailedTests } from "./failed-tests.tsx";
 import { RunHeader } from "./run-header.tsx";
@@ -24,6 +25,7 @@ export function RunPage() {
       <FailedTests runId={runId} live={live} />
       <TestsTable runId={runId} live={live} />
       <RunLog runId={runId} live={live} />
+      <ArtifactsPanel runId={runId} devices={run.data.devices} live={live} />
     </div>
   );
 }

@@ -9,9 +9,10 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useId, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { allTestsQuery } from "../../api/executions.ts";
 import type { TestCase } from "../../api/types.ts";
+import { useMediaQuery } from "../../app/use-media-query.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { formatDuration } from "../../format/duration.ts";
@@ -35,10 +36,13 @@ const columns: ColumnDef<TestCase>[] = [
     header: "Test",
     // Searched as "classname name", so either half (or a whole test id) finds it.
     accessorFn: (test) => `${test.classname} ${test.name}`,
+    // A phone shows the name and the class on lines of their own, the class without its package (the part that
+    // says least), so neither is cut to a few letters; the whole ID is in the title and the search.
     cell: ({ row }) => (
-      <span className="block truncate" title={`${row.original.classname}#${row.original.name}`}>
-        <span className="font-medium">{row.original.name}</span>{" "}
-        <span className="text-muted">{row.original.classname}</span>
+      <span className="block" title={`${row.original.classname}#${row.original.name}`}>
+        <span className="block truncate font-medium sm:inline">{row.original.name}</span>{" "}
+        <span className="block truncate text-muted sm:hidden">{simpleClassName(row.original.classname)}</span>
+        <span className="hidden text-muted sm:inline">{row.original.classname}</span>
       </span>
     ),
   },
@@ -52,8 +56,14 @@ const columns: ColumnDef<TestCase>[] = [
   },
 ];
 
-/** Rows are all the same height, which lets the virtualizer place 5,000 of them without measuring. */
-const rowHeight = 36;
+/** `com.example.checkout.CartTest` → `CartTest`. */
+const simpleClassName = (classname: string) => classname.slice(classname.lastIndexOf(".") + 1);
+
+/**
+ * Rows are all the same height, which lets the virtualizer place 5,000 of them without measuring: one line from
+ * 640 px, two on a phone.
+ */
+const rowHeights = { wide: 36, phone: 52 };
 
 /** Every test of the run, searchable and sortable; only the rows in view are in the page. */
 export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
@@ -62,6 +72,7 @@ export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
   const [sorting, setSorting] = useState<SortingState>([]);
   const searchId = useId();
   const scroller = useRef<HTMLDivElement>(null);
+  const rowHeight = useMediaQuery("(min-width: 640px)") ? rowHeights.wide : rowHeights.phone;
 
   const table = useReactTable({
     data: tests.data ?? [],
@@ -80,6 +91,9 @@ export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
     estimateSize: () => rowHeight,
     overscan: 12,
   });
+  // Turning a phone to landscape may change the rows' height: placed again from the new one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the virtualizer reads rowHeight through estimateSize
+  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   const visible = virtualizer.getVirtualItems();
   const before = visible[0]?.start ?? 0;
   const after = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);

@@ -3,10 +3,12 @@ import { useNavigate } from "@tanstack/react-router";
 import { type FormEvent, useId } from "react";
 import { appsQuery, plansQuery } from "../../api/catalog.ts";
 import type { RunFilters } from "../../api/executions.ts";
+import { versionsQuery } from "../../api/plans.ts";
 import { filterControl } from "../../components/control-classes.ts";
+import { LabelledSelect } from "../../components/labelled-select.tsx";
 
 const statuses = ["queued", "running", "passed", "failed", "errored", "cancelled"] as const;
-// One height for selects, the text field and the button, so the labels above them line up.
+// The branch field shares the selects' height (the button too), so the labels above them line up.
 const control = filterControl;
 
 /** The filters live in the URL: a change navigates, so Back undoes it and the link can be shared. */
@@ -14,7 +16,7 @@ export function RunFiltersForm({ filters }: { filters: RunFilters }) {
   const navigate = useNavigate();
   const apps = useQuery(appsQuery);
   const plans = useQuery(plansQuery(filters.app));
-  const ids = { app: useId(), plan: useId(), status: useId(), branch: useId() };
+  const versions = useQuery({ ...versionsQuery(filters.app ?? ""), enabled: filters.app !== undefined });
 
   const apply = (change: Partial<RunFilters>) =>
     navigate({
@@ -25,86 +27,108 @@ export function RunFiltersForm({ filters }: { filters: RunFilters }) {
       ) as RunFilters,
     });
 
-  const submitBranch = (event: FormEvent<HTMLFormElement>) => {
+  const submitText = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    apply({ branch: String(new FormData(event.currentTarget).get("branch") ?? "").trim() || undefined });
+    const form = new FormData(event.currentTarget);
+    const field = (name: string) => String(form.get(name) ?? "").trim() || undefined;
+    apply({ branch: field("branch"), commit: field("commit") });
   };
 
   return (
-    <form onSubmit={submitBranch} className="flex flex-wrap items-end gap-3" aria-label="Filter runs">
-      <div className="flex flex-col gap-1">
-        <label htmlFor={ids.app} className="text-xs text-muted">
-          App
-        </label>
-        <select
-          id={ids.app}
-          className={control}
-          value={filters.app ?? ""}
-          onChange={(event) => apply({ app: event.target.value || undefined, plan: undefined })}
-        >
-          <option value="">All apps</option>
-          {apps.data?.map((app) => (
-            <option key={app.package_name} value={app.package_name}>
-              {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor={ids.plan} className="text-xs text-muted">
-          Test plan
-        </label>
-        <select
-          id={ids.plan}
-          className={control}
-          value={filters.plan ?? ""}
-          onChange={(event) => apply({ plan: event.target.value || undefined })}
-        >
-          <option value="">All plans</option>
-          {plans.data?.map((plan) => (
-            <option key={plan.id} value={plan.id}>
-              {plan.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor={ids.status} className="text-xs text-muted">
-          Status
-        </label>
-        <select
-          id={ids.status}
-          className={control}
-          value={filters.status ?? ""}
-          onChange={(event) => apply({ status: (event.target.value || undefined) as RunFilters["status"] })}
-        >
-          <option value="">Any status</option>
-          {statuses.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor={ids.branch} className="text-xs text-muted">
-          Branch
-        </label>
-        <div className="flex gap-2">
-          <input
-            id={ids.branch}
-            name="branch"
-            // A new URL (Back, a link) brings its own branch: the key makes the field show it.
-            key={filters.branch ?? ""}
-            defaultValue={filters.branch ?? ""}
-            placeholder="main"
-            className={`${control} w-40`}
-          />
-          <button type="submit" className="h-9 rounded-md border border-line px-3 text-sm hover:bg-sunken">
-            Filter
-          </button>
-        </div>
-      </div>
+    <form onSubmit={submitText} className="flex flex-wrap items-end gap-3" aria-label="Filter runs">
+      <LabelledSelect
+        label="App"
+        value={filters.app ?? ""}
+        onChange={(value) => apply({ app: value || undefined, version: undefined, plan: undefined })}
+      >
+        <option value="">All apps</option>
+        {apps.data?.map((app) => (
+          <option key={app.package_name} value={app.package_name}>
+            {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
+          </option>
+        ))}
+      </LabelledSelect>
+      <LabelledSelect
+        label="Version"
+        value={filters.version ?? ""}
+        disabled={filters.app === undefined}
+        title={filters.app === undefined ? "Choose an app first" : undefined}
+        onChange={(value) => apply({ version: value || undefined })}
+      >
+        <option value="">All versions</option>
+        {/* A version from a link may be older than the newest 100: it stays selectable. */}
+        {filters.version && !versions.data?.some((v) => v.version === filters.version) && (
+          <option value={filters.version}>{filters.version}</option>
+        )}
+        {versions.data?.map((v) => (
+          <option key={v.version} value={v.version}>
+            {v.version}
+          </option>
+        ))}
+      </LabelledSelect>
+      <LabelledSelect
+        label="Test plan"
+        value={filters.plan ?? ""}
+        onChange={(value) => apply({ plan: value || undefined })}
+      >
+        <option value="">All plans</option>
+        {plans.data?.map((plan) => (
+          <option key={plan.id} value={plan.id}>
+            {plan.name}
+          </option>
+        ))}
+      </LabelledSelect>
+      <LabelledSelect
+        label="Status"
+        value={filters.status ?? ""}
+        onChange={(value) => apply({ status: (value || undefined) as RunFilters["status"] })}
+      >
+        <option value="">Any status</option>
+        {statuses.map((status) => (
+          <option key={status} value={status}>
+            {status}
+          </option>
+        ))}
+      </LabelledSelect>
+      <TextFilter label="Branch" name="branch" value={filters.branch} placeholder="main" className="w-40" />
+      <TextFilter
+        label="Commit"
+        name="commit"
+        value={filters.commit}
+        placeholder="full SHA"
+        className="w-44 font-mono"
+      />
+      <button type="submit" className="h-9 rounded-md border border-line px-3 text-sm hover:bg-sunken">
+        Filter
+      </button>
     </form>
+  );
+}
+
+/** A text filter of the bar, sent with the form's Filter button (or Enter). */
+function TextFilter(props: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  placeholder: string;
+  className: string;
+}) {
+  const id = useId();
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs text-muted">
+        {props.label}
+      </label>
+      <input
+        id={id}
+        name={props.name}
+        // A new URL (Back, a link) brings its own value: the key makes the field show it.
+        key={props.value ?? ""}
+        defaultValue={props.value ?? ""}
+        placeholder={props.placeholder}
+        spellCheck={false}
+        className={`${control} ${props.className}`}
+      />
+    </div>
   );
 }

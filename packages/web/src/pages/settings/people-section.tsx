@@ -1,0 +1,281 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
+import { ApiProblem } from "../../api/problem.ts";
+import {
+  createUser,
+  type IssuedAccount,
+  type PersonRole,
+  personRoles,
+  type User,
+  updateUser,
+  usersQuery,
+} from "../../api/settings.ts";
+import { filterControl, formControl } from "../../components/control-classes.ts";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { FieldMessages } from "../plans/field-messages.tsx";
+import { OneTimeSecret } from "./one-time-secret.tsx";
+import { dangerButton, primaryButton, quietButton } from "./settings-classes.ts";
+import { StateChip } from "./state-chip.tsx";
+
+/** The API's messages about one member of the body (`errors[].path` `/email`), for the field that holds it. */
+function messagesAt(error: unknown, pointer: string): string[] | undefined {
+  const errors = error instanceof ApiProblem ? error.problem.errors : undefined;
+  if (!Array.isArray(errors)) return undefined;
+  const messages = (errors as Array<{ path?: unknown; message?: unknown }>)
+    .filter((item) => item.path === pointer && typeof item.message === "string")
+    .map((item) => item.message as string);
+  return messages.length > 0 ? messages : undefined;
+}
+
+const ownRowReason = "This is you: ask another administrator to change your role or disable you.";
+
+/**
+ * The organization's people: add one (a generated password shown once), change a role, disable or enable. The
+ * signed-in admin's own row cannot be demoted or disabled (the API refuses it too), and says why.
+ */
+export function PeopleSection({ me }: { me: string }) {
+  const queries = useQueryClient();
+  const users = useQuery(usersQuery);
+  const ids = { email: useId(), role: useId(), emailMessages: useId(), own: useId() };
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<PersonRole>("member");
+  const [revealed, setRevealed] = useState<IssuedAccount>();
+  const [result, setResult] = useState("");
+  const addButton = useRef<HTMLButtonElement>(null);
+  const refresh = () => queries.invalidateQueries({ queryKey: usersQuery.queryKey });
+
+  const add = useMutation({
+    mutationFn: ({ email, role }: { email: string; role: PersonRole }) => createUser(email, role),
+    // gcTime 0: the answer (with its password) leaves the mutation cache as soon as nothing shows it.
+    gcTime: 0,
+    onSuccess: (account) => {
+      setRevealed(account);
+      setEmail("");
+      setResult(`${account.email} added as ${account.role}.`);
+      return refresh();
+    },
+  });
+  const update = useMutation({
+    mutationFn: ({ user, change }: { user: User; change: { role?: PersonRole; disabled?: boolean } }) =>
+      updateUser(user.email, change),
+    onSuccess: (user, { change }) => {
+      setResult(
+        change.role !== undefined
+          ? `${user.email} is now ${user.role}.`
+          : `${user.email} ${user.disabled_at ? "disabled and signed out" : "enabled"}.`,
+      );
+      return refresh();
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setRevealed(undefined);
+    add.mutate({ email, role });
+  };
+  const emailMessages = messagesAt(add.error, "/email");
+  const isMe = (user: User) => user.email.toLowerCase() === me.toLowerCase();
+
+  const roleControl = (user: User) => (
+    <select
+      aria-label={`Role of ${user.email}`}
+      aria-describedby={isMe(user) ? ids.own : undefined}
+      className={`${filterControl} disabled:cursor-not-allowed disabled:opacity-50`}
+      value={user.role}
+      disabled={isMe(user) || update.isPending}
+      onChange={(event) => update.mutate({ user, change: { role: event.target.value as PersonRole } })}
+    >
+      {personRoles.map((value) => (
+        <option key={value} value={value}>
+          {value}
+        </option>
+      ))}
+    </select>
+  );
+  const stateControl = (user: User) => (
+    <button
+      type="button"
+      className={user.disabled_at ? quietButton : dangerButton}
+      aria-label={`${user.disabled_at ? "Enable" : "Disable"} ${user.email}`}
+      aria-describedby={isMe(user) ? ids.own : undefined}
+      disabled={isMe(user) || update.isPending}
+      onClick={() => update.mutate({ user, change: { disabled: !user.disabled_at } })}
+    >
+      {user.disabled_at ? "Enable" : "Disable"}
+    </button>
+  );
+
+  return (
+    <section aria-labelledby="people-heading" className="space-y-4">
+      <div>
+        <h2 id="people-heading" className="text-lg font-semibold">
+          People
+        </h2>
+        <p className="text-sm text-muted">
+          Who signs in to this dashboard. Viewers read; members also create plans, trigger and cancel runs;
+          admins also manage clients and people.
+        </p>
+      </div>
+      <form
+        onSubmit={submit}
+        noValidate
+        aria-label="Add a person"
+        className="flex flex-wrap items-start gap-3"
+      >
+        <div className="flex w-full max-w-xs flex-col gap-1">
+          <label htmlFor={ids.email} className="text-xs text-muted">
+            Email
+          </label>
+          <input
+            id={ids.email}
+            type="email"
+            autoComplete="off"
+            className={formControl}
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            aria-invalid={Boolean(emailMessages)}
+            aria-describedby={emailMessages ? ids.emailMessages : undefined}
+          />
+          <FieldMessages id={ids.emailMessages} messages={emailMessages} />
+        </div>
+        <div className="flex flex-col gap-1">
+          <label htmlFor={ids.role} className="text-xs text-muted">
+            Role
+          </label>
+          <select
+            id={ids.role}
+            className={filterControl}
+            value={role}
+            onChange={(event) => setRole(event.target.value as PersonRole)}
+          >
+            {personRoles.map((value) => (
+              <option key={value} value={value}>
+                {value}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="flex flex-col gap-1">
+          <span aria-hidden className="text-xs">
+            &nbsp;
+          </span>
+          <button ref={addButton} type="submit" className={primaryButton} disabled={add.isPending}>
+            Add person
+          </button>
+        </div>
+      </form>
+      {add.error && !emailMessages && <ProblemMessage error={add.error} />}
+      {revealed && (
+        <OneTimeSecret
+          key={revealed.email}
+          title={`${revealed.email} added: give them this password now`}
+          copyText={revealed.password}
+          copyLabel="Copy the password"
+          onDone={() => {
+            setRevealed(undefined);
+            addButton.current?.focus();
+          }}
+        >
+          <p>
+            <strong>You will not see this password again.</strong> Give it to {revealed.email} in a private
+            message; they sign in with it as a {revealed.role} and can change it afterwards.
+          </p>
+        </OneTimeSecret>
+      )}
+      <p role="status" aria-live="polite" className="sr-only">
+        {result}
+      </p>
+      {update.error && <ProblemMessage error={update.error} />}
+      {users.error && <ProblemMessage error={users.error} />}
+      {users.isPending && <p className="text-muted">Loading people…</p>}
+      <p id={ids.own} className="sr-only">
+        {ownRowReason}
+      </p>
+      {users.data && (
+        <PeopleList users={users.data} isMe={isMe} roleControl={roleControl} stateControl={stateControl} />
+      )}
+    </section>
+  );
+}
+
+function PeopleList(props: {
+  users: User[];
+  isMe: (user: User) => boolean;
+  roleControl: (user: User) => ReactNode;
+  stateControl: (user: User) => ReactNode;
+}) {
+  const { users, isMe } = props;
+  const you = (user: User) =>
+    isMe(user) && (
+      <span className="ml-2 rounded-full bg-sunken px-2 py-0.5 text-xs text-muted" title={ownRowReason}>
+        you
+      </span>
+    );
+  return (
+    <>
+      <ul className="space-y-2 sm:hidden" aria-label="People">
+        {users.map((user) => (
+          <li key={user.email} className="space-y-2 rounded-lg border border-line bg-surface p-3 text-sm">
+            <div className="break-all">
+              {user.email}
+              {you(user)}
+            </div>
+            <div className="flex flex-wrap items-center gap-2">
+              {props.roleControl(user)}
+              <StateChip disabledAt={user.disabled_at} />
+              {props.stateControl(user)}
+            </div>
+            <p className="text-xs text-muted">
+              Last sign-in: {user.last_sign_in_at ? <Timestamp value={user.last_sign_in_at} /> : "never"}
+            </p>
+            {isMe(user) && <p className="text-xs text-muted">{ownRowReason}</p>}
+          </li>
+        ))}
+      </ul>
+      <div className="hidden overflow-x-auto rounded-lg border border-line bg-surface sm:block">
+        <table className="w-full text-left text-sm">
+          <caption className="sr-only">People</caption>
+          <thead className="border-b border-line text-xs text-muted">
+            <tr>
+              <th className="px-3 py-2 font-medium">Email</th>
+              <th className="px-3 py-2 font-medium">Role</th>
+              <th className="px-3 py-2 font-medium">State</th>
+              <th className="px-3 py-2 font-medium">Added</th>
+              <th className="px-3 py-2 font-medium">Last sign-in</th>
+              <th className="px-3 py-2 font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((user) => (
+              <tr key={user.email} className="border-b border-line last:border-0">
+                <td className="px-3 py-2">
+                  {user.email}
+                  {you(user)}
+                  {isMe(user) && <p className="text-xs text-muted">{ownRowReason}</p>}
+                </td>
+                <td className="px-3 py-2">{props.roleControl(user)}</td>
+                <td className="px-3 py-2">
+                  <StateChip disabledAt={user.disabled_at} />
+                </td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  <Timestamp value={user.created_at} />
+                </td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  {user.last_sign_in_at ? (
+                    <Timestamp value={user.last_sign_in_at} />
+                  ) : (
+                    <span className="text-muted">never</span>
+                  )}
+                </td>
+                <td className="px-3 py-2">{props.stateControl(user)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,146 @@
+// Every page of the dashboard checked by axe-core (the accessibility engine browsers' own tools use) for the WCAG
+// 2.1 A and AA rules it can test automatically (names and labels, contrast, landmarks, ARIA), in the light and the
+// dark theme; and the keyboard path a person without a mouse takes. Needs the dashboard built (npm run build:web).
+import { createRequire } from "node:module";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { launchChromium } from "./browser.ts";
+import { ciHeaders, createMember, type Person, seedDeviceRun, seedInspectRuns } from "./sample-data.ts";
+import { openSignedIn } from "./sign-in.ts";
+import { requireWebBuild } from "./web-build.ts";
+
+const axeScript = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+let server: TestServer;
+let browser: Browser;
+let person: Person;
+let failedRun: string;
+let planId: string;
+
+/** The dashboard's pages, each with what shows it is loaded. */
+const pages = () => [
+  { path: "/runs", ready: (page: Page) => page.locator("tbody tr").first().waitFor() },
+  {
+    path: `/runs/${failedRun}`,
+    ready: (page: Page) => page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor(),
+  },
+  { path: "/plans", ready: (page: Page) => page.getByRole("heading", { name: "Test plans" }).waitFor() },
+  {
+    path: `/plans/${planId}`,
+    ready: (page: Page) => page.getByRole("button", { name: "Trigger", exact: true }).waitFor(),
+  },
+  { path: "/plans/new", ready: (page: Page) => page.getByLabel("Name").waitFor() },
+  { path: "/agents", ready: (page: Page) => page.getByRole("heading", { name: "Agents" }).waitFor() },
+  { path: "/apps", ready: (page: Page) => page.getByRole("heading", { name: "Apps" }).waitFor() },
+  { path: "/settings", ready: (page: Page) => page.getByRole("heading", { name: "Settings" }).waitFor() },
+];
+
+async function signedInContext(theme: "light" | "dark"): Promise<BrowserContext> {
+  // bypassCSP: axe is injected as an inline script, which the dashboard's own policy rightly refuses.
+  const page = await openSignedIn(browser, server.origin, person, "/runs", {
+    colorScheme: theme,
+    bypassCSP: true,
+  });
+  await page.close();
+  return page.context();
+}
+
+async function violationsOf(page: Page): Promise<Violation[]> {
+  await page.addScriptTag({ path: axeScript });
+  return page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+}
+
+const readable = (violations: Violation[]) =>
+  violations
+    .map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${n.target.join(" ")}: ${n.failureSummary ?? ""}`).join("\n")}`,
+    )
+    .join("\n");
+
+beforeAll(async () => {
+  requireWebBuild();
+  server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
+  const ci = await ciHeaders(server);
+  person = await createMember(server, "alex@example.com");
+  const inspect = await seedInspectRuns(server, ci);
+  planId = (await call(`${server.baseUrl}/executions/${inspect.failed}`, { headers: ci })).body.test_plan_id;
+  failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main" });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe("axe-core finds no WCAG 2.1 A/AA violation", () => {
+  for (const theme of ["light", "dark"] as const) {
+    it(`on any page, ${theme} theme`, async () => {
+      const context = await signedInContext(theme);
+      const found: string[] = [];
+      const signIn = await browser.newPage({ colorScheme: theme, bypassCSP: true });
+      await signIn.goto(`${server.origin}/sign-in`);
+      await signIn.getByRole("heading", { name: "Sign in to Testbay" }).waitFor();
+      const atSignIn = await violationsOf(signIn);
+      if (atSignIn.length > 0) found.push(`/sign-in:\n${readable(atSignIn)}`);
+      await signIn.close();
+      for (const { path, ready } of pages()) {
+        const page = await context.newPage();
+        await page.goto(`${server.origin}${path}`);
+        await ready(page);
+        const violations = await violationsOf(page);
+        if (violations.length > 0) found.push(`${path}:\n${readable(violations)}`);
+        await page.close();
+      }
+      await context.close();
+      expect(found, found.join("\n\n")).toEqual([]);
+    });
+  }
+});
+
+describe("the keyboard", () => {
+  it("reaches the skip link first, then the sections, and opens a failure's stack trace", async () => {
+    const context = await signedInContext("light");
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/runs/${failedRun}`);
+    await page.getByRole("heading", { name: /Failed tests/ }).waitFor();
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to the page");
+    await page.keyboard.press("Enter");
+    // Past the skip link, the next Tab lands inside the page, not in the navigation again.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => Boolean(document.activeElement?.closest("main")))).toBe(true);
+
+    const stack = page.getByText("Stack trace").first();
+    await stack.focus();
+    await page.keyboard.press("Enter");
+    await expect(
+      stack.evaluate((summary) => (summary.parentElement as HTMLDetailsElement).open),
+    ).resolves.toBe(true);
+    await context.close();
+  });
+});
