@@ -53,7 +53,14 @@ import {
   registerRateLimiting,
 } from "./features/ratelimit/index.ts";
 import { TestPlansRepo, TestPlansService, testPlansRoutes } from "./features/testplans/index.ts";
-import { TestHistoryRepo, TestHistoryService, testsRoutes } from "./features/tests/index.ts";
+import {
+  QuarantineRepo,
+  QuarantineService,
+  quarantineRoutes,
+  TestHistoryRepo,
+  TestHistoryService,
+  testsRoutes,
+} from "./features/tests/index.ts";
 import { IdempotencyStore, TriggersService, triggersRoutes } from "./features/triggers/index.ts";
 import {
   TestPackagesRepo,
@@ -318,10 +325,13 @@ async function assemble(
   await app.register(testPlansRoutes, { plans });
   await app.register(triggersRoutes, { triggers, idempotency, executions });
   await app.register(executionsRoutes, { executions });
-  await app.register(resultsRoutes, { executions, results, logs, store });
+  const quarantineRepo = new QuarantineRepo(database.db);
+  const quarantines = new QuarantineService(quarantineRepo, audit, clock);
+  await app.register(resultsRoutes, { executions, results, logs, store, quarantines });
   await app.register(testsRoutes, {
-    history: new TestHistoryService(new TestHistoryRepo(database.db), plans),
+    history: new TestHistoryService(new TestHistoryRepo(database.db), plans, quarantineRepo),
   });
+  await app.register(quarantineRoutes, { quarantines });
   await app.register(agentRoutes, { agents });
   await app.register(eventsRoutes, { changes });
   await app.register(agentArtifactRoutes, { agents });

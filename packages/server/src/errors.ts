@@ -90,6 +90,12 @@ export const errorCatalog = {
     fix: "Confirm the execution ID (GET /v1/executions lists the newest); execution IDs do not work across organizations.",
     retryable: false,
   },
+  test_not_found: {
+    status: 404,
+    title: "Test not found",
+    fix: "Use a test id from GET /v1/tests?test_plan_id=… or GET /v1/executions/{id}/tests: a test gets its id when an agent first reports it, and test ids do not work across organizations.",
+    retryable: false,
+  },
   client_not_found: {
     status: 404,
     title: "Client not found",

@@ -23,6 +23,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   audit_events: AuditEventsTable;
+  test_quarantines: TestQuarantinesTable;
 }
 
 export interface OrganizationsTable {
@@ -209,6 +210,11 @@ export interface TestCasesTable {
   artifacts: string | null;
   /** How far into its video segment (the .mp4 among artifacts) the test failed, in ms; null when unknown. */
   video_offset_ms: number | null;
+  /**
+   * The test's id within its plan (testId() in features/executions/test-case-view.ts), set when the case is
+   * stored; null only for rows written before migration 0017 and not yet backfilled (none after it ran).
+   */
+  test_id: string | null;
 }
 
 export interface LogLinesTable {
@@ -316,4 +322,18 @@ export interface AuditEventsTable {
   target_id: string;
   /** JSON text: what else is worth knowing (a plan's name, a version, a role), or null. */
   details: string | null;
+}
+
+/** A test of an organization that does not fail its executions while it is fixed (migration 0017). */
+export interface TestQuarantinesTable {
+  organization_id: string;
+  /** testId(test_plan_id, classname, name): one quarantine per test of the organization. */
+  test_id: string;
+  test_plan_id: string;
+  classname: string;
+  name: string;
+  reason: string;
+  /** Who quarantined it, as the audit log names actors: the person's email or the client's ID. */
+  quarantined_by: string;
+  quarantined_at: string;
 }

@@ -15,6 +15,7 @@ import * as people from "./2026-11-24-0013-people.ts";
 import * as auditEvents from "./2026-11-24-0014-audit-events.ts";
 import * as testCaseVideoOffset from "./2026-11-24-0015-test-case-video-offset.ts";
 import * as userLastSignIn from "./2026-11-24-0016-user-last-sign-in.ts";
+import * as testQuarantine from "./2026-11-24-0017-test-quarantine.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24-0014-audit-events": auditEvents,
   "2026-11-24-0015-test-case-video-offset": testCaseVideoOffset,
   "2026-11-24-0016-user-last-sign-in": userLastSignIn,
+  "2026-11-24-0017-test-quarantine": testQuarantine,
 };

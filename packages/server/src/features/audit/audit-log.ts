@@ -40,13 +40,15 @@ export type AuditAction =
   | "user.created"
   | "user.disabled"
   | "user.enabled"
-  | "user.role_changed";
+  | "user.role_changed"
+  | "test.quarantined"
+  | "test.unquarantined";
 
 export interface AuditEntry {
   organizationId: string;
   actor: Actor;
   action: AuditAction;
-  target: { type: "execution" | "test_plan" | "client" | "user"; id: string };
+  target: { type: "execution" | "test_plan" | "client" | "user" | "test"; id: string };
   details?: Record<string, unknown>;
 }
 

@@ -17,11 +17,14 @@ export const AuditEventView = Type.Object({
   ),
   action: Type.String({
     description:
-      "execution.triggered, execution.cancelled, test_plan.created|updated|archived|deleted|restored, client.created|disabled|enabled|rotated, user.created|disabled|enabled",
+      "execution.triggered, execution.cancelled, test_plan.created|updated|archived|deleted|restored, client.created|disabled|enabled|rotated, user.created|disabled|enabled|role_changed, test.quarantined (details: test_plan_id, classname, name, reason, previous_reason when it changed the reason of a quarantined test), test.unquarantined",
   }),
   target: Type.Object({
-    type: Type.String({ description: "execution, test_plan, client or user" }),
-    id: Type.String({ description: "Its ID; a person's email for a user." }),
+    type: Type.String({ description: "execution, test_plan, client, user or test" }),
+    id: Type.String({
+      description:
+        "Its ID; a person's email for a user; a test's id (t_…, as GET /v1/tests lists it) for a test.",
+    }),
   }),
   details: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
 });

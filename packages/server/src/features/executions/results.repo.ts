@@ -3,11 +3,14 @@ import type { Database, TestCaseStatus } from "../../db/schema.ts";
 import { storableDeviceText, storableDeviceTextOrNull } from "./device-text.ts";
 import type { Summary } from "./executions.repo.ts";
 import { summarize } from "./run-outcome.ts";
+import { testId } from "./test-case-view.ts";
 
 /** One attempt of one device run: where reported results belong. */
 export interface AttemptRef {
   deviceRunId: string;
   attempt: number;
+  /** The execution's plan, which test cases' ids are made from; looked up once per batch when not given. */
+  testPlanId?: string;
 }
 
 export type RunEvent =
@@ -91,16 +94,22 @@ export class ResultsRepo {
 
   private async record(db: Kysely<Database>, run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
     const cases = [];
+    let testPlanId = run.testPlanId;
     for (const event of events) {
       if (event.type === "log") continue;
       if (event.type === "test_case") {
+        testPlanId ??= await this.testPlanOf(db, run.deviceRunId);
+        const classname = storableDeviceText(event.classname);
+        const name = storableDeviceText(event.name);
         cases.push({
           device_run_id: run.deviceRunId,
           attempt: run.attempt,
           seq: event.seq,
           step_index: event.step_index,
-          classname: storableDeviceText(event.classname),
-          name: storableDeviceText(event.name),
+          classname,
+          name,
+          // Hashed from the stored names, as GET /executions/{id}/tests and GET /tests hash them.
+          test_id: testId(testPlanId, classname, name),
           status: event.status,
           duration_ms: event.duration_ms ?? null,
           message: storableDeviceTextOrNull(event.message),
@@ -140,6 +149,17 @@ export class ResultsRepo {
         .onConflict((conflict) => conflict.doNothing())
         .execute();
     }
+  }
+
+  /** The plan of a device run's execution: what its test cases' ids are made from. */
+  private async testPlanOf(db: Kysely<Database>, deviceRunId: string): Promise<string> {
+    const row = await db
+      .selectFrom("device_runs")
+      .innerJoin("executions", "executions.id", "device_runs.execution_id")
+      .select("executions.test_plan_id")
+      .where("device_runs.id", "=", deviceRunId)
+      .executeTakeFirstOrThrow();
+    return row.test_plan_id;
   }
 
   /** The summary of one attempt, from the test cases its agent reported. */

@@ -85,13 +85,19 @@ const ArtifactQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Which tests of a plan are quarantined now (features/tests), for the `quarantined` of each test case. */
+export interface QuarantinedTests {
+  ofPlan(organizationId: string, testPlanId: string): Promise<ReadonlyMap<string, unknown>>;
+}
+
 /** What agents reported, for people and CI: the merged JUnit report, the log and the artifacts. */
 export const resultsRoutes: FastifyPluginAsyncTypebox<{
   executions: ExecutionsService;
   results: ResultsRepo;
   logs: LogStore;
   store: BlobStore;
-}> = async (app, { executions, results, logs, store }) => {
+  quarantines?: QuarantinedTests;
+}> = async (app, { executions, results, logs, store, quarantines }) => {
   app.get(
     "/v1/executions/:id/junit",
     {
@@ -118,7 +124,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "The execution's test cases",
         description:
-          "One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. ?status= filters.",
+          "One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.",
         tags: ["executions"],
         params: ExecutionParams,
         querystring: TestCasesQuery,
@@ -126,9 +132,15 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const execution = await executions.get(principalOf(request).organizationId, request.params.id);
+      const { organizationId } = principalOf(request);
+      const execution = await executions.get(organizationId, request.params.id);
       const { status, limit = 100, cursor } = request.query;
-      const all = testCaseViews(execution, await results.testCases(execution.id));
+      const quarantined = await quarantines?.ofPlan(organizationId, execution.testPlanId);
+      const all = testCaseViews(
+        execution,
+        await results.testCases(execution.id),
+        new Set(quarantined?.keys()),
+      );
       const listed = status === undefined ? all : all.filter((view) => view.status === status);
       const after = decodeCursor(cursor);
       const start =

@@ -49,7 +49,12 @@ export function testId(testPlanId: string, classname: string, name: string): str
 
 const failing = (status: TestCaseStatus) => status === "failed" || status === "errored";
 
-export function testCaseViews(execution: ExecutionRecord, cases: readonly StoredTestCase[]): TestCaseView[] {
+/** `quarantined`: the ids of the plan's tests quarantined now (GET /executions/{id}/tests shows them). */
+export function testCaseViews(
+  execution: ExecutionRecord,
+  cases: readonly StoredTestCase[],
+  quarantined: ReadonlySet<string> = new Set(),
+): TestCaseView[] {
   const views: TestCaseView[] = [];
   for (const run of execution.deviceRuns) {
     const byTest = new Map<string, StoredTestCase[]>();
@@ -64,13 +69,14 @@ export function testCaseViews(execution: ExecutionRecord, cases: readonly Stored
       // not a result of this execution.
       const final = latest.at(-1);
       if (!final) continue;
+      const id = testId(execution.testPlanId, final.classname, final.name);
       views.push({
-        id: testId(execution.testPlanId, final.classname, final.name),
+        id,
         classname: final.classname,
         name: final.name,
         status: final.status,
         flaky: final.status === "passed" && history.some((c) => failing(c.status)),
-        quarantined: false,
+        quarantined: quarantined.has(id),
         duration_ms: final.durationMs,
         message: final.message,
         stack_trace: final.details,

@@ -1,6 +1,13 @@
 import type { TestPlansService } from "../testplans/testplans.service.ts";
+import type { QuarantineRecord, QuarantineRepo } from "./quarantine.repo.ts";
 import type { TestHistoryRepo } from "./test-history.repo.ts";
 import { type TestHistory, testHistories } from "./test-history.ts";
+
+/** A test of GET /v1/tests: its history, and its quarantine if it has one. */
+export interface ListedTest extends TestHistory {
+  quarantined: boolean;
+  quarantine: QuarantineRecord | null;
+}
 
 /** How many plans' histories an instance keeps computed: the plans people are looking at right now. */
 const cachedPlans = 8;
@@ -18,9 +25,25 @@ export class TestHistoryService {
   constructor(
     private readonly repo: TestHistoryRepo,
     private readonly plans: TestPlansService,
+    private readonly quarantines: QuarantineRepo,
   ) {}
 
-  async list(organizationId: string, testPlanId: string, size: number): Promise<TestHistory[]> {
+  /**
+   * The plan's tests with their history and quarantine. Quarantines change without a run finishing, so they
+   * are read every time (one index range scan) and laid over the cached histories.
+   */
+  async list(organizationId: string, testPlanId: string, size: number): Promise<ListedTest[]> {
+    const [histories, quarantines] = await Promise.all([
+      this.histories(organizationId, testPlanId, size),
+      this.quarantines.ofPlan(organizationId, testPlanId),
+    ]);
+    return histories.map((history) => {
+      const quarantine = quarantines.get(history.id) ?? null;
+      return { ...history, quarantined: quarantine !== null, quarantine };
+    });
+  }
+
+  private async histories(organizationId: string, testPlanId: string, size: number): Promise<TestHistory[]> {
     // Another organization's plan, or none: 404 like GET /testplans/{id}.
     await this.plans.get(organizationId, testPlanId);
     const window = await this.repo.window(organizationId, testPlanId, size);

@@ -25,7 +25,6 @@ export interface TestHistory {
   last_run_at: string;
   first_seen_at: string;
   new: boolean;
-  quarantined: boolean;
 }
 
 const failing = (status: TestCaseStatus) => status === "failed" || status === "errored";
@@ -101,8 +100,6 @@ export function testHistories(
       last_run_at: last.createdAt,
       first_seen_at: first.createdAt,
       new: oldest === 0 && window.length > 0,
-      // Quarantine comes with PUT /tests/{id}/quarantine (issue 15).
-      quarantined: false,
     });
   }
   return histories.sort(byFailuresThenName);

@@ -184,6 +184,7 @@ describe("GET /v1/tests", () => {
       first_seen_at: first.created_at,
       new: false,
       quarantined: false,
+      quarantine: null,
     });
     expect(opensSettings).toMatchObject({
       runs: 1,

@@ -5,7 +5,8 @@ import { decodeCursor, encodeCursor } from "../../http/pagination.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { principalOf } from "../auth/index.ts";
 import { TestPlanId } from "../testplans/testplans.schemas.ts";
-import type { TestHistoryService } from "./test-history.service.ts";
+import { QuarantineView, quarantineView } from "./quarantine.schemas.ts";
+import type { ListedTest, TestHistoryService } from "./test-history.service.ts";
 import type { TestHistory } from "./test-history.ts";
 
 const TestStatus = Type.Union(["passed", "failed", "errored", "skipped"].map((s) => Type.Literal(s)));
@@ -33,7 +34,13 @@ const TestHistoryItem = Type.Object({
     description: "When the oldest execution of the window it ran in was triggered",
   }),
   new: Type.Boolean({ description: "It ran only in the newest execution of the window" }),
-  quarantined: Type.Boolean(),
+  quarantined: Type.Boolean({
+    description:
+      "It is quarantined now (PUT /v1/tests/{test_id}/quarantine): its failures do not fail executions",
+  }),
+  quarantine: Type.Union([QuarantineView, Type.Null()], {
+    description: "Who quarantined it, when and why; null when it is not quarantined",
+  }),
 });
 
 const TestHistoryPage = Type.Object({
@@ -82,6 +89,11 @@ function pageStart(all: readonly TestHistory[], cursor: string | undefined): num
   return fewer < 0 ? all.length : fewer;
 }
 
+const itemView = (test: ListedTest) => ({
+  ...test,
+  quarantine: test.quarantine && quarantineView(test.quarantine),
+});
+
 /** A plan's tests over its recent runs: is a failure new, a regression or a flaky test acting up? */
 export const testsRoutes: FastifyPluginAsyncTypebox<{ history: TestHistoryService }> = async (
   app,
@@ -93,7 +105,7 @@ export const testsRoutes: FastifyPluginAsyncTypebox<{ history: TestHistoryServic
       schema: {
         summary: "A test plan's tests and their history",
         description:
-          "One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, and whether it is new (seen only in the newest execution). Most failures first, then by name; paged by cursor.",
+          "One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, whether it is new (seen only in the newest execution), and whether it is quarantined (with who quarantined it, when and why). A quarantined test that did not run in the window is not listed. Most failures first, then by name; paged by cursor.",
         tags: ["tests"],
         querystring: TestHistoryQuery,
         response: { 200: TestHistoryPage, ...ProblemResponses },
@@ -107,7 +119,7 @@ export const testsRoutes: FastifyPluginAsyncTypebox<{ history: TestHistoryServic
       const items = all.slice(start, start + limit);
       const last = items.at(-1);
       return {
-        items,
+        items: items.map(itemView),
         next_cursor: start + limit < all.length && last ? cursorOf(last) : null,
       };
     },
