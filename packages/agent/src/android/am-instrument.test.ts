@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { amInstrumentCommand, filterArgs, testFileContents } from "./am-instrument.ts";
+import { amInstrumentCommand, filterArgs, singleTestSpec, testFileContents } from "./am-instrument.ts";
 
 const target = { testPackage: "com.example.basic.test", runner: "androidx.test.runner.AndroidJUnitRunner" };
 
@@ -27,6 +27,25 @@ describe("amInstrumentCommand", () => {
     });
     expect(command).toContain("-e 'testFile' '/data/local/tmp/tests.txt'");
     expect(command).not.toContain("'class'");
+  });
+
+  it("reruns one test alone with -e class Class#method in place of the filter, after the plan's args", () => {
+    const command = amInstrumentCommand(
+      { filter: { packages: ["a"] }, args: { class: "a.Other", user: "ann" } },
+      target,
+      { only: { classname: "a.LoginTest", name: "signsIn" } },
+    );
+    expect(command).toBe(
+      "am instrument -w -r -e 'class' 'a.Other' -e 'user' 'ann' -e 'class' 'a.LoginTest#signsIn' 'com.example.basic.test/androidx.test.runner.AndroidJUnitRunner'",
+    );
+  });
+});
+
+describe("singleTestSpec", () => {
+  it("drops a parameterized test's index, which the runner's method filter does not compare", () => {
+    expect(singleTestSpec({ classname: "a.T", name: "signsIn[2]" })).toBe("a.T#signsIn");
+    expect(singleTestSpec({ classname: "a.T", name: "signsIn[user=ann]" })).toBe("a.T#signsIn[user=ann]");
+    expect(singleTestSpec({ classname: "a.T", name: "[3]" })).toBe("a.T#[3]");
   });
 });
 

@@ -3,7 +3,7 @@
  * from a plan is quoted there). AndroidJUnitRunner's arguments: `-e log true` lists the tests without
  * running them; `-e class`, `-e package`, `-e annotation`, `-e notAnnotation` take comma-separated lists;
  * `-e testFile` names a device file with one Class or Class#method per line, for exact lists too long for
- * a command line.
+ * a command line. A test rerun alone (retry_failed_tests) is `-e class Class#method`.
  */
 import type { InstrumentationStep } from "@testbay/client";
 import { shellQuote } from "../steps/shell-quote.ts";
@@ -18,6 +18,8 @@ export interface InstrumentOptions {
   listOnly?: boolean;
   /** A device path with the exact tests to run (pushed there first). */
   testFile?: string;
+  /** One test to run alone, in place of the filter. */
+  only?: { classname: string; name: string };
 }
 
 /** The plan's filter as runner arguments, in a fixed order. */
@@ -42,10 +44,22 @@ export function amInstrumentCommand(
   if (options.listOnly) add("log", "true");
   // An exact list replaces the filter: it was made from the filtered listing already.
   if (options.testFile !== undefined) add("testFile", options.testFile);
-  else for (const [key, value] of filterArgs(step.filter)) add(key, value);
+  else if (options.only === undefined) for (const [key, value] of filterArgs(step.filter)) add(key, value);
   for (const [key, value] of Object.entries(step.args ?? {})) add(key, value);
+  // Last, so that it wins over a `class` among the plan's own args (am keeps the last value of a key).
+  if (options.only !== undefined) add("class", singleTestSpec(options.only));
   words.push(shellQuote(`${target.testPackage}/${target.runner}`));
   return words.join(" ");
+}
+
+/**
+ * `Class#method` for one test. AndroidJUnitRunner's method filter compares the method name without a
+ * parameterized test's index suffix ("signsIn[2]" → "signsIn"; older runners compare only that), so the
+ * suffix is dropped: every index of the method runs, and the caller keeps the result of the one it wanted.
+ * Other bracketed names ("signsIn[user=ann]") are not indices and are passed whole.
+ */
+export function singleTestSpec(test: { classname: string; name: string }): string {
+  return `${test.classname}#${test.name.replace(/(.)\[[0-9]+\]$/, "$1")}`;
 }
 
 /** The contents of a testFile: one `Class#method` per line. */

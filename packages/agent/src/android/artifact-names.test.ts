@@ -26,6 +26,18 @@ describe("artifact names for test captures", () => {
     }
   });
 
+  it("gives each rerun of a test its own name, also when the test's name is cut", () => {
+    const first = testArtifactName("shots", "com.example.T", "signsIn", "png");
+    const rerun = testArtifactName("shots", "com.example.T", "signsIn", "png", 1);
+    expect(rerun).toBe("shots/com.example.T.signsIn.retry-1.png");
+    expect(rerun).not.toBe(first);
+    const long = "z".repeat(400);
+    const names = [0, 1, 2].map((retry) => testArtifactName("shots", "com.example.T", long, "txt", retry));
+    expect(new Set(names).size).toBe(3);
+    for (const made of names) for (const part of made.split("/")) expect(part).toMatch(segment);
+    expect(names[2]?.endsWith(".retry-2.txt")).toBe(true);
+  });
+
   it("keeps two long names that differ only at the end apart", () => {
     const long = "y".repeat(300);
     expect(artifactSegment(`${long}1`)).not.toBe(artifactSegment(`${long}2`));

@@ -16,7 +16,18 @@ export function artifactSegment(text: string, maxLength = maxSegment): string {
   return `${safe.slice(0, maxLength - hash.length - 1)}-${hash}`;
 }
 
-/** "screenshots/com.example.LoginTest.signsIn.png" and the like. */
-export function testArtifactName(folder: string, classname: string, name: string, extension: string): string {
-  return `${folder}/${artifactSegment(`${classname}.${name}`, maxSegment - extension.length - 1)}.${extension}`;
+/**
+ * "screenshots/com.example.LoginTest.signsIn.png" and the like. A rerun of the test (retry_failed_tests) gets
+ * its own name, "….signsIn.retry-1.png", so every try's captures are kept; the suffix stays whole however long
+ * the test's name is.
+ */
+export function testArtifactName(
+  folder: string,
+  classname: string,
+  name: string,
+  extension: string,
+  retry = 0,
+): string {
+  const suffix = retry > 0 ? `.retry-${retry}.${extension}` : `.${extension}`;
+  return `${folder}/${artifactSegment(`${classname}.${name}`, maxSegment - suffix.length)}${suffix}`;
 }

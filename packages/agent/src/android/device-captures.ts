@@ -9,7 +9,7 @@ import type { StepContext, TestCase } from "../steps/step-types.ts";
 import type { Adb } from "./adb.ts";
 import { artifactSegment, testArtifactName } from "./artifact-names.ts";
 import { type LogcatCapture, startLogcat } from "./logcat-capture.ts";
-import { cutLogcat, testKey } from "./logcat-cut.ts";
+import { cutLogcatRuns, testKey } from "./logcat-cut.ts";
 import { ScreenRecorder } from "./screen-recorder.ts";
 import { takeScreenshot } from "./screenshot.ts";
 
@@ -32,9 +32,15 @@ export interface Captures {
   stop(): Promise<void>;
   /**
    * Keeps (or drops) the captures once the run is over: video when `always`, or `on_failure` and something
-   * failed; the log, and each failed test's part of it when `perTestLogcat`. Returns the video segments kept.
+   * failed; the log, and each failed try's part of it when `perTestLogcat`. Returns the video segments kept.
+   * `neverStarted`: tries the runner never started (reported as "did not run"), which have no part of the log.
    */
-  collect(anyFailure: boolean, reported: readonly TestCase[], perTestLogcat?: boolean): Promise<string[]>;
+  collect(
+    anyFailure: boolean,
+    reported: readonly TestCase[],
+    perTestLogcat?: boolean,
+    neverStarted?: ReadonlySet<TestCase>,
+  ): Promise<string[]>;
 }
 
 export async function startCaptures(options: CaptureOptions, ctx: StepContext, adb: Adb): Promise<Captures> {
@@ -65,9 +71,9 @@ export async function startCaptures(options: CaptureOptions, ctx: StepContext, a
     async stop() {
       await Promise.all([logcat?.stop(), video?.stop()]);
     },
-    async collect(anyFailure, reported, perTestLogcat = true) {
+    async collect(anyFailure, reported, perTestLogcat = true, neverStarted = new Set()) {
       const kept = video ? await video.collect(ctx.artifactsDir, videoMode === "always" || anyFailure) : [];
-      if (logcat) await keepLogcat(logcatFile, perTestLogcat ? reported : [], ctx, folder);
+      if (logcat) await keepLogcat(logcatFile, perTestLogcat ? reported : [], neverStarted, ctx, folder);
       return kept;
     },
   };
@@ -89,35 +95,62 @@ export async function withCaptures(
   // Where the failure is in the video, taken first: the screenshot below takes a moment of its own.
   const video = captures.video?.position();
   const artifacts: string[] = [];
+  const retry = testCase.retry ?? 0;
   if (screenshot && captures.screenshots) {
-    const name = testArtifactName(`${captures.folder}/screenshots`, testCase.classname, testCase.name, "png");
+    const name = testArtifactName(
+      `${captures.folder}/screenshots`,
+      testCase.classname,
+      testCase.name,
+      "png",
+      retry,
+    );
     if (await takeScreenshot(adb, path.join(ctx.artifactsDir, name))) artifacts.push(name);
   }
   if (captures.logcat) {
-    artifacts.push(testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt"));
+    artifacts.push(
+      testArtifactName(`${captures.folder}/logcat`, testCase.classname, testCase.name, "txt", retry),
+    );
   }
   if (!video) return { ...testCase, artifacts };
   artifacts.push(video.artifact);
   return { ...testCase, artifacts, video_offset_ms: video.offsetMs };
 }
 
-/** Each failed test's part of the whole log (already in the artifacts folder) as an artifact of its own. */
+/**
+ * Each failed try's part of the whole log (already in the artifacts folder) as an artifact of its own. A test
+ * tried more than once has a `started` marker per try the runner started, in the order of its tries.
+ */
 async function keepLogcat(
   file: string,
   reported: readonly TestCase[],
+  neverStarted: ReadonlySet<TestCase>,
   ctx: StepContext,
   folder: string,
 ): Promise<void> {
   const failed = reported.filter(failing);
-  const parts = await cutLogcat(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
+  const parts = await cutLogcatRuns(file, new Set(failed.map((c) => testKey(c.classname, c.name))));
+  const runIndex = new Map<TestCase, number>();
+  const started = new Map<string, number>();
+  for (const testCase of [...reported].sort((a, b) => (a.retry ?? 0) - (b.retry ?? 0))) {
+    if (neverStarted.has(testCase)) continue;
+    const key = testKey(testCase.classname, testCase.name);
+    const index = started.get(key) ?? 0;
+    runIndex.set(testCase, index);
+    started.set(key, index + 1);
+  }
   for (const testCase of failed) {
+    const key = testKey(testCase.classname, testCase.name);
+    const runs = parts.get(key) ?? [];
+    const index = runIndex.get(testCase);
+    // A test started once has one part, whatever else the log holds: its last run there.
+    const part = index === undefined ? undefined : started.get(key) === 1 ? runs.at(-1) : runs[index];
     // Named on the test case already: without the runner's markers it says where to look instead.
-    const lines = parts.get(testKey(testCase.classname, testCase.name)) ?? [
+    const lines = part ?? [
       `No "TestRunner: started: ${testCase.name}(${testCase.classname})" line in the device log; see ${folder}/logcat.txt.`,
     ];
     const cut = path.join(
       ctx.artifactsDir,
-      testArtifactName(`${folder}/logcat`, testCase.classname, testCase.name, "txt"),
+      testArtifactName(`${folder}/logcat`, testCase.classname, testCase.name, "txt", testCase.retry ?? 0),
     );
     await mkdir(path.dirname(cut), { recursive: true });
     await writeFile(cut, `${lines.join("\n")}\n`, { mode: 0o600 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cutLogcat, testKey } from "./logcat-cut.ts";
+import { cutLogcat, cutLogcatRuns, testKey } from "./logcat-cut.ts";
 
 // Lines in logcat's threadtime format, with AndroidJUnitRunner's own markers around each test.
 const log = [
@@ -46,5 +46,21 @@ describe("cutLogcat", () => {
 
   it("has nothing for a test whose markers are not in the log", async () => {
     expect((await cut([testKey("com.example.Other", "x")])).size).toBe(0);
+  });
+
+  it("keeps each run of a test that ran again alone apart, in the order they ran", async () => {
+    dir = await mkdtemp(join(tmpdir(), "logcat-cut-"));
+    const file = join(dir, "logcat.txt");
+    const rerun = [
+      "11-24 00:10:02.000  4400  4410 I TestRunner: run started: 1 tests",
+      "11-24 00:10:02.010  4400  4410 I TestRunner: started: rejects[pw=(empty)](com.example.LoginTest)",
+      "11-24 00:10:02.020  4400  4400 W Login   : second try",
+      "11-24 00:10:02.030  4400  4410 I TestRunner: finished: rejects[pw=(empty)](com.example.LoginTest)",
+    ];
+    await writeFile(file, `${[...log, ...rerun].join("\n")}\n`);
+    const key = testKey("com.example.LoginTest", "rejects[pw=(empty)]");
+    const runs = await cutLogcatRuns(file, new Set([key]));
+    expect(runs.get(key)).toEqual([log.slice(4, 8), rerun.slice(1)]);
+    expect((await cutLogcat(file, new Set([key]))).get(key)).toEqual(rerun.slice(1));
   });
 });

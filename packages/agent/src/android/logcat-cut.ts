@@ -28,9 +28,21 @@ export function testKey(classname: string, name: string): string {
 /** Keeps at most this many lines per test: a test that logs in a loop must not make a huge artifact. */
 const maxLinesPerTest = 20_000;
 
-/** The lines of each wanted test (by testKey), in order, markers included. */
+/** The lines of each wanted test (by testKey), in order, markers included; its last run when it ran more than once. */
 export async function cutLogcat(file: string, wanted: ReadonlySet<string>): Promise<Map<string, string[]>> {
-  const parts = new Map<string, string[]>();
+  const runs = await cutLogcatRuns(file, wanted);
+  return new Map([...runs].map(([key, each]) => [key, each.at(-1) ?? []]));
+}
+
+/**
+ * The lines of each run of each wanted test, in the order they ran: a test rerun alone (retry_failed_tests)
+ * has its `started` marker once per run, and each run's part is its own.
+ */
+export async function cutLogcatRuns(
+  file: string,
+  wanted: ReadonlySet<string>,
+): Promise<Map<string, string[][]>> {
+  const parts = new Map<string, string[][]>();
   if (wanted.size === 0) return parts;
   let current: string[] | null = null;
   const lines = createInterface({
@@ -41,7 +53,7 @@ export async function cutLogcat(file: string, wanted: ReadonlySet<string>): Prom
     const mark = markedTest(line);
     if (mark?.event === "started") {
       current = wanted.has(mark.key) ? [] : null;
-      if (current) parts.set(mark.key, current);
+      if (current) parts.set(mark.key, [...(parts.get(mark.key) ?? []), current]);
     }
     if (current && current.length < maxLinesPerTest) current.push(line);
     if (mark?.event === "finished") current = null;

@@ -22,8 +22,10 @@ export type TestCaseStatus = TestCaseEvent["status"];
  * (inspect: with the actual value) and details (stack trace or longer output); every member present.
  */
 export type TestCase = Required<
-  Omit<TestCaseEvent, "seq" | "type" | "step_index" | "artifacts" | "video_offset_ms">
+  Omit<TestCaseEvent, "seq" | "type" | "step_index" | "artifacts" | "video_offset_ms" | "retry">
 > & {
+  /** Which try of the test this is: 0 (or absent) its first run, 1.. its reruns alone (retry_failed_tests). */
+  retry?: number;
   /** Names of the artifacts captured for this test (its failure screenshot, logcat cut, video segment). */
   artifacts?: string[];
   /** How far into its video segment (the .mp4 among `artifacts`) the test failed, in ms. */

@@ -376,6 +376,75 @@ describe("am instrument", () => {
     expect(await names("-e", "testFile", "/data/local/tmp/tests.txt")).toEqual(["a", "c"]);
   });
 
+  it("a test with outcomes behaves as its n-th run on that device says, the last outcome once they run out", async () => {
+    await labWithApps({
+      tests: [
+        { class: "a.T", method: "flaky", outcomes: ["fail", "pass"] },
+        { class: "a.T", method: "broken", outcomes: ["error", "fail"] },
+        { class: "a.T", method: "steady", outcome: "pass" },
+      ],
+    });
+    const codes = async (...extras: string[]) => {
+      const ran = await run(lab, "adb", [
+        "-s",
+        S,
+        "shell",
+        "am",
+        "instrument",
+        "-w",
+        "-r",
+        ...extras,
+        COMPONENT,
+      ]);
+      return statusBlocks(ran.stdout)
+        .filter((b) => !b.endsWith("CODE: 1\n"))
+        .map((b) => `${/test=(\w+)/.exec(b)?.[1]} ${/STATUS_CODE: (-?\d+)/.exec(b)?.[1]}`);
+    };
+    // A listing is not a run: it counts nothing.
+    expect(await codes("-e", "log", "true")).toEqual(["flaky 0", "broken 0", "steady 0"]);
+    expect(lab.testRuns(S)).toEqual({});
+    expect(await codes()).toEqual(["flaky -2", "broken -2", "steady 0"]);
+    expect(lab.logcat(S).join("\n")).toContain("java.lang.IllegalStateException: unexpected state");
+    expect(await codes("-e", "class", "a.T#flaky")).toEqual(["flaky 0"]);
+    expect(await codes("-e", "class", "a.T#flaky")).toEqual(["flaky 0"]);
+    expect(await codes("-e", "class", "a.T#broken")).toEqual(["broken -2"]);
+    expect(await codes("-e", "class", "a.T#broken")).toEqual(["broken -2"]);
+    expect(lab.testRuns(S)).toEqual({ "a.T#flaky": 3, "a.T#broken": 3 });
+    // Each device counts its own runs.
+    lab.plug({ serial: "emulator-5556" });
+    expect(lab.testRuns("emulator-5556")).toEqual({});
+  });
+
+  it("-e class Class#method runs every index of a parameterized method, or the one index named", async () => {
+    await labWithApps({
+      tests: [
+        { class: "a.T", method: "signsIn[0]", outcome: "pass" },
+        { class: "a.T", method: "signsIn[1]", outcome: "pass" },
+        { class: "a.T", method: "signsInLater", outcome: "pass" },
+      ],
+    });
+    const names = async (spec: string) => {
+      const ran = await run(lab, "adb", [
+        "-s",
+        S,
+        "shell",
+        "am",
+        "instrument",
+        "-w",
+        "-r",
+        "-e",
+        "class",
+        spec,
+        COMPONENT,
+      ]);
+      return statusBlocks(ran.stdout)
+        .filter((b) => b.endsWith("CODE: 0\n"))
+        .map((b) => /test=(\S+)/.exec(b)?.[1]);
+    };
+    expect(await names("a.T#signsIn")).toEqual(["signsIn[0]", "signsIn[1]"]);
+    expect(await names("a.T#signsIn[1]")).toEqual(["signsIn[1]"]);
+  });
+
   it("a crash ends the run mid-test as 'Process crashed.' with a FATAL EXCEPTION in logcat", async () => {
     await labWithApps({
       tests: [

@@ -19,10 +19,9 @@ export const STAND_INS_BIN = fileURLToPath(new URL("./bin", import.meta.url));
 
 export type Outcome = "pass" | "fail" | "error" | "ignored" | "assumption" | "crash";
 
-export interface SuiteTest {
+interface SuiteTestFields {
   class: string;
   method: string;
-  outcome: Outcome;
   /** Device time the test body takes; shortened by FAKE_ADB_TIME_SCALE. */
   duration_ms?: number;
   /** Java stack trace text; a plausible one is generated when absent. */
@@ -33,6 +32,14 @@ export interface SuiteTest {
   annotations?: string[];
   size?: "small" | "medium" | "large";
 }
+
+/**
+ * A test of a suite: one `outcome` every time it runs, or `outcomes`, its outcome on its first, second, …
+ * run on a device (the last one again once they run out), e.g. ["fail", "pass"] for a flaky test that
+ * passes when it is rerun. `-e log true` listings are not runs.
+ */
+export type SuiteTest = SuiteTestFields &
+  ({ outcome: Outcome; outcomes?: undefined } | { outcomes: [Outcome, ...Outcome[]]; outcome?: undefined });
 
 export interface Suite {
   tests: SuiteTest[];
@@ -106,6 +113,8 @@ export interface DeviceLab {
   files(serial: string): Record<string, Buffer>;
   calls(): Call[];
   logcat(serial: string): string[];
+  /** How many times each test with `outcomes` ran on the device, by "Class#method". */
+  testRuns(serial: string): Record<string, number>;
   devices(): DeviceRecord[];
   unplug(serial: string): void;
   plug(device: DeviceSpec): void;
@@ -199,6 +208,7 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
       if (!existsSync(file)) return [];
       return readFileSync(file, "utf8").split("\n").filter(Boolean);
     },
+    testRuns: (serial) => readJson(join(deviceDir(serial), "test-runs.json"), {}),
     devices: () => readJson<DeviceRecord[]>(devicesFile, []),
     unplug(serial) {
       const devices = lab.devices();

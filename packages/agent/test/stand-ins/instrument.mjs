@@ -17,7 +17,7 @@
 //   testFile/log; unknown keys are ignored.
 import { existsSync, readFileSync } from "node:fs";
 import { log } from "./logcat.mjs";
-import { deviceSleep, hostPath, paths, readJson, setAttached, watchAttached } from "./state.mjs";
+import { deviceSleep, hostPath, paths, readJson, setAttached, watchAttached, writeJson } from "./state.mjs";
 
 const RUNNER_TAG = "TestRunner";
 
@@ -68,13 +68,13 @@ function simpleName(fqcn) {
   return fqcn.slice(fqcn.lastIndexOf(".") + 1);
 }
 
-function defaultStack(test) {
+function defaultStack(test, outcome) {
   const exception =
-    test.outcome === "assumption"
+    outcome === "assumption"
       ? "org.junit.AssumptionViolatedException: got: <false>, expected: is <true>"
-      : test.outcome === "error"
+      : outcome === "error"
         ? "java.lang.IllegalStateException: unexpected state"
-        : test.outcome === "crash"
+        : outcome === "crash"
           ? "java.lang.RuntimeException: crash in test"
           : "java.lang.AssertionError: expected:<true> but was:<false>";
   return (
@@ -87,8 +87,8 @@ function defaultStack(test) {
   );
 }
 
-function stackOf(test) {
-  const stack = test.stack ?? defaultStack(test);
+function stackOf(test, outcome = test.outcome) {
+  const stack = test.stack ?? defaultStack(test, outcome);
   return stack.endsWith("\n") ? stack : `${stack}\n`;
 }
 
@@ -96,9 +96,27 @@ function listArg(value) {
   return value === undefined ? [] : String(value).split(",").filter(Boolean);
 }
 
+// androidx MethodFilter compares a method name both whole and without a parameterized index suffix
+// ("signsIn[2]" matches "signsIn[2]" and "signsIn"); older runners compare only the latter.
 function matchesClassSpec(test, spec) {
   const [cls, method] = spec.split("#");
-  return test.class === cls && (method === undefined || method === test.method);
+  const root = test.method.replace(/(.)\[[0-9]+\]$/, "$1");
+  return test.class === cls && (method === undefined || method === test.method || method === root);
+}
+
+/**
+ * How the test behaves on this run: `outcomes[n]` on its n-th run on this device (0 the first), the last
+ * entry once they run out; `outcome` for a test without `outcomes`. Runs are counted per device in its
+ * state, so a flaky test fails, then passes when the agent reruns it.
+ */
+function outcomeOfRun(serial, test) {
+  if (!Array.isArray(test.outcomes) || test.outcomes.length === 0) return test.outcome;
+  const file = paths.testRuns(serial);
+  const runs = readJson(file, {});
+  const key = `${test.class}#${test.method}`;
+  const n = runs[key] ?? 0;
+  writeJson(file, { ...runs, [key]: n + 1 });
+  return test.outcomes[Math.min(n, test.outcomes.length - 1)];
 }
 
 function sizeOf(test) {
@@ -210,7 +228,7 @@ export async function amInstrument(serial, args, onGone) {
     const test = tests[i];
     const base = { class: test.class, current: i + 1, id: "AndroidJUnitRunner", numtests: tests.length };
     const name = `${test.method}(${test.class})`;
-    const outcome = listOnly ? "pass" : test.outcome;
+    const outcome = listOnly ? "pass" : outcomeOfRun(serial, test);
     const firstOfClass = previousClass !== test.class;
     previousClass = test.class;
     log(serial, pid, tid, "I", RUNNER_TAG, `started: ${name}`);
@@ -226,7 +244,7 @@ export async function amInstrument(serial, args, onGone) {
       }
     }
     if (outcome === "crash") {
-      const stack = stackOf(test).trimEnd().split("\n");
+      const stack = stackOf(test, outcome).trimEnd().split("\n");
       log(serial, pid, tid, "E", "AndroidRuntime", [
         `FATAL EXCEPTION: ${test.thread ?? "main"}`,
         `Process: ${info.targetPackage}, PID: ${pid}`,
@@ -250,10 +268,10 @@ export async function amInstrument(serial, args, onGone) {
       status({ ...base, stream: "", test: test.method }, -3);
       ignored++;
     } else if (outcome === "assumption") {
-      status({ ...base, stack: stackOf(test), stream: "", test: test.method }, -4);
+      status({ ...base, stack: stackOf(test, outcome), stream: "", test: test.method }, -4);
       counted++;
     } else if (outcome === "fail" || outcome === "error") {
-      const stack = stackOf(test);
+      const stack = stackOf(test, outcome);
       log(serial, pid, tid, "E", RUNNER_TAG, [
         `failed: ${name}`,
         "----- begin exception -----",

@@ -41,6 +41,8 @@ export const paths = {
   calls: () => join(stateDir(), "calls.jsonl"),
   device: (serial) => join(stateDir(), "dev", encodeURIComponent(serial)),
   packages: (serial) => join(paths.device(serial), "packages.json"),
+  /** How many times each test ran on the device ("Class#method" → n), for tests with `outcomes`. */
+  testRuns: (serial) => join(paths.device(serial), "test-runs.json"),
   logcat: (serial) => join(paths.device(serial), "logcat.log"),
   logcatStart: (serial) => join(paths.device(serial), "logcat-start.json"),
   procs: (serial) => join(paths.device(serial), "procs"),
