@@ -130,6 +130,8 @@ export const operationDocs: Record<string, OperationDoc> = {
   },
   "get /v1/executions/{id}/tests": { operationId: "listExecutionTests" },
   "get /v1/tests": { operationId: "listTestHistory" },
+  "put /v1/tests/{test_id}/quarantine": { operationId: "quarantineTest" },
+  "delete /v1/tests/{test_id}/quarantine": { operationId: "releaseTest" },
   "get /v1/executions/{id}/log": {
     operationId: "getExecutionLog",
     text: { mediaType: "text/plain", description: "The log, streamed as UTF-8 text." },
