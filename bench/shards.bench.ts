@@ -1,0 +1,260 @@
+// How evenly a sharded step's devices finish: a 200-test suite with the durations of public JUnit reports,
+// split over 4 devices by `duration` sharding with history (a shared queue of batches) and by `uniform`
+// sharding (exact lists by count), in the same run, as wall time ÷ the ideal. This is a simulation of the
+// plan (bench/lib/shard-simulation.ts): the same measure on real agents and stand-in devices is added to
+// this benchmark with the sharding protocol that runs the plans.
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  durationBatches,
+  type ListedTest,
+  p80,
+  testKey,
+  uniformShards,
+} from "../packages/server/src/features/device-runs/shard-plan.ts";
+import { benchDir } from "./lib/paths.ts";
+import { logNormalFactor, seededRandom } from "./lib/seeded-random.ts";
+import { idealMs, type ShardPlanModel, simulate } from "./lib/shard-simulation.ts";
+import { median } from "./lib/stats.ts";
+import { type BenchResult, type Ratio, type Row, type RunOptions, ratio, type Target } from "./lib/types.ts";
+
+export const name = "shards";
+export const description =
+  "wall time ÷ ideal of a 200-test suite (public JUnit timings) on 4 devices, duration sharding with history against uniform, simulated; the run on stand-in devices comes with the sharding protocol";
+
+const target: Target = { op: "<=", value: 1.15 };
+const plans = { full: { rounds: 25 }, quick: { rounds: 5 } };
+const shards = 4;
+/** An `am instrument` start on a real device takes ~1–3 s: the middle, and both ends in a section. */
+const overheadMs = 2_000;
+const overheadRange = [1_000, 3_000];
+/** Runs of history per test before the measured one, each a jittered copy of the report's duration. */
+const historyRuns = 5;
+/** Run-to-run variation of a test's duration: log-normal, two thirds of runs within ±20 %. */
+const sigma = 0.2;
+
+const deviceSets = [
+  { key: "equal", label: "4 equal devices", speeds: [1, 1, 1, 1] },
+  { key: "slow", label: "one device 2× slower", speeds: [1, 1, 1, 0.5] },
+] as const;
+
+interface TimingsFile {
+  tests: Array<{ report: string; classname: string; name: string; seconds: number }>;
+}
+
+/** The suite: one test per entry of the data file, made distinct where two entries share a name. */
+async function loadSuite(): Promise<Array<{ test: ListedTest; ms: number }>> {
+  const file = path.join(benchDir, "data/junit-timings.json");
+  const { tests } = JSON.parse(await readFile(file, "utf8")) as TimingsFile;
+  // The two reports are runs of the same conformance suite, and each has a few tests of the same name (in
+  // different Describe blocks): the report and the occurrence make them distinct tests here.
+  const seen = new Map<string, number>();
+  return tests.map((entry) => {
+    const key = `${entry.report}\u0000${entry.name}`;
+    const occurrence = (seen.get(key) ?? 0) + 1;
+    seen.set(key, occurrence);
+    const name = occurrence === 1 ? entry.name : `${entry.name} (${occurrence})`;
+    return { test: { classname: `${entry.classname} (${entry.report})`, name }, ms: entry.seconds * 1000 };
+  });
+}
+
+type PlanKey = "duration" | "uniform" | "no-history";
+
+/** Other cuts of the same longest-first queue, to show what the chosen one (factor 2, the floor) buys. */
+const cuts = [
+  { key: "factor-1", label: "first batches ÷ 1 × shards (larger)", options: { factor: 1 } },
+  { key: "factor-2", label: "first batches ÷ 2 × shards (chosen)", options: { factor: 2 } },
+  { key: "factor-4", label: "first batches ÷ 4 × shards (smaller)", options: { factor: 4 } },
+  // No floor and a negligible share: every test a batch of its own (pure longest-first dispatch).
+  { key: "single", label: "one test per batch", options: { factor: 1e9, batchOverheadMs: 0 } },
+] as const;
+const planLabels: Record<PlanKey, string> = {
+  duration: "duration, p80 of 5 runs of history",
+  uniform: "uniform (lists by count)",
+  "no-history": "duration, no history (all 15 s)",
+};
+
+interface Outcome {
+  ratio: number;
+  wallMs: number;
+  idealMs: number;
+  batches: number;
+}
+
+/** One round: a fresh history and measured run (seeded), every plan on every device set. */
+function round(suite: Array<{ test: ListedTest; ms: number }>, seed: number, overheads: readonly number[]) {
+  const random = seededRandom(seed);
+  const tests = suite.map((s) => s.test);
+  const history = new Map<string, number>();
+  const actual = new Map<string, number>();
+  for (const { test, ms } of suite) {
+    const past = Array.from({ length: historyRuns }, () => ms * logNormalFactor(random, sigma));
+    history.set(testKey(test), p80(past) as number);
+    actual.set(testKey(test), ms * logNormalFactor(random, sigma));
+  }
+  const ids = (list: readonly ListedTest[]) => list.map(testKey);
+  const results = new Map<string, Outcome>();
+  for (const overhead of overheads) {
+    const planModels: Record<PlanKey, ShardPlanModel> = {
+      duration: {
+        kind: "queue",
+        batches: durationBatches(tests, shards, history, { batchOverheadMs: overhead }).map((b) =>
+          ids(b.tests),
+        ),
+      },
+      uniform: { kind: "lists", lists: uniformShards(tests, shards).map(ids) },
+      "no-history": {
+        kind: "queue",
+        batches: durationBatches(tests, shards, new Map(), { batchOverheadMs: overhead }).map((b) =>
+          ids(b.tests),
+        ),
+      },
+    };
+    const cutModels: Record<string, ShardPlanModel> = {};
+    if (overhead === overheadMs) {
+      for (const cut of cuts) {
+        const batches = durationBatches(tests, shards, history, {
+          batchOverheadMs: overhead,
+          ...cut.options,
+        });
+        cutModels[`cut-${cut.key}`] = { kind: "queue", batches: batches.map((b) => ids(b.tests)) };
+      }
+    }
+    for (const devices of deviceSets) {
+      const ideal = idealMs(actual, devices.speeds);
+      for (const [plan, model] of Object.entries({ ...planModels, ...cutModels })) {
+        const simulation = simulate(model, actual, devices.speeds, overhead);
+        results.set(`${overhead}/${devices.key}/${plan}`, {
+          ratio: simulation.wallMs / ideal,
+          wallMs: simulation.wallMs,
+          idealMs: ideal,
+          batches: simulation.devices.reduce((sum, d) => sum + d.batches, 0),
+        });
+      }
+    }
+  }
+  return results;
+}
+
+export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
+  const { rounds } = quick ? plans.quick : plans.full;
+  const startedAt = new Date();
+  const suite = await loadSuite();
+  const seconds = suite.map((s) => s.ms / 1000).sort((a, b) => a - b);
+  log(`${suite.length} tests, ${rounds} rounds of simulated history and runs`);
+
+  const overheads = [overheadMs, ...overheadRange];
+  const byRound = Array.from({ length: rounds }, (_, i) => round(suite, i + 1, overheads));
+  const series = (key: string, pick: (o: Outcome) => number) =>
+    byRound.map((r) => pick(r.get(key) as Outcome));
+
+  const rows: Row[] = [];
+  const ratios: Ratio[] = [];
+  for (const devices of deviceSets) {
+    for (const plan of Object.keys(planLabels) as PlanKey[]) {
+      const key = `${overheadMs}/${devices.key}/${plan}`;
+      const perRound = series(key, (o) => o.ratio);
+      rows.push({
+        label: `${devices.label}: ${planLabels[plan]}`,
+        metrics: [
+          { label: "wall", value: median(series(key, (o) => o.wallMs)) / 1000, unit: "s", decimals: 0 },
+          { label: "ideal", value: median(series(key, (o) => o.idealMs)) / 1000, unit: "s", decimals: 0 },
+          { label: "wall ÷ ideal", value: median(perRound), unit: "", decimals: 3 },
+          { label: "worst round", value: Math.max(...perRound), unit: "", decimals: 3 },
+          { label: "batches", value: median(series(key, (o) => o.batches)), unit: "", decimals: 0 },
+        ],
+      });
+      if (plan !== "no-history") {
+        const round2 = perRound.map((r) => Math.round(r * 1000) / 1000);
+        ratios.push(
+          ratio(
+            `${planLabels[plan]} ÷ ideal, ${devices.label}`,
+            median(perRound),
+            plan === "duration" ? target : undefined,
+            round2,
+          ),
+        );
+      }
+    }
+  }
+
+  const sensitivity: Row[] = overheads.map((overhead) => ({
+    label: `${overhead / 1000} s per runner start`,
+    metrics: deviceSets.flatMap((devices) => {
+      const key = `${overhead}/${devices.key}/duration`;
+      return [
+        {
+          label: `${devices.key}: wall ÷ ideal`,
+          value: median(series(key, (o) => o.ratio)),
+          unit: "",
+          decimals: 3,
+        },
+        {
+          label: `${devices.key}: batches`,
+          value: median(series(key, (o) => o.batches)),
+          unit: "",
+          decimals: 0,
+        },
+      ];
+    }),
+  }));
+
+  const cutRows: Row[] = cuts.map((cut) => ({
+    label: cut.label,
+    metrics: deviceSets.flatMap((devices) => {
+      const key = `${overheadMs}/${devices.key}/cut-${cut.key}`;
+      return [
+        {
+          label: `${devices.key}: wall ÷ ideal`,
+          value: median(series(key, (o) => o.ratio)),
+          unit: "",
+          decimals: 3,
+        },
+        {
+          label: `${devices.key}: batches`,
+          value: median(series(key, (o) => o.batches)),
+          unit: "",
+          decimals: 0,
+        },
+      ];
+    }),
+  }));
+
+  const total = seconds.reduce((sum, s) => sum + s, 0);
+  const at = (share: number) => seconds[Math.ceil(share * seconds.length) - 1] as number;
+  return {
+    name,
+    description,
+    quick,
+    startedAt: startedAt.toISOString(),
+    elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
+    environment: {
+      node: process.version,
+      rounds,
+      shards,
+      overhead_ms: overheadMs,
+      sigma,
+      history_runs: historyRuns,
+    },
+    rows,
+    sections: [
+      { title: "duration sharding with history, by the cost of a runner start", rows: sensitivity },
+      {
+        title: `other cuts of the same queue (history, ${overheadMs / 1000} s per runner start)`,
+        rows: cutRows,
+      },
+    ],
+    ratios,
+    notes: [
+      `Suite: ${suite.length} tests from two public Kubernetes conformance JUnit reports (bench/data/README.md): Σ ${total.toFixed(0)} s, p50 ${at(0.5).toFixed(1)} s, p80 ${at(0.8).toFixed(1)} s, p95 ${at(0.95).toFixed(1)} s, longest ${seconds.at(-1)?.toFixed(1)} s.`,
+      `Each round (seeded 1…${rounds}): ${historyRuns} runs of history and the measured run, each test's reported duration × a log-normal factor (σ ${sigma}); duration sharding expects the p80 of the history, the measured run is what the devices take. Medians over the rounds; "worst round" is the largest ratio.`,
+      `Every list or batch costs a runner start of ${overheadMs / 1000} s (an am instrument start on a real device is ~1–3 s; both ends in the section); a device at half speed takes twice as long for its tests and its starts.`,
+      "Ideal = max(Σ durations ÷ Σ speeds, longest test ÷ fastest speed), overheads excluded: max(Σ ÷ 4, longest) with equal devices, Σ ÷ 3.5 with one device at half speed (it can take half a device's share off the others).",
+      "Uniform runs the listed order in 4 contiguous lists; duration runs one queue the devices take from when free (bench/lib/shard-simulation.ts). Not modeled: claim and upload round trips, a device drained mid-run.",
+      "This is a simulation of the planner's plans; the same ratios on real agents with stand-in devices come with the sharding protocol.",
+    ],
+    met: ratios.every((r) => r.met),
+    details: { seconds },
+  };
+}
