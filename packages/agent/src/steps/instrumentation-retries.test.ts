@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { InstrumentationStep } from "@testbay/client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createDeviceLab, type DeviceLab, type SuiteTest } from "../../test/stand-ins/device-lab.ts";
+import {
+  createDeviceLab,
+  type DeviceLab,
+  type Outcome,
+  type SuiteTest,
+} from "../../test/stand-ins/device-lab.ts";
 import { runInstrumentationStep } from "./instrumentation-step.ts";
 import { ANDROID_BINARY, makeStepContext, type TestStepContext } from "./test-context.ts";
 
@@ -58,7 +63,7 @@ const step = (retries: number): InstrumentationStep => ({
   retry_failed_tests: retries,
 });
 
-const test = (method: string, outcomes: SuiteTest["outcomes"] & object, logcat?: string): SuiteTest => ({
+const test = (method: string, outcomes: Outcome[], logcat?: string): SuiteTest => ({
   class: login,
   method,
   outcomes,

@@ -19,9 +19,16 @@ export const STAND_INS_BIN = fileURLToPath(new URL("./bin", import.meta.url));
 
 export type Outcome = "pass" | "fail" | "error" | "ignored" | "assumption" | "crash";
 
-interface SuiteTestFields {
+/**
+ * A test of a suite: `outcome`, how it ends every time it runs, or `outcomes`, how it ends on its first,
+ * second, … run on a device (the last one again once they run out), e.g. ["fail", "pass"] for a flaky test
+ * that passes when it is rerun; `outcomes` wins when both are given. `-e log true` listings are not runs.
+ */
+export interface SuiteTest {
   class: string;
   method: string;
+  outcome?: Outcome;
+  outcomes?: Outcome[];
   /** Device time the test body takes; shortened by FAKE_ADB_TIME_SCALE. */
   duration_ms?: number;
   /** Java stack trace text; a plausible one is generated when absent. */
@@ -32,14 +39,6 @@ interface SuiteTestFields {
   annotations?: string[];
   size?: "small" | "medium" | "large";
 }
-
-/**
- * A test of a suite: one `outcome` every time it runs, or `outcomes`, its outcome on its first, second, …
- * run on a device (the last one again once they run out), e.g. ["fail", "pass"] for a flaky test that
- * passes when it is rerun. `-e log true` listings are not runs.
- */
-export type SuiteTest = SuiteTestFields &
-  ({ outcome: Outcome; outcomes?: undefined } | { outcomes: [Outcome, ...Outcome[]]; outcome?: undefined });
 
 export interface Suite {
   tests: SuiteTest[];

@@ -226,6 +226,13 @@ export const testbayYamlSchema: Record<string, unknown> = {
           type: "boolean",
           description: "A screenshot the moment a test fails (default true)",
         },
+        retry_failed_tests: {
+          type: "integer",
+          minimum: 0,
+          maximum: 5,
+          description:
+            "Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change.",
+        },
         timeout_seconds: {
           type: "integer",
           minimum: 1,
@@ -277,6 +284,13 @@ export const testbayYamlSchema: Record<string, unknown> = {
         screenshot_on_failure: {
           type: "boolean",
           description: "A screenshot the moment a test fails (default true)",
+        },
+        retry_failed_tests: {
+          type: "integer",
+          minimum: 0,
+          maximum: 5,
+          description:
+            "Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change.",
         },
         timeout_seconds: {
           type: "integer",

@@ -848,7 +848,7 @@ export interface paths {
         };
         /**
          * The execution's test cases
-         * @description One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.
+         * @description One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.
          */
         get: operations["listExecutionTests"];
         put?: never;
@@ -1308,6 +1308,8 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
+            /** @description Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change. */
+            retry_failed_tests?: number;
             timeout_seconds?: number;
         };
         /** @description Maestro flows (YAML texts) run with the maestro CLI after the app is installed; flows get the app's package as the APP_ID variable. */
@@ -1331,6 +1333,8 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
+            /** @description Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change. */
+            retry_failed_tests?: number;
             timeout_seconds?: number;
         };
         /** @enum {string} */
@@ -1580,6 +1584,7 @@ export interface components {
             /** @description Names of artifacts of this attempt captured for this test (its failure screenshot, logcat cut, video), uploaded with PUT …/artifacts/{name} */
             artifacts?: string[];
             video_offset_ms?: number | null;
+            retry?: number | null;
         };
         ProblemType: {
             /** @description Stable, machine-readable error code; GET /problems/{code} describes each. */
@@ -6199,12 +6204,18 @@ export interface operations {
                             shard: number;
                             /** @description The device run attempt its status comes from */
                             attempt: number;
+                            /** @description Every try of the test, by attempt and then by retry; the last one gives its status */
                             attempts: {
+                                /** @description The device run attempt of this try */
                                 attempt: number;
+                                /** @description 0 the test's first run in that attempt, 1.. its reruns alone there (retry_failed_tests) */
+                                retry: number;
                                 /** @enum {string} */
                                 status: "passed" | "failed" | "errored" | "skipped";
                                 duration_ms: number | null;
                                 message: string | null;
+                                /** @description Names of the artifacts captured for this try */
+                                artifacts: string[];
                             }[];
                             /** @description Names of the artifacts captured for this test */
                             artifacts: string[];

@@ -210,6 +210,8 @@ export interface TestCasesTable {
   artifacts: string | null;
   /** How far into its video segment (the .mp4 among artifacts) the test failed, in ms; null when unknown. */
   video_offset_ms: number | null;
+  /** Which try of the test within its attempt: 0 the first run, 1.. reruns (retry_failed_tests); null: unknown. */
+  retry: number | null;
   /**
    * The test's id within its plan (testId() in features/executions/test-case-view.ts), set when the case is
    * stored; null only for rows written before migration 0017 and not yet backfilled (none after it ran).

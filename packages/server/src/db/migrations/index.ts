@@ -16,6 +16,7 @@ import * as auditEvents from "./2026-11-24-0014-audit-events.ts";
 import * as testCaseVideoOffset from "./2026-11-24-0015-test-case-video-offset.ts";
 import * as userLastSignIn from "./2026-11-24-0016-user-last-sign-in.ts";
 import * as testQuarantine from "./2026-11-24-0017-test-quarantine.ts";
+import * as testCaseRetry from "./2026-11-24-0018-test-case-retry.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24-0015-test-case-video-offset": testCaseVideoOffset,
   "2026-11-24-0016-user-last-sign-in": userLastSignIn,
   "2026-11-24-0017-test-quarantine": testQuarantine,
+  "2026-11-24-0018-test-case-retry": testCaseRetry,
 };

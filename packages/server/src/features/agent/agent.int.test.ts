@@ -254,7 +254,7 @@ describe("reporting results", () => {
     expect(xml).toContain('<testsuites name="login" tests="2" failures="1" errors="0" skipped="0">');
     expect(xml).toContain('<testcase classname="com.example.LoginTest" name="logsIn" time="1.200"/>');
     expect(xml).toContain(
-      '<failure message="expected &lt;401&gt; but was &lt;200&gt;">java.lang.AssertionError',
+      '<failure message="expected &lt;401&gt; but was &lt;200&gt;" type="java.lang.AssertionError">java.lang.AssertionError',
     );
 
     const log = await fetch(`${server.baseUrl}/executions/${executionId}/log`, { headers: ci });
@@ -433,7 +433,9 @@ describe("leases", () => {
     const xml = await (
       await fetch(`${server.baseUrl}/executions/${executionId}/junit`, { headers: ci })
     ).text();
-    expect(xml).toContain('<flakyFailure message="timed out waiting for the login button">');
+    expect(xml).toContain(
+      '<flakyFailure message="timed out waiting for the login button" type="java.lang.AssertionError">',
+    );
     expect(xml).toContain("(attempt 2)");
   });
 });

@@ -170,6 +170,17 @@ const TestCaseEvent = Type.Object(
         Type.Null(),
       ]),
     ),
+    retry: Type.Optional(
+      Type.Union([
+        Type.Integer({
+          minimum: 0,
+          maximum: 5,
+          description:
+            "Which try of this test within the attempt: 0 its first run, 1.. its reruns alone (retry_failed_tests); each try is its own test_case event with the same classname and name",
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );

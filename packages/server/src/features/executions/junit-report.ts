@@ -1,5 +1,6 @@
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
+import { inTryOrder } from "./test-case-view.ts";
 
 const escapes: Record<string, string> = {
   "&": "&amp;",
@@ -31,31 +32,36 @@ function suiteName(run: DeviceRunRecord): string {
 }
 
 const key = (c: StoredTestCase) => `${c.classname}\u0000${c.name}`;
+const failing = (c: StoredTestCase) => c.status === "failed" || c.status === "errored";
 
 /**
- * One JUnit XML document for an execution: a `<testsuite>` per device run holding its latest attempt's
- * test cases. Failures of earlier attempts are kept on the same test case, in the Maven Surefire way that
- * CI systems read: `<flakyFailure>` when the test passed in the end, `<rerunFailure>` when it did not.
+ * One JUnit XML document for an execution: a `<testsuite>` per device run with one `<testcase>` per test of
+ * its latest attempt (a test rerun alone is still one test). Its other tries, on earlier attempts of the run
+ * and reruns within the latest (retry_failed_tests), are kept on it the way Maven Surefire writes reruns,
+ * which CI systems read: a test that passed in the end gets a `<flakyFailure>` (`<flakyError>`) per failed
+ * (errored) try; one that never passed gets its first failed try as `<failure>` (`<error>`) and a
+ * `<rerunFailure>` (`<rerunError>`) per later one; each with its message, exception type and `<stackTrace>`.
  */
 export function junitReport(execution: ExecutionRecord, cases: readonly StoredTestCase[]): string {
   const suites: string[] = [];
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   for (const run of execution.deviceRuns) {
-    const ofRun = cases.filter((c) => c.deviceRunId === run.id);
-    const latest = ofRun.filter((c) => c.attempt === run.attempt);
-    const earlierFailures = new Map<string, StoredTestCase[]>();
-    for (const c of ofRun) {
-      if (c.attempt === run.attempt || (c.status !== "failed" && c.status !== "errored")) continue;
-      earlierFailures.set(key(c), [...(earlierFailures.get(key(c)) ?? []), c]);
+    const byTest = new Map<string, StoredTestCase[]>();
+    for (const c of cases) {
+      if (c.deviceRunId === run.id) byTest.set(key(c), [...(byTest.get(key(c)) ?? []), c]);
     }
     const counts = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-    const body = latest.map((c) => {
+    const body: string[] = [];
+    for (const reported of byTest.values()) {
+      const tries = inTryOrder(reported);
+      const final = tries.at(-1);
+      // A test of an earlier attempt only (the run was re-queued and this test did not come back) is history.
+      if (!final || final.attempt !== run.attempt) continue;
+      const { xml: testXml, counted } = testCaseXml(final, tries.slice(0, -1));
       counts.tests++;
-      if (c.status === "failed") counts.failures++;
-      if (c.status === "errored") counts.errors++;
-      if (c.status === "skipped") counts.skipped++;
-      return testCaseXml(c, earlierFailures.get(key(c)) ?? []);
-    });
+      if (counted) counts[counted]++;
+      body.push(testXml);
+    }
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += counts[k];
     suites.push(
       `  <testsuite name="${xml(suiteName(run))}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"${run.startedAt ? ` timestamp="${run.startedAt}"` : ""}>\n${body.join("")}  </testsuite>\n`,
@@ -65,19 +71,51 @@ export function junitReport(execution: ExecutionRecord, cases: readonly StoredTe
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${suites.join("")}</testsuites>\n`;
 }
 
-function testCaseXml(c: StoredTestCase, earlier: readonly StoredTestCase[]): string {
+/** The exception class a Java stack trace starts with ("java.lang.AssertionError: …"), when it does. */
+export function exceptionType(details: string | null): string | null {
+  const first = details?.split("\n", 1)[0]?.trim() ?? "";
+  const match = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(?::|$)/.exec(first);
+  return match?.[1] ?? null;
+}
+
+function attributes(c: StoredTestCase): string {
+  const type = exceptionType(c.details);
+  return `message="${xml(c.message ?? "")}"${type ? ` type="${xml(type)}"` : ""}`;
+}
+
+/** A try other than the one the test case stands for: Surefire's flaky* / rerun* element with a stackTrace. */
+function otherTry(tag: string, c: StoredTestCase): string {
+  return `      <${tag} ${attributes(c)}>\n        <stackTrace>${xml(c.details ?? "")}</stackTrace>\n      </${tag}>\n`;
+}
+
+function testCaseXml(
+  final: StoredTestCase,
+  earlier: readonly StoredTestCase[],
+): { xml: string; counted: "failures" | "errors" | "skipped" | null } {
   const parts: string[] = [];
-  if (c.status === "failed" || c.status === "errored") {
-    const tag = c.status === "failed" ? "failure" : "error";
-    parts.push(`      <${tag} message="${xml(c.message ?? "")}">${xml(c.details ?? "")}</${tag}>\n`);
+  let counted: "failures" | "errors" | "skipped" | null = null;
+  const failedTries = [...earlier, final].filter(failing);
+  const first = failedTries[0];
+  if (failing(final) && first) {
+    // Never passed: the first failed try is the failure, every later one a rerun of it.
+    const tag = first.status === "failed" ? "failure" : "error";
+    counted = first.status === "failed" ? "failures" : "errors";
+    parts.push(`      <${tag} ${attributes(first)}>${xml(first.details ?? "")}</${tag}>\n`);
+    for (const rerun of failedTries.slice(1)) {
+      parts.push(otherTry(rerun.status === "failed" ? "rerunFailure" : "rerunError", rerun));
+    }
+  } else {
+    if (final.status === "skipped") {
+      counted = "skipped";
+      parts.push("      <skipped/>\n");
+    }
+    for (const flaky of failedTries) {
+      parts.push(otherTry(flaky.status === "failed" ? "flakyFailure" : "flakyError", flaky));
+    }
   }
-  if (c.status === "skipped") parts.push("      <skipped/>\n");
-  const rerunTag = c.status === "passed" ? "flakyFailure" : "rerunFailure";
-  for (const failure of earlier) {
-    parts.push(
-      `      <${rerunTag} message="${xml(failure.message ?? "")}">${xml(failure.details ?? "")}</${rerunTag}>\n`,
-    );
-  }
-  const open = `    <testcase classname="${xml(c.classname)}" name="${xml(c.name)}" time="${seconds(c.durationMs)}"`;
-  return parts.length === 0 ? `${open}/>\n` : `${open}>\n${parts.join("")}    </testcase>\n`;
+  const open = `    <testcase classname="${xml(final.classname)}" name="${xml(final.name)}" time="${seconds(final.durationMs)}"`;
+  return {
+    xml: parts.length === 0 ? `${open}/>\n` : `${open}>\n${parts.join("")}    </testcase>\n`,
+    counted,
+  };
 }

@@ -36,6 +36,7 @@ export type RunEvent =
       details?: string | null;
       artifacts?: string[];
       video_offset_ms?: number | null;
+      retry?: number | null;
     };
 
 export interface ArtifactRecord {
@@ -64,6 +65,8 @@ export interface StoredTestCase {
   artifacts: string[];
   /** How far into its video segment it failed (ms), when the agent recorded one. */
   videoOffsetMs: number | null;
+  /** Which try within the attempt (0 first run, 1.. reruns alone); null from agents that did not say. */
+  retry: number | null;
 }
 
 export interface StepResult {
@@ -116,6 +119,7 @@ export class ResultsRepo {
           details: storableDeviceTextOrNull(event.details),
           artifacts: event.artifacts?.length ? JSON.stringify(event.artifacts.map(storableDeviceText)) : null,
           video_offset_ms: event.video_offset_ms ?? null,
+          retry: event.retry ?? null,
         });
       } else {
         // A step's row: made when it starts, completed when it finishes (a finish may come alone).
@@ -209,6 +213,7 @@ export class ResultsRepo {
       details: row.details,
       artifacts: row.artifacts === null ? [] : (JSON.parse(row.artifacts) as string[]),
       videoOffsetMs: row.video_offset_ms === null ? null : Number(row.video_offset_ms),
+      retry: row.retry === null ? null : Number(row.retry),
     }));
   }
 

@@ -51,11 +51,17 @@ const TestCaseItem = Type.Object({
   attempt: Type.Integer({ description: "The device run attempt its status comes from" }),
   attempts: Type.Array(
     Type.Object({
-      attempt: Type.Integer(),
+      attempt: Type.Integer({ description: "The device run attempt of this try" }),
+      retry: Type.Integer({
+        description:
+          "0 the test's first run in that attempt, 1.. its reruns alone there (retry_failed_tests)",
+      }),
       status: TestStatus,
       duration_ms: Nullable(Type.Integer()),
       message: Nullable(Type.String()),
+      artifacts: Type.Array(Type.String(), { description: "Names of the artifacts captured for this try" }),
     }),
+    { description: "Every try of the test, by attempt and then by retry; the last one gives its status" },
   ),
   artifacts: Type.Array(Type.String(), { description: "Names of the artifacts captured for this test" }),
   video_offset_ms: Nullable(
@@ -124,7 +130,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "The execution's test cases",
         description:
-          "One item per test of each device run, in the order they ran: its final status (from the run's latest attempt), message and stack trace, the device, every attempt, and the names of the artifacts captured for it (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier attempt and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.",
+          "One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.",
         tags: ["executions"],
         params: ExecutionParams,
         querystring: TestCasesQuery,

@@ -62,6 +62,14 @@ const DeviceOptions = {
   screenshot_on_failure: Type.Optional(
     Type.Boolean({ description: "A screenshot the moment a test fails (default true)" }),
   ),
+  retry_failed_tests: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 5,
+      description:
+        "Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change.",
+    }),
+  ),
 };
 
 const FilterNames = (description: string) =>

@@ -1,0 +1,195 @@
+// Tests rerun alone within an attempt (retry_failed_tests) as GET /executions/{id}/tests and the JUnit report
+// show them: one test each, its final try's status, every try kept; Surefire's rerun elements in the XML.
+import { describe, expect, it } from "vitest";
+import type { TestCaseStatus } from "../../db/schema.ts";
+import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
+import { exceptionType, junitReport } from "./junit-report.ts";
+import type { StoredTestCase } from "./results.repo.ts";
+import { inTryOrder, testCaseViews } from "./test-case-view.ts";
+
+const run: DeviceRunRecord = {
+  id: "dr_1",
+  executionId: "ex_1",
+  position: 0,
+  device: { platform: "android", model: "Pixel 7", os_version: "14" },
+  status: "passed",
+  attempt: 1,
+  createdAt: "2026-11-24T10:00:00.000Z",
+  startedAt: "2026-11-24T10:00:01.000Z",
+  finishedAt: "2026-11-24T10:01:00.000Z",
+  reason: null,
+  summary: null,
+  agentId: "agent-1",
+  claimedDevice: { platform: "android", serial: "emulator-5554", model: "Pixel 7", os_version: "14" },
+  steps: [],
+};
+
+const execution = (runs: DeviceRunRecord[] = [run]): ExecutionRecord => ({
+  id: "ex_1",
+  organizationId: "org_1",
+  testPlanId: "tp_1",
+  appVersionId: "av_1",
+  packageName: "com.example.basic",
+  version: "1.0.0",
+  status: "passed",
+  plan: { name: "smoke" },
+  env: {},
+  summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+  cancelRequested: false,
+  triggeredBy: "ci",
+  triggeredByPerson: null,
+  createdAt: "2026-11-24T10:00:00.000Z",
+  startedAt: null,
+  finishedAt: null,
+  ci: null,
+  deviceRuns: runs,
+});
+
+let seq = 0;
+function tried(name: string, status: TestCaseStatus, retry: number | null, attempt = 1): StoredTestCase {
+  seq++;
+  const failed = status === "failed" || status === "errored";
+  return {
+    deviceRunId: "dr_1",
+    attempt,
+    stepIndex: 0,
+    classname: "com.example.LoginTest",
+    name,
+    status,
+    durationMs: 1000 + seq,
+    message: failed ? `${name} try ${retry} ${status}` : null,
+    details: failed
+      ? `${status === "failed" ? "java.lang.AssertionError" : "java.lang.IllegalStateException"}: ${name} try ${retry}\n\tat com.example.LoginTest.${name}(LoginTest.kt:42)`
+      : null,
+    artifacts: failed
+      ? [`device-emulator-5554/screenshots/com.example.LoginTest.${name}.retry-${retry}.png`]
+      : [],
+    videoOffsetMs: null,
+    retry,
+  };
+}
+
+describe("GET /executions/{id}/tests with tests rerun alone", () => {
+  it("is one item per test with its last try's status, flaky when it passed after failing, every try kept", () => {
+    const cases = [
+      tried("signsIn", "passed", 0),
+      tried("rejects", "failed", 0),
+      tried("broken", "failed", 0),
+      tried("rejects", "passed", 1),
+      tried("broken", "errored", 1),
+      tried("broken", "failed", 2),
+    ];
+    const views = testCaseViews(execution(), cases);
+    expect(views.map((v) => [v.name, v.status, v.flaky])).toEqual([
+      ["signsIn", "passed", false],
+      ["rejects", "passed", true],
+      ["broken", "failed", false],
+    ]);
+    const rejects = views[1];
+    expect(rejects?.attempts).toEqual([
+      {
+        attempt: 1,
+        retry: 0,
+        status: "failed",
+        duration_ms: cases[1]?.durationMs,
+        message: "rejects try 0 failed",
+        artifacts: ["device-emulator-5554/screenshots/com.example.LoginTest.rejects.retry-0.png"],
+      },
+      {
+        attempt: 1,
+        retry: 1,
+        status: "passed",
+        duration_ms: cases[3]?.durationMs,
+        message: null,
+        artifacts: [],
+      },
+    ]);
+    // The item's own fields are its final try's.
+    expect(rejects).toMatchObject({
+      attempt: 1,
+      duration_ms: cases[3]?.durationMs,
+      message: null,
+      artifacts: [],
+    });
+    expect(views[2]?.attempts.map((t) => [t.retry, t.status])).toEqual([
+      [0, "failed"],
+      [1, "errored"],
+      [2, "failed"],
+    ]);
+  });
+
+  it("orders tries by attempt then retry, numbering those an agent did not number in the order reported", () => {
+    const cases = [
+      tried("a", "passed", 1, 2),
+      tried("a", "failed", null, 1),
+      tried("a", "failed", 0, 2),
+      tried("a", "passed", null, 1),
+    ];
+    expect(inTryOrder(cases).map((c) => [c.attempt, c.retry, c.status])).toEqual([
+      [1, 0, "failed"],
+      [1, 1, "passed"],
+      [2, 0, "failed"],
+      [2, 1, "passed"],
+    ]);
+    const [view] = testCaseViews(execution([{ ...run, attempt: 2 }]), cases);
+    expect(view).toMatchObject({ status: "passed", flaky: true, attempt: 2 });
+  });
+});
+
+describe("the JUnit report of tests rerun alone (Maven Surefire's rerun schema)", () => {
+  const xml = junitReport(execution(), [
+    tried("signsIn", "passed", 0),
+    tried("rejects", "failed", 0),
+    tried("rejects", "errored", 1),
+    tried("rejects", "passed", 2),
+    tried("broken", "failed", 0),
+    tried("broken", "errored", 1),
+    tried("broken", "failed", 2),
+  ]);
+
+  it("counts distinct tests, each by its final try", () => {
+    expect(xml).toContain('<testsuites name="smoke" tests="3" failures="1" errors="0" skipped="0">');
+    expect(xml).toContain('tests="3" failures="1" errors="0" skipped="0" timestamp=');
+    expect(xml.match(/<testcase /g)).toHaveLength(3);
+  });
+
+  it("gives a test that passed on a rerun a flakyFailure or flakyError per failed try, with type and stackTrace", () => {
+    const rejects = /<testcase [^>]*name="rejects"[^>]*>([\s\S]*?)<\/testcase>/.exec(xml)?.[1] ?? "";
+    expect(rejects).toBe(
+      [
+        "",
+        '      <flakyFailure message="rejects try 0 failed" type="java.lang.AssertionError">',
+        "        <stackTrace>java.lang.AssertionError: rejects try 0",
+        "\tat com.example.LoginTest.rejects(LoginTest.kt:42)</stackTrace>",
+        "      </flakyFailure>",
+        '      <flakyError message="rejects try 1 errored" type="java.lang.IllegalStateException">',
+        "        <stackTrace>java.lang.IllegalStateException: rejects try 1",
+        "\tat com.example.LoginTest.rejects(LoginTest.kt:42)</stackTrace>",
+        "      </flakyError>",
+        "    ",
+      ].join("\n"),
+    );
+    expect(rejects).not.toContain("<failure");
+  });
+
+  it("gives a test that failed every time its first failure and a rerunFailure or rerunError per rerun", () => {
+    const broken = /<testcase [^>]*name="broken"[^>]*>([\s\S]*?)<\/testcase>/.exec(xml)?.[1] ?? "";
+    expect(broken).toContain(
+      '<failure message="broken try 0 failed" type="java.lang.AssertionError">java.lang.AssertionError: broken try 0',
+    );
+    expect(broken.indexOf("<failure")).toBeLessThan(broken.indexOf("<rerunError"));
+    expect(broken.indexOf("<rerunError")).toBeLessThan(broken.indexOf("<rerunFailure"));
+    expect(broken.match(/<rerunError message="broken try 1 errored"/g)).toHaveLength(1);
+    expect(broken.match(/<rerunFailure message="broken try 2 failed"/g)).toHaveLength(1);
+    expect(broken.match(/<stackTrace>/g)).toHaveLength(2);
+  });
+
+  it("leaves type out when the details are not a Java stack trace", () => {
+    expect(exceptionType("java.lang.AssertionError: expected:<1>")).toBe("java.lang.AssertionError");
+    expect(exceptionType("kotlin.UninitializedPropertyAccessException")).toBe(
+      "kotlin.UninitializedPropertyAccessException",
+    );
+    expect(exceptionType('Assertion is false: "Welcome" is visible')).toBeNull();
+    expect(exceptionType(null)).toBeNull();
+  });
+});
