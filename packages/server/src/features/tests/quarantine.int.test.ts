@@ -101,7 +101,7 @@ async function historyItems() {
 async function testEvents() {
   const page = await call(`${server.baseUrl}/audit?limit=100`, { headers: { cookie: admin.cookie } });
   expect(page.status).toBe(200);
-  return (page.body.items as Array<{ action: string; target: { type: string } }>)
+  return (page.body.items as Array<{ action: string; target: { type: string; id: string } }>)
     .filter((event) => event.target.type === "test")
     .reverse();
 }
@@ -179,7 +179,7 @@ describe("PUT /v1/tests/{test_id}/quarantine", () => {
     expect(second.status).toBe(200);
     expect(second.body).toEqual({ ...first.body, reason: "Times out on CI: TB-124" });
 
-    const events = (await testEvents()).filter((e) => (e as { target: { id: string } }).target.id === testId);
+    const events = (await testEvents()).filter((e) => e.target.id === testId);
     expect(events).toMatchObject([
       {
         action: "test.quarantined",
@@ -249,7 +249,7 @@ describe("DELETE /v1/tests/{test_id}/quarantine", () => {
     });
     expect((await executionTests()).every((t) => !t.quarantined)).toBe(true);
     const releases = (await testEvents()).filter(
-      (e) => e.action === "test.unquarantined" && (e as { target: { id: string } }).target.id === testId,
+      (e) => e.action === "test.unquarantined" && e.target.id === testId,
     );
     expect(releases).toMatchObject([
       { actor: { type: "person", id: "ann@acme.example" }, details: { reason: "still flaky" } },

@@ -6,32 +6,44 @@ import { ProblemMessage } from "../../components/problem-message.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { deviceLabel } from "./device-label.ts";
 import { FailureEvidence } from "./failure-evidence.tsx";
+import { QuarantineControl } from "./quarantine-control.tsx";
+import { QuarantinedBadge } from "./quarantined-badge.tsx";
 import { TestHistoryLine } from "./test-history-line.tsx";
 
 function FailedTest({
   runId,
+  planId,
   test,
   live,
   history,
 }: {
   runId: string;
+  planId: string | undefined;
   test: TestCase;
   live: boolean;
   /** The plan's history of its tests; undefined while it loads. */
   history: ReadonlyMap<string, TestHistory> | undefined;
 }) {
+  const quarantine = history?.get(test.id)?.quarantine;
   return (
     <li className="space-y-2 rounded-lg border border-red-300 bg-surface p-3 dark:border-red-900">
       <div className="flex flex-wrap items-center gap-2">
         <StatusChip status={test.status} />
         {test.flaky && <StatusChip status="flaky" />}
+        {test.quarantined && <QuarantinedBadge />}
         <span className="font-medium break-all">{test.name}</span>
         <span className="text-sm break-all text-muted">{test.classname}</span>
       </div>
       <div className="text-xs text-muted">
         {deviceLabel(test)} · attempt {test.attempt}
-        {test.quarantined && " · quarantined (does not fail the run)"}
+        {test.quarantined && " · quarantined: does not fail the run"}
       </div>
+      {test.quarantined && quarantine && (
+        <p className="text-xs text-violet-900 dark:text-violet-200">
+          Quarantined by {quarantine.quarantined_by} on {quarantine.quarantined_at.slice(0, 10)}:{" "}
+          <span className="break-words">{quarantine.reason}</span>
+        </p>
+      )}
       {history && <TestHistoryLine history={history.get(test.id)} run={{ id: runId, finished: !live }} />}
       {test.message && <p className="text-sm break-words whitespace-pre-wrap">{test.message}</p>}
       {test.stack_trace && (
@@ -43,6 +55,7 @@ function FailedTest({
         </details>
       )}
       <FailureEvidence runId={runId} test={test} live={live} />
+      {planId !== undefined && <QuarantineControl test={test} planId={planId} />}
     </li>
   );
 }
@@ -70,6 +83,7 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
             <FailedTest
               key={`${test.id}:${test.device.position}:${test.shard}`}
               runId={runId}
+              planId={planId}
               test={test}
               live={live}
               history={history.data}

@@ -17,17 +17,20 @@ import { ProblemMessage } from "../../components/problem-message.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { formatDuration } from "../../format/duration.ts";
 import { deviceLabel } from "./device-label.ts";
+import { QuarantinedBadge } from "./quarantined-badge.tsx";
 
 const columns: ColumnDef<TestCase>[] = [
   {
     id: "status",
     header: "Status",
     accessorKey: "status",
-    size: 104,
+    // Wide enough for a failed, flaky or quarantined test's chips side by side.
+    size: 184,
     cell: ({ row }) => (
       <span className="flex gap-1">
         <StatusChip status={row.original.status} />
         {row.original.flaky && <StatusChip status="flaky" />}
+        {row.original.quarantined && <QuarantinedBadge />}
       </span>
     ),
   },
