@@ -708,6 +708,35 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       setOutcome({ code: ExitCode.ok, json: { execution } });
     });
 
+  const tests = program
+    .command("tests")
+    .description("Tests of a plan: quarantine a known-flaky test while it is fixed, and release it");
+  tests
+    .command("quarantine")
+    .description(
+      "Quarantine a test: it keeps running and being reported, but its failures stop failing runs (again: a new reason)",
+    )
+    .argument("<test_id>", "test ID (t_…, as the run's page and GET /v1/tests show it)")
+    .requiredOption("--reason <text>", "why, in up to 500 characters (a ticket, what is being fixed)")
+    .action(async (testId: string, options: { reason: string }) => {
+      const quarantine = await session.testbay().tests.quarantine(testId, options.reason);
+      session.say(
+        `Quarantined ${quarantine.classname}#${quarantine.name} (${testId}) of plan ${quarantine.test_plan_id}: its failures no longer fail runs. Release it with testbay tests release ${testId}`,
+      );
+      setOutcome({ code: ExitCode.ok, json: { quarantine } });
+    });
+  tests
+    .command("release")
+    .description(
+      "Release a test from quarantine: its failures fail runs again (done also if it was not quarantined)",
+    )
+    .argument("<test_id>", "test ID (t_…)")
+    .action(async (testId: string) => {
+      await session.testbay().tests.release(testId);
+      session.say(`${testId} is not quarantined: its failures fail runs.`);
+      setOutcome({ code: ExitCode.ok, json: { test_id: testId, quarantined: false } });
+    });
+
   program
     .command("agents")
     .description("Who is connected: agents, their devices and what they run")

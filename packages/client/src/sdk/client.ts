@@ -21,6 +21,7 @@ import type {
   Page,
   PageQuery,
   PatchTestPlan,
+  Quarantine,
   TestCase,
   TestCaseQuery,
   TestPackage,
@@ -371,6 +372,24 @@ export class Testbay {
     /** `GET /agents`: who is connected, with which devices and what they run. */
     list: async (): Promise<Agent[]> =>
       (await this.body<{ items: Agent[] }>({ method: "GET", path: "/agents" })).items,
+  };
+
+  readonly tests = {
+    /**
+     * `PUT /tests/{test_id}/quarantine`: the test keeps running and being reported, but its failures stop
+     * failing executions. Calling it again changes the reason.
+     */
+    quarantine: (testId: string, reason: string): Promise<Quarantine> =>
+      this.body({
+        method: "PUT",
+        path: `/tests/${segment(testId)}/quarantine`,
+        json: { reason },
+        safeToResend: true,
+      }),
+    /** `DELETE /tests/{test_id}/quarantine`: its failures fail executions again; done also when it was not quarantined. */
+    release: async (testId: string): Promise<void> => {
+      await this.transport.send({ method: "DELETE", path: `/tests/${segment(testId)}/quarantine` });
+    },
   };
 
   readonly executions = {

@@ -72,6 +72,9 @@ export type Execution = Schema<"Execution">;
 export type ExecutionQuery = QueryOf<"listExecutions">;
 export type Artifact = Schema<"Artifact">;
 
+/** `PUT /tests/{test_id}/quarantine`: who quarantined a test, since when and why. */
+export type Quarantine = operations["quarantineTest"]["responses"][200]["content"]["application/json"];
+
 export type TriggerRequest = Schema<"TriggerRequest">;
 export type BatchTriggerRequest = Schema<"BatchTriggerRequest">;
 
