@@ -229,6 +229,11 @@ describe("the live view", () => {
     expect(executionLine(running, names)).toBe(
       "ex_a  login (tp_ex_a)  running · device runs 1/3 ended, 1 running · tests 12 passed, 2 failed",
     );
+    // Tests that passed only when rerun alone (retry_failed_tests) are said to be flaky.
+    const flaky = execution("ex_c", "passed", {
+      summary: { tests: 14, passed: 14, failed: 0, skipped: 0, flaky: 2 },
+    });
+    expect(executionLine(flaky)).toMatch(/ · tests 14 passed \(2 flaky\), 0 failed$/);
     const waiting = execution("ex_b", "queued", {
       waiting_reason: { code: "no_capable_agent", detail: "no android device matches model Pixel 8" },
     });

@@ -22,16 +22,21 @@ export function executionLine(
   const runs = execution.devices;
   const ended = runs.filter((d) => isFinal(d.status)).length;
   const running = runs.filter((d) => d.status === "running").length;
-  const { passed, failed } = execution.summary;
+  const { failed } = execution.summary;
   const parts = [
     `${execution.id}  ${planLabel(execution, names)}  ${execution.status}`,
     `device runs ${ended}/${runs.length} ended${running ? `, ${running} running` : ""}`,
-    `tests ${passed} passed, ${failed} failed`,
+    `tests ${execution.summary.passed} passed${flakyNote(execution.summary)}, ${failed} failed`,
   ];
   const line = parts.join(" · ");
   return options.waiting !== false && execution.status === "queued" && execution.waiting_reason
     ? `${line} · waiting: ${execution.waiting_reason.detail}`
     : line;
+}
+
+/** " (1 flaky)" after the passed count: tests that passed only on a rerun (retry_failed_tests) are among them. */
+function flakyNote(summary: Execution["summary"]): string {
+  return summary.flaky > 0 ? ` (${summary.flaky} flaky)` : "";
 }
 
 const clip = (line: string, width: number) => (line.length > width ? `${line.slice(0, width - 1)}…` : line);
@@ -157,7 +162,7 @@ export function finalReportMarkdown(report: FinalReport, title: string): string 
   ];
   for (const e of report.executions) {
     out.push(
-      `| [${md(e.id)}](${dashboardLink(report.baseUrl, e.id)}) | ${md(planLabel(e, report.names))} | ${e.status} | ${e.summary.tests} | ${e.summary.passed} | ${e.summary.failed} |`,
+      `| [${md(e.id)}](${dashboardLink(report.baseUrl, e.id)}) | ${md(planLabel(e, report.names))} | ${e.status} | ${e.summary.tests} | ${e.summary.passed}${flakyNote(e.summary)} | ${e.summary.failed} |`,
     );
   }
   for (const e of report.executions) {
