@@ -1,12 +1,11 @@
-// The query plan of a claim's SELECT, from the server's own repository code: LeasesRepo.claim runs once on
-// an empty queue (so it takes nothing) while its statements are captured as Kysely compiles them; the
-// SELECT is then run again under EXPLAIN once the queue is full.
+// The query plan of a claim's SELECT, from the server's own code: the SELECT inside the claim statement
+// (features/device-runs nextRun, as claim-query.ts sends it, with PostgreSQL's FOR UPDATE SKIP LOCKED) is
+// compiled by Kysely for the bench organization, then run under EXPLAIN once the queue is full.
 import Database from "better-sqlite3";
-import { Kysely, type LogEvent, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Database as Schema } from "../../packages/server/src/db/schema.ts";
-import { LeasesRepo } from "../../packages/server/src/features/agent/leases.repo.ts";
-import { ResultsRepo } from "../../packages/server/src/features/executions/results.repo.ts";
+import { nextRun } from "../../packages/server/src/features/device-runs/index.ts";
 
 export interface ClaimStatement {
   sql: string;
@@ -22,47 +21,36 @@ export interface ClaimPlan {
 }
 
 export interface ClaimPlanInspector {
-  /** Captures the claim's SELECT; call while no run is queued, or it claims one. */
+  /** The claim's SELECT for the organization, as the server compiles it (nothing runs). */
   capture(organizationId: string): Promise<ClaimStatement>;
   explain(statement: ClaimStatement): Promise<ClaimPlan>;
   close(): Promise<void>;
 }
 
-type Captured = Array<{ sql: string; parameters: readonly unknown[] }>;
-
-function logInto(captured: Captured) {
-  return (event: LogEvent) => {
-    if (event.level === "query") captured.push({ sql: event.query.sql, parameters: event.query.parameters });
-  };
-}
-
 async function captureClaim(
   db: Kysely<Schema>,
   dialect: "sqlite" | "postgres",
-  captured: Captured,
   organizationId: string,
 ): Promise<ClaimStatement> {
-  captured.length = 0;
-  const repo = new LeasesRepo(db, dialect, new ResultsRepo(db));
-  const taken = await repo.claim(
-    { organizationId, agentId: "bench-plan", devices: [], host: true, stepTypes: ["inspect"] },
-    Date.now(),
-    60_000,
-  );
-  if (taken) throw new Error("capturing the claim's SQL took a run: the queue was not empty");
-  const select = captured.find((s) => /^select\b/i.test(s.sql) && /from "device_runs"/.test(s.sql));
-  if (!select) throw new Error(`the claim sent no SELECT from device_runs: ${JSON.stringify(captured)}`);
-  return { sql: select.sql, parameters: [...select.parameters] };
+  const select = nextRun({
+    organizationId,
+    agentId: "bench-plan",
+    devices: [],
+    host: true,
+    stepTypes: ["inspect"],
+  });
+  if (!select) throw new Error("the bench agent offers nothing a claim could take");
+  const compiled = (dialect === "postgres" ? sql`${select} for update skip locked` : select).compile(db);
+  return { sql: compiled.sql, parameters: [...compiled.parameters] };
 }
 
 /** On the server's SQLite file, over a connection of its own. EXPLAIN QUERY PLAN: nothing runs. */
 export function sqliteClaimPlans(file: string): ClaimPlanInspector {
   const sqlite = new Database(file);
   sqlite.pragma("busy_timeout = 5000");
-  const captured: Captured = [];
-  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }), log: logInto(captured) });
+  const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
-    capture: (organizationId) => captureClaim(db, "sqlite", captured, organizationId),
+    capture: (organizationId) => captureClaim(db, "sqlite", organizationId),
     async explain(statement) {
       const rows = sqlite
         .prepare(`explain query plan ${statement.sql}`)
@@ -92,10 +80,9 @@ export function sqliteClaimPlans(file: string): ClaimPlanInspector {
 export function postgresClaimPlans(url: string): ClaimPlanInspector {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pool.on("error", () => {});
-  const captured: Captured = [];
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: logInto(captured) });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   return {
-    capture: (organizationId) => captureClaim(db, "postgres", captured, organizationId),
+    capture: (organizationId) => captureClaim(db, "postgres", organizationId),
     async explain(statement) {
       const result = await pool.query<{ "QUERY PLAN": string }>(
         `explain (analyze, buffers, timing off, summary off) ${statement.sql}`,

@@ -13,7 +13,6 @@ import {
   AgentsRepo,
   agentArtifactRoutes,
   agentRoutes,
-  LeasesRepo,
   LocalWorkSignal,
   PostgresWorkSignal,
   type WorkSignal,
@@ -22,6 +21,7 @@ import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { AuditLog, auditRoutes } from "./features/audit/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
 import { ClientsRepo, ClientsService, clientsRoutes } from "./features/clients/index.ts";
+import { DeviceRuns } from "./features/device-runs/index.ts";
 import { downloadsRoutes } from "./features/downloads/index.ts";
 import {
   ExecutionsRepo,
@@ -195,6 +195,7 @@ async function assemble(
     maxExecutionBytes: config.maxExecutionLogBytes,
   });
   const executionsRepo = new ExecutionsRepo(database.db, results);
+  const deviceRuns = new DeviceRuns(database.db, database.dialect);
   const agentsSeen = new AgentsRepo(database.db);
   // Several API instances share one PostgreSQL database: what one instance announces (new work for agents, a
   // changed execution for dashboards) reaches the others through it. One process on SQLite keeps it in memory.
@@ -215,6 +216,7 @@ async function assemble(
         .map((agent) => ({ stepTypes: agent.step_types, devices: agent.devices })),
     audit,
     (organizationId, executionId) => changes.changed(organizationId, executionId),
+    deviceRuns,
   );
   const triggers = new TriggersService(
     versions,
@@ -229,12 +231,10 @@ async function assemble(
   );
   await notifications?.start();
   const agents = new AgentService({
-    leases: new LeasesRepo(database.db, database.dialect, results),
+    runs: deviceRuns,
     seen: agentsSeen,
     results,
     logs,
-    executions: executionsRepo,
-    versions,
     signal: workSignal,
     changes,
     store,

@@ -6,23 +6,21 @@ import { ApiError } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
-import type { ExecutionsRepo, FinalStatus, LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
+import type { ClaimedRun, ClaimRequest, DeviceRuns, FinalStatus, LeasedRun } from "../device-runs/index.ts";
+import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
-import type { VersionsService } from "../versions/index.ts";
 import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
 import type { AgentsRepo } from "./agents.repo.ts";
-import type { ClaimRequest, LeasedRun, LeasesRepo } from "./leases.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 
 export interface AgentServiceOptions {
-  leases: LeasesRepo;
+  /** Device runs' lives: claims, leases, ends of attempts (features/device-runs). */
+  runs: DeviceRuns;
   /** The agents seen by their claims and heartbeats (GET /agents, waiting_reason). */
   seen: AgentsRepo;
   results: ResultsRepo;
   /** Where log events go: chunk objects in the blob store. */
   logs: LogStore;
-  executions: ExecutionsRepo;
-  versions: VersionsService;
   signal: WorkSignal;
   /** Tells the dashboards watching an organization (GET /v1/events) that one of its executions changed. */
   changes?: ExecutionChanges;
@@ -67,7 +65,7 @@ export class AgentService {
     );
     for (;;) {
       if (this.closing) return undefined;
-      const run = await this.options.leases.claim(request, this.options.clock.now(), this.ttlMs);
+      const run = await this.options.runs.claim(request, this.options.clock.now(), this.ttlMs);
       if (run) {
         this.changed(run);
         return this.jobFor(run);
@@ -83,16 +81,16 @@ export class AgentService {
   }
 
   async heartbeat(organizationId: string, leaseId: string) {
-    const run = await this.options.leases.renew(
+    const lease = await this.options.runs.renew(
       organizationId,
       leaseId,
       this.options.clock.now(),
       this.ttlMs,
     );
-    if (!run) throw leaseLost(leaseId);
+    if (!lease) throw leaseLost(leaseId);
     // A busy agent may not claim for a long while: its heartbeats keep it online.
     await this.options.seen.heartbeat(organizationId, leaseId, this.options.clock.now());
-    return { cancel_requested: run.cancelRequested, lease_expires_at: run.leaseExpiresAt };
+    return { cancel_requested: lease.cancelRequested, lease_expires_at: lease.leaseExpiresAt };
   }
 
   async record(organizationId: string, leaseId: string, events: readonly RunEvent[]) {
@@ -166,7 +164,7 @@ export class AgentService {
   }
 
   async complete(organizationId: string, leaseId: string, status: FinalStatus, reason: string | null) {
-    const done = await this.options.leases.complete(
+    const done = await this.options.runs.complete(
       organizationId,
       leaseId,
       status,
@@ -186,7 +184,7 @@ export class AgentService {
 
   /** Re-queues runs whose agents stopped renewing their leases, and wakes agents for them. */
   async sweep(): Promise<number> {
-    const woken = await this.options.leases.expireLapsed(this.options.clock.now());
+    const woken = await this.options.runs.expireLapsed(this.options.clock.now());
     for (const organizationId of woken) {
       this.options.signal.notify(organizationId);
       // Which executions the lapsed leases belonged to is not known here: their dashboards read again.
@@ -195,9 +193,9 @@ export class AgentService {
     return woken.size;
   }
 
-  /** Puts back a claimed run whose agent went away before it got the answer (see LeasesRepo.release). */
+  /** Puts back a claimed run whose agent went away before it got the answer (see DeviceRuns.release). */
   async release(organizationId: string, leaseId: string): Promise<void> {
-    if (await this.options.leases.release(organizationId, leaseId, this.options.clock.now())) {
+    if (await this.options.runs.release(organizationId, leaseId, this.options.clock.now())) {
       this.options.signal.notify(organizationId);
       this.options.changes?.changed(organizationId);
     }
@@ -214,21 +212,14 @@ export class AgentService {
   }
 
   private async held(organizationId: string, leaseId: string): Promise<LeasedRun> {
-    const run = await this.options.leases.current(organizationId, leaseId);
+    const run = await this.options.runs.current(organizationId, leaseId);
     if (!run) throw leaseLost(leaseId);
     return run;
   }
 
-  private async jobFor(run: LeasedRun) {
-    const execution = await this.options.executions.find(run.organizationId, run.executionId);
-    if (!execution) throw new Error(`execution ${run.executionId} of a claimed run is missing`);
-    const { version } = await this.options.versions.get(
-      run.organizationId,
-      execution.packageName,
-      execution.version,
-    );
-    const versionPath = `/apps/${encodeURIComponent(execution.packageName)}/versions/${encodeURIComponent(execution.version)}`;
-    const testPackage = await this.options.versions.testPackageOf(version);
+  /** The job of a claimed run (API.md §7): the claim read all of it in its own statement. */
+  private jobFor(run: ClaimedRun) {
+    const versionPath = `/apps/${encodeURIComponent(run.packageName)}/versions/${encodeURIComponent(run.version)}`;
     return {
       lease_id: run.leaseId,
       lease_expires_at: run.leaseExpiresAt,
@@ -240,18 +231,18 @@ export class AgentService {
         attempt: run.attempt,
         max_attempts: run.maxAttempts,
       },
-      plan: execution.plan,
-      package_name: execution.packageName,
-      version: execution.version,
-      env: execution.env,
+      plan: run.plan,
+      package_name: run.packageName,
+      version: run.version,
+      env: run.env,
       binary_url: `${this.options.publicUrl ?? "/v1"}${versionPath}/binary`,
-      binary: { sha256: version.sha256, size_bytes: version.sizeBytes, metadata: version.binary },
-      test_package: testPackage
+      binary: { sha256: run.binary.sha256, size_bytes: run.binary.sizeBytes, metadata: run.binary.metadata },
+      test_package: run.testPackage
         ? {
             url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
-            sha256: testPackage.sha256,
-            size_bytes: testPackage.sizeBytes,
-            test: testPackage.test,
+            sha256: run.testPackage.sha256,
+            size_bytes: run.testPackage.sizeBytes,
+            test: run.testPackage.test,
           }
         : null,
       device: run.device,

@@ -1,7 +1,6 @@
 export { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
 export { AgentService } from "./agent.service.ts";
 export { AgentsRepo } from "./agents.repo.ts";
-export { LeasesRepo } from "./leases.repo.ts";
 export { startLocalAgent } from "./local-agent.ts";
 export { PostgresWorkSignal } from "./postgres-work-signal.ts";
 export { LocalWorkSignal, type WorkSignal } from "./work-signal.ts";

@@ -4,7 +4,6 @@ import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 import { requirementsOf } from "./requirements.ts";
 import type { ResultsRepo, StepResult } from "./results.repo.ts";
-import { settleExecution } from "./settle-execution.ts";
 
 export interface Summary {
   tests: number;
@@ -12,6 +11,8 @@ export interface Summary {
   failed: number;
   skipped: number;
   flaky: number;
+  /** Failed tests that were quarantined and so did not fail their run (added with quarantine, issue 15). */
+  quarantined_failures?: number;
 }
 
 export interface DeviceRunRecord {
@@ -174,31 +175,6 @@ export class ExecutionsRepo {
       .limit(limit + 1)
       .execute();
     return this.records(rows);
-  }
-
-  /**
-   * Cancels what has not started at once and flags the rest for their agents (they see cancel_requested at
-   * their next heartbeat). Conditional updates only, so a cancel racing a claim or a completion never
-   * overwrites a final status.
-   */
-  async cancel(organizationId: string, id: string, at: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const flagged = await trx
-        .updateTable("executions")
-        .set({ cancel_requested: 1 })
-        .where("id", "=", id)
-        .where("organization_id", "=", organizationId)
-        .where("status", "in", ["queued", "running"])
-        .executeTakeFirst();
-      if (Number(flagged.numUpdatedRows) === 0) return;
-      await trx
-        .updateTable("device_runs")
-        .set({ status: "cancelled", finished_at: at, reason: "cancelled" })
-        .where("execution_id", "=", id)
-        .where("status", "=", "queued")
-        .execute();
-      await settleExecution(trx, this.results, id, at);
-    });
   }
 
   /** People's emails by user ID, for the IDs among `triggeredBy` that are people's (one read, none if none are). */

@@ -4,6 +4,7 @@ import type { ExecutionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
+import type { DeviceRuns } from "../device-runs/index.ts";
 import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
@@ -77,6 +78,8 @@ export class ExecutionsService {
     private readonly audit?: AuditLog,
     /** Tells the dashboards watching the organization (GET /v1/events) that an execution changed. */
     private readonly changed: (organizationId: string, executionId: string) => void = () => {},
+    /** Where a cancel goes: the device runs' lives (features/device-runs). */
+    private readonly runs?: Pick<DeviceRuns, "cancel">,
   ) {}
 
   /**
@@ -146,7 +149,8 @@ export class ExecutionsService {
    */
   async cancel(organizationId: string, id: string, actor?: Actor): Promise<ExecutionRecord> {
     const before = await this.get(organizationId, id);
-    await this.repo.cancel(organizationId, id, isoTime(this.clock.now()));
+    if (!this.runs) throw new Error("ExecutionsService: cancel needs the device runs");
+    await this.runs.cancel(organizationId, id, isoTime(this.clock.now()));
     if (before.status === "queued" || before.status === "running") this.changed(organizationId, id);
     // Only a cancel that stopped something is worth a line: cancelling a finished run changes nothing.
     if (this.audit && actor && (before.status === "queued" || before.status === "running")) {

@@ -7,6 +7,4 @@ export { LogStore } from "./log-store.ts";
 export { runnableSets, stepTypeSet } from "./requirements.ts";
 export { type ArtifactRecord, type AttemptRef, ResultsRepo, type RunEvent } from "./results.repo.ts";
 export { resultsRoutes } from "./results.routes.ts";
-export { attemptStatus, type FinalStatus, isFinal } from "./run-outcome.ts";
-export { settleExecution } from "./settle-execution.ts";
 export type { CapableAgent, WaitingReason } from "./waiting-reason.ts";

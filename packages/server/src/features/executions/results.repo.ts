@@ -1,8 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database, TestCaseStatus } from "../../db/schema.ts";
 import { storableDeviceText, storableDeviceTextOrNull } from "./device-text.ts";
-import type { Summary } from "./executions.repo.ts";
-import { summarize } from "./run-outcome.ts";
 import { testId } from "./test-case-view.ts";
 
 /** One attempt of one device run: where reported results belong. */
@@ -164,31 +162,6 @@ export class ResultsRepo {
       .where("device_runs.id", "=", deviceRunId)
       .executeTakeFirstOrThrow();
     return row.test_plan_id;
-  }
-
-  /** The summary of one attempt, from the test cases its agent reported. */
-  async attemptSummary(run: AttemptRef, db: Kysely<Database> = this.db): Promise<Summary> {
-    const rows = await db
-      .selectFrom("test_cases")
-      .select("status")
-      .where("device_run_id", "=", run.deviceRunId)
-      .where("attempt", "=", run.attempt)
-      .execute();
-    return summarize(rows.map((row) => row.status));
-  }
-
-  /** Tests of an execution that failed on one attempt of a device run and passed on another. */
-  async flakyCount(executionId: string, db: Kysely<Database> = this.db): Promise<number> {
-    const rows = await db
-      .selectFrom("test_cases")
-      .innerJoin("device_runs", "device_runs.id", "test_cases.device_run_id")
-      .select(["test_cases.device_run_id", "test_cases.classname", "test_cases.name"])
-      .where("device_runs.execution_id", "=", executionId)
-      .groupBy(["test_cases.device_run_id", "test_cases.classname", "test_cases.name"])
-      .having(sql<boolean>`sum(case when test_cases.status = 'passed' then 1 else 0 end) > 0`)
-      .having(sql<boolean>`sum(case when test_cases.status in ('failed', 'errored') then 1 else 0 end) > 0`)
-      .execute();
-    return rows.length;
   }
 
   async testCases(executionId: string): Promise<StoredTestCase[]> {

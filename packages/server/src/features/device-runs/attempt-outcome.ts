@@ -1,0 +1,72 @@
+/**
+ * What the end of a device run's attempt means: the status it ends with, and whether the run goes back to
+ * the queue for another attempt or ends. Pure: the lifecycle (device-runs.ts) reads what it needs, asks here,
+ * and writes the answer.
+ */
+import type { ExecutionStatus } from "../../db/schema.ts";
+import type { Summary } from "../executions/executions.repo.ts";
+
+export type FinalStatus = "passed" | "failed" | "errored" | "cancelled";
+
+const finalStatuses = new Set<ExecutionStatus>(["passed", "failed", "errored", "cancelled"]);
+
+export function isFinal(status: ExecutionStatus): status is FinalStatus {
+  return finalStatuses.has(status);
+}
+
+/**
+ * An agent that shuts down hands its runs back (errored, reason agent_shutdown), and a run whose device
+ * vanished mid-run (adb lost it: reason device_lost) is an infrastructure error: neither says anything about
+ * the app, so the run is queued again even past the plan's max_attempts, up to this many attempts in all.
+ */
+export const maxAttemptsWithHandBacks = 10;
+
+const handBackReasons = new Set(["agent_shutdown", "device_lost"]);
+
+/** The attempt as it stands when it ends. */
+export interface EndingAttempt {
+  /** 1 for the first attempt. */
+  attempt: number;
+  maxAttempts: number;
+  /** Someone asked to cancel the execution: cancel wins over everything else. */
+  cancelRequested: boolean;
+  /** The attempt's tests, counted (test-summary.ts). */
+  summary: Summary;
+}
+
+export interface AttemptEnd {
+  status: FinalStatus;
+  /** The run goes back to the queue for another attempt (its status stays queued, not `status`). */
+  requeued: boolean;
+}
+
+/**
+ * The status a device run ends an attempt with: what the agent reported, except that a run whose tests
+ * failed is `failed` even if every step's exit code said otherwise. (Quarantined failures, once counted
+ * apart in the summary, are where this learns to let a run pass.)
+ */
+export function attemptStatus(reported: FinalStatus, summary: Summary): FinalStatus {
+  if (reported === "passed" && summary.failed > 0) return "failed";
+  return reported;
+}
+
+/**
+ * The agent reported the end (POST …/complete). A failed or errored attempt goes back to the queue while
+ * the plan allows more attempts; a hand-back (agent_shutdown, device_lost) while under
+ * `maxAttemptsWithHandBacks` whatever the plan says; a cancelled execution's run ends cancelled.
+ */
+export function reportedEnd(ending: EndingAttempt, reported: FinalStatus, reason: string | null): AttemptEnd {
+  if (ending.cancelRequested) return { status: "cancelled", requeued: false };
+  const status = attemptStatus(reported, ending.summary);
+  if (status === "errored" && reason !== null && handBackReasons.has(reason)) {
+    return { status, requeued: ending.attempt < maxAttemptsWithHandBacks };
+  }
+  const retriable = status === "failed" || status === "errored";
+  return { status, requeued: retriable && ending.attempt < ending.maxAttempts };
+}
+
+/** Nobody renewed the lease (reason agent_lost): errored, and queued again while the plan allows. */
+export function lapsedEnd(ending: EndingAttempt): AttemptEnd {
+  if (ending.cancelRequested) return { status: "cancelled", requeued: false };
+  return { status: "errored", requeued: ending.attempt < ending.maxAttempts };
+}

@@ -1,0 +1,187 @@
+/**
+ * A claim: the oldest queued run this agent can do becomes its, with the attempt recorded, the execution
+ * started, and the job's material (plan, binary, test package) read back. On PostgreSQL that is one
+ * statement (SKIP LOCKED lets concurrent claims take the next run instead of waiting for this one); on SQLite,
+ * whose transactions here are IMMEDIATE (one writer at a time), one UPDATE … RETURNING and the rest after it.
+ */
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { Dialect } from "../../db/kysely.ts";
+import type { Database } from "../../db/schema.ts";
+import { runnableSets } from "../executions/requirements.ts";
+import type { AgentDevice, ClaimedRun, ClaimRequest } from "./types.ts";
+
+export interface NewLease {
+  leaseId: string;
+  leaseExpiresAt: string;
+  at: string;
+}
+
+/** What the agent can run, as a condition on device_runs (undefined: nothing it could run). */
+function runnableBy(request: ClaimRequest): RawBuilder<unknown> | undefined {
+  const sets = runnableSets(request.stepTypes);
+  if ((!request.host && request.devices.length === 0) || sets.length === 0) return undefined;
+  const fits = [
+    ...(request.host ? [sql`required_platform is null`] : []),
+    ...request.devices.map(
+      (d) =>
+        sql`(required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}))`,
+    ),
+  ];
+  return sql`organization_id = ${request.organizationId} and status = 'queued' and needs in (${sql.join(sets)}) and (${sql.join(fits, sql` or `)})`;
+}
+
+/** The SELECT of the run a claim would take (undefined: the agent offers nothing); the claim bench EXPLAINs it. */
+export function nextRun(request: ClaimRequest): RawBuilder<{ id: string }> | undefined {
+  const runnable = runnableBy(request);
+  if (!runnable) return undefined;
+  return sql<{ id: string }>`select id from device_runs where ${runnable} order by created_at, id limit 1`;
+}
+
+/** The first of the agent's devices the run fits (as JSON text), null on the host: the run's claimed_device. */
+function claimedDevice(devices: readonly AgentDevice[]): RawBuilder<unknown> {
+  if (devices.length === 0) return sql`cast(null as text)`;
+  const cases = devices.map(
+    (d) =>
+      sql`when required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}) then cast(${JSON.stringify(d)} as text)`,
+  );
+  return sql`case when required_platform is null then cast(null as text) ${sql.join(cases, sql` `)} else cast(null as text) end`;
+}
+
+const jobColumns = sql`e.plan, e.env, e.package_name, e.version, e.cancel_requested,
+  v.sha256 as binary_sha256, v.size_bytes as binary_size_bytes, v.binary as binary_metadata,
+  tp.sha256 as test_sha256, tp.size_bytes as test_size_bytes, tp.test as test_info`;
+
+const jobJoins = sql`join executions e on e.id = claimed.execution_id
+  left join app_versions v on v.id = e.app_version_id
+  left join test_packages tp on tp.app_version_id = e.app_version_id`;
+
+type ClaimedRow = {
+  id: string;
+  execution_id: string;
+  position: number;
+  attempt: number;
+  max_attempts: number | null;
+  claimed_device: string | null;
+  plan: string;
+  env: string;
+  package_name: string;
+  version: string;
+  cancel_requested: number;
+  binary_sha256: string | null;
+  binary_size_bytes: number | string | null;
+  binary_metadata: string | null;
+  test_sha256: string | null;
+  test_size_bytes: number | string | null;
+  test_info: string | null;
+};
+
+export async function claimRun(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  request: ClaimRequest,
+  lease: NewLease,
+): Promise<ClaimedRun | undefined> {
+  const next = nextRun(request);
+  if (!next) return undefined;
+  const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
+    agent_id = ${request.agentId}, claimed_device = ${claimedDevice(request.devices)}, started_at = ${lease.at},
+    finished_at = null, reason = null`;
+  const returning = sql`id, execution_id, position, attempt, max_attempts, claimed_device`;
+  let row: ClaimedRow | undefined;
+  if (dialect === "postgres") {
+    const result = await sql<ClaimedRow>`with picked as (${next} for update skip locked),
+      claimed as (
+        update device_runs set ${take} from picked
+        where device_runs.id = picked.id and device_runs.status = 'queued'
+        returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.attempt,
+          device_runs.max_attempts, device_runs.claimed_device
+      ),
+      attempt_started as (
+        insert into device_run_attempts (device_run_id, attempt, lease_id, agent_id, device, status, started_at)
+        select id, attempt, ${lease.leaseId}, ${request.agentId}, claimed_device, 'running', ${lease.at} from claimed
+      ),
+      execution_started as (
+        update executions set status = 'running', started_at = coalesce(executions.started_at, ${lease.at}),
+          finished_at = null
+        from claimed where executions.id = claimed.execution_id and executions.status = 'queued'
+      )
+      select claimed.*, ${jobColumns} from claimed ${jobJoins}`.execute(db);
+    row = result.rows[0];
+  } else {
+    row = await db.transaction().execute(async (trx) => {
+      const taken = await sql<{
+        id: string;
+        execution_id: string;
+        claimed_device: string | null;
+        attempt: number;
+      }>`
+        update device_runs set ${take} where id = (${next}) returning ${returning}`.execute(trx);
+      const claimed = taken.rows[0];
+      if (!claimed) return undefined;
+      await trx
+        .insertInto("device_run_attempts")
+        .values({
+          device_run_id: claimed.id,
+          attempt: Number(claimed.attempt),
+          lease_id: lease.leaseId,
+          agent_id: request.agentId,
+          device: claimed.claimed_device,
+          status: "running",
+          reason: null,
+          summary: null,
+          started_at: lease.at,
+          finished_at: null,
+        })
+        .execute();
+      // The execution starts with its first claimed run; a later claim finds it running and changes nothing.
+      await trx
+        .updateTable("executions")
+        .set({ status: "running", started_at: lease.at, finished_at: null })
+        .where("id", "=", claimed.execution_id)
+        .where("status", "=", "queued")
+        .execute();
+      const job = await sql<ClaimedRow>`select claimed.*, ${jobColumns}
+        from (select ${returning} from device_runs where id = ${claimed.id}) claimed ${jobJoins}`.execute(
+        trx,
+      );
+      return job.rows[0];
+    });
+  }
+  return row && toClaimedRun(row, request, lease);
+}
+
+function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): ClaimedRun {
+  // Deleting a version is refused while its executions are queued or running, so it is there.
+  if (row.binary_sha256 === null || row.binary_metadata === null) {
+    throw new Error(`the version of execution ${row.execution_id} (claimed run ${row.id}) is missing`);
+  }
+  return {
+    leaseId: lease.leaseId,
+    leaseExpiresAt: lease.leaseExpiresAt,
+    deviceRunId: row.id,
+    executionId: row.execution_id,
+    organizationId: request.organizationId,
+    position: Number(row.position),
+    attempt: Number(row.attempt),
+    maxAttempts: Number(row.max_attempts ?? 1),
+    device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
+    cancelRequested: Number(row.cancel_requested) === 1,
+    plan: JSON.parse(row.plan) as Record<string, unknown>,
+    env: JSON.parse(row.env) as Record<string, string>,
+    packageName: row.package_name,
+    version: row.version,
+    binary: {
+      sha256: row.binary_sha256,
+      sizeBytes: Number(row.binary_size_bytes),
+      metadata: JSON.parse(row.binary_metadata) as unknown,
+    },
+    testPackage:
+      row.test_sha256 === null || row.test_info === null
+        ? null
+        : {
+            sha256: row.test_sha256,
+            sizeBytes: Number(row.test_size_bytes),
+            test: JSON.parse(row.test_info) as unknown,
+          },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The life of a device run, in one place: queued (by a trigger), claimed by an agent, its lease renewed,
+ * then its attempt ended by the agent (complete), by nobody renewing the lease (expire) or undone (release);
+ * re-queued for another attempt or ended; and its execution settled from its runs in the same change. A
+ * cancel ends what has not started. Decisions are attempt-outcome.ts's and execution-outcome.ts's (pure);
+ * this class reads what they need, asks them, and writes the answer, each change one statement where the
+ * database allows (see claim-query.ts, end-attempt-query.ts, settle-query.ts).
+ */
+import { type Kysely, sql } from "kysely";
+import { isoTime } from "../../clock.ts";
+import type { Dialect } from "../../db/kysely.ts";
+import type { Database } from "../../db/schema.ts";
+import { newId } from "../../ids.ts";
+import type { Summary } from "../executions/executions.repo.ts";
+import { type AttemptEnd, type FinalStatus, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
+import { claimRun } from "./claim-query.ts";
+import { writeEnd } from "./end-attempt-query.ts";
+import { type HeldRun, readHeld } from "./held-run.ts";
+import { settleExecution } from "./settle-query.ts";
+import { attemptSummary } from "./test-summary.ts";
+import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";
+
+/**
+ * PostgreSQL ends an attempt without a transaction, writing only if the execution did not change since it
+ * was read; a sibling run ending at the same moment makes it read again. After this many tries (many runs of
+ * one execution ending at once) it locks instead.
+ */
+const optimisticTries = 3;
+
+export class DeviceRuns {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** Takes the oldest queued run this agent can do, with its job; undefined when there is none. */
+  claim(request: ClaimRequest, now: number, ttlMs: number): Promise<ClaimedRun | undefined> {
+    return claimRun(this.db, this.dialect, request, {
+      leaseId: newId("ls", now),
+      leaseExpiresAt: new Date(now + ttlMs).toISOString(),
+      at: isoTime(now),
+    });
+  }
+
+  /** The run a lease holds, while it holds it (running, lease not replaced), in the organization. */
+  current(organizationId: string, leaseId: string): Promise<LeasedRun | undefined> {
+    return readHeld(this.db, this.dialect, { leaseId, organizationId });
+  }
+
+  /** Extends a lease; undefined when it is no longer held (expired and swept, or completed). */
+  async renew(
+    organizationId: string,
+    leaseId: string,
+    now: number,
+    ttlMs: number,
+  ): Promise<{ leaseExpiresAt: string; cancelRequested: boolean } | undefined> {
+    const leaseExpiresAt = new Date(now + ttlMs).toISOString();
+    const result = await sql<{
+      cancel_requested: number;
+    }>`update device_runs set lease_expires_at = ${leaseExpiresAt}
+      where lease_id = ${leaseId} and organization_id = ${organizationId} and status = 'running'
+      returning (select cancel_requested from executions where executions.id = device_runs.execution_id) as cancel_requested`.execute(
+      this.db,
+    );
+    const row = result.rows[0];
+    return row && { leaseExpiresAt, cancelRequested: Number(row.cancel_requested) === 1 };
+  }
+
+  /**
+   * The agent ends its attempt (POST …/complete). Undefined when the lease is no longer held. The lease is
+   * read once (with the attempt's test cases), the end decided (reportedEnd), and written with the settled
+   * execution's status returned, so nothing is read again.
+   */
+  async complete(
+    organizationId: string,
+    leaseId: string,
+    reported: FinalStatus,
+    reason: string | null,
+    now: number,
+  ): Promise<Completion | undefined> {
+    const at = isoTime(now);
+    const decide = (held: HeldRun, summary: Summary) => reportedEnd({ ...held, summary }, reported, reason);
+    if (this.dialect === "postgres") {
+      for (let i = 0; i < optimisticTries; i++) {
+        const held = await readHeld(this.db, this.dialect, { leaseId, organizationId, withReports: true });
+        if (!held) return undefined;
+        const done = await this.end(this.db, held, (summary) => decide(held, summary), reason, at, true);
+        if (done !== "changed") return done;
+      }
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const held = await readHeld(trx, this.dialect, {
+        leaseId,
+        organizationId,
+        withReports: true,
+        lock: true,
+      });
+      if (!held) return undefined;
+      const done = await this.end(trx, held, (summary) => decide(held, summary), reason, at, false);
+      return done === "changed" ? undefined : done;
+    });
+  }
+
+  /**
+   * Re-queues (or, after the last attempt, errors with agent_lost) every run whose lease lapsed. Safe to run
+   * from several instances at once: each run changes only if its lease is still the lapsed one.
+   * Returns the organizations that got work back, to wake their agents.
+   */
+  async expireLapsed(now: number, limit = 100): Promise<Set<string>> {
+    const at = isoTime(now);
+    const lapsed = await this.db
+      .selectFrom("device_runs")
+      .select("lease_id")
+      .where("status", "=", "running")
+      .where("lease_expires_at", "<", at)
+      .limit(limit)
+      .execute();
+    const woken = new Set<string>();
+    for (const { lease_id: leaseId } of lapsed) {
+      if (leaseId === null) continue;
+      await this.db.transaction().execute(async (trx) => {
+        const held = await readHeld(trx, this.dialect, {
+          leaseId,
+          lapsedBefore: at,
+          withReports: true,
+          lock: true,
+        });
+        if (!held) return;
+        const done = await this.end(
+          trx,
+          held,
+          (summary) => lapsedEnd({ ...held, summary }),
+          "agent_lost",
+          at,
+          false,
+        );
+        if (done && done !== "changed" && done.requeued) woken.add(held.organizationId);
+      });
+    }
+    return woken;
+  }
+
+  /**
+   * Undoes a claim whose answer never reached its agent (it hung up while the claim was being granted: an
+   * agent ends its long poll when its devices change). The run goes back to the queue as if never claimed,
+   * attempt and all, instead of waiting out a lease nobody holds and then counting as a lost attempt.
+   */
+  async release(organizationId: string, leaseId: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const held = await readHeld(trx, this.dialect, { leaseId, organizationId, lock: true });
+      if (!held) return false;
+      await trx
+        .deleteFrom("device_run_attempts")
+        .where("device_run_id", "=", held.deviceRunId)
+        .where("lease_id", "=", leaseId)
+        .execute();
+      await trx
+        .updateTable("device_runs")
+        .set({
+          status: "queued",
+          lease_id: null,
+          lease_expires_at: null,
+          claimed_device: null,
+          ...(held.attempt === 1 ? { started_at: null, agent_id: null } : {}),
+        })
+        .where("id", "=", held.deviceRunId)
+        .where("lease_id", "=", leaseId)
+        .execute();
+      await settleExecution(this.dialect, held.executionId, isoTime(now)).execute(trx);
+      return true;
+    });
+  }
+
+  /**
+   * Cancels an execution: what has not started ends at once, the rest is flagged for its agents (they see
+   * cancel_requested at their next heartbeat, and their attempt then ends cancelled). False when the
+   * execution had already ended (nothing changed). The flag comes first: it locks the execution, so an
+   * attempt ending at the same moment either sees it or has re-queued its run before the queued runs are
+   * cancelled. A run being claimed right now (locked) is skipped: it starts, and its agent is told to stop.
+   */
+  async cancel(organizationId: string, executionId: string, at: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const flagged = await trx
+        .updateTable("executions")
+        .set({ cancel_requested: 1 })
+        .where("id", "=", executionId)
+        .where("organization_id", "=", organizationId)
+        .where("status", "in", ["queued", "running"])
+        .executeTakeFirst();
+      if (Number(flagged.numUpdatedRows) === 0) return false;
+      const queued = sql`select id from device_runs where execution_id = ${executionId} and status = 'queued'
+        ${this.dialect === "postgres" ? sql`for update skip locked` : sql``}`;
+      await sql`update device_runs set status = 'cancelled', finished_at = ${at}, reason = 'cancelled'
+        where id in (${queued})`.execute(trx);
+      await settleExecution(this.dialect, executionId, at).execute(trx);
+      return true;
+    });
+  }
+
+  private async end(
+    db: Kysely<Database>,
+    held: HeldRun,
+    decide: (summary: Summary) => AttemptEnd,
+    reason: string | null,
+    at: string,
+    optimistic: boolean,
+  ): Promise<Completion | "changed" | undefined> {
+    const summary = attemptSummary(held.reports, held.attempt);
+    const end = decide(summary);
+    const written = await writeEnd(db, this.dialect, held, end, reason, summary, at, optimistic);
+    if (!written.written) return written.changed ? "changed" : undefined;
+    return {
+      executionId: held.executionId,
+      status: end.status,
+      requeued: end.requeued,
+      executionStatus: written.executionStatus ?? held.executionStatus,
+    };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Ending an attempt as decided (attempt-outcome.ts): the attempt's row, the run (re-queued for its next
+ * attempt, or ended), and the execution settled from its runs. On PostgreSQL that is one statement. It
+ * writes only while the execution is as the caller read it (`HeldRun.executionVersion`), or, inside a
+ * transaction that locked it, unconditionally: a sibling run ending at the same moment changes the execution
+ * row, so this statement then writes nothing and the caller reads again, instead of settling from runs as
+ * they were before the sibling ended. On SQLite the caller's transaction (IMMEDIATE) keeps other writers out.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Dialect } from "../../db/kysely.ts";
+import type { Database, ExecutionStatus } from "../../db/schema.ts";
+import type { Summary } from "../executions/executions.repo.ts";
+import type { AttemptEnd } from "./attempt-outcome.ts";
+import type { HeldRun } from "./held-run.ts";
+import { settleExecution } from "./settle-query.ts";
+
+export type EndWritten =
+  /** Written; the execution's status after it (undefined: it had ended already and was left as it was). */
+  | { written: true; executionStatus: ExecutionStatus | undefined }
+  /** Nothing written: the lease is no longer held, or (`changed`) the execution changed since it was read. */
+  | { written: false; changed: boolean };
+
+export async function writeEnd(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  held: HeldRun,
+  end: AttemptEnd,
+  reason: string | null,
+  summary: Summary,
+  at: string,
+  /** PostgreSQL: check the execution's version read with `held` (false: the caller's transaction locked it). */
+  optimistic: boolean,
+): Promise<EndWritten> {
+  const summaryText = JSON.stringify(summary);
+  const run = end.requeued
+    ? sql`status = 'queued', attempt = ${held.attempt + 1}, lease_id = null, lease_expires_at = null,
+        claimed_device = null, reason = ${reason}, summary = ${summaryText}`
+    : sql`status = ${end.status}, lease_id = null, lease_expires_at = null, reason = ${reason},
+        summary = ${summaryText}, finished_at = ${at}`;
+  const attempt = sql`status = ${end.status}, reason = ${reason}, summary = ${summaryText}, finished_at = ${at}`;
+  if (dialect === "postgres") {
+    const version = optimistic ? sql`and cast(xmin as text) = ${held.executionVersion ?? ""}` : sql``;
+    const settle = settleExecution(
+      dialect,
+      held.executionId,
+      at,
+      sql`select status, summary from device_runs where execution_id = ${held.executionId} and id <> ${held.deviceRunId}
+        union all select status, summary from ended`,
+      sql`exists (select 1 from ended)`,
+    );
+    const result = await sql<{
+      guarded: number | string;
+      ended: number | string;
+      status: ExecutionStatus | null;
+    }>`
+      with guard as (select id from executions where id = ${held.executionId} ${version} for update),
+      attempt_ended as (
+        update device_run_attempts set ${attempt}
+        where device_run_id = ${held.deviceRunId} and attempt = ${held.attempt} and exists (select 1 from guard)
+      ),
+      ended as (
+        update device_runs set ${run}
+        where id = ${held.deviceRunId} and lease_id = ${held.leaseId} and status = 'running'
+          and exists (select 1 from guard)
+        returning status, summary
+      ),
+      settled as (${settle})
+      select (select count(*) from guard) as guarded, (select count(*) from ended) as ended,
+        (select status from settled) as status`.execute(db);
+    const row = result.rows[0];
+    if (!row || Number(row.guarded) === 0) return { written: false, changed: true };
+    if (Number(row.ended) === 0) return { written: false, changed: false };
+    return { written: true, executionStatus: row.status ?? undefined };
+  }
+  await sql`update device_run_attempts set ${attempt}
+    where device_run_id = ${held.deviceRunId} and attempt = ${held.attempt}`.execute(db);
+  const ended = await sql`update device_runs set ${run}
+    where id = ${held.deviceRunId} and lease_id = ${held.leaseId} and status = 'running'`.execute(db);
+  if (Number(ended.numAffectedRows ?? 0) === 0) return { written: false, changed: false };
+  const settled = await settleExecution(dialect, held.executionId, at).execute(db);
+  return {
+    written: true,
+    executionStatus: (settled.rows[0]?.status as ExecutionStatus | undefined) ?? undefined,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Reading the run a lease holds, with what ending its attempt needs, in one statement: the run, its
+ * execution's cancel flag and status, and every test case its agents reported in this run (all attempts, in
+ * the order reported) for test-summary.ts. Inside a transaction on PostgreSQL it can lock the run and its
+ * execution (`lock`); outside one it returns the execution row's version (xmin) instead, for an end-of-attempt
+ * that writes only if the execution did not change meanwhile (end-attempt-query.ts).
+ */
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { Dialect } from "../../db/kysely.ts";
+import type { Database, ExecutionStatus, TestCaseStatus } from "../../db/schema.ts";
+import type { TestReport } from "./test-summary.ts";
+import type { AgentDevice, LeasedRun } from "./types.ts";
+
+export interface HeldRun extends LeasedRun {
+  executionStatus: ExecutionStatus;
+  /** PostgreSQL: the execution row's version as read (xmin); undefined on SQLite. */
+  executionVersion: string | undefined;
+  reports: TestReport[];
+}
+
+type HeldRow = {
+  device_run_id: string;
+  execution_id: string;
+  organization_id: string | null;
+  position: number;
+  attempt: number;
+  max_attempts: number | null;
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  claimed_device: string | null;
+  cancel_requested: number;
+  execution_status: ExecutionStatus;
+  execution_version?: string;
+  reports?: unknown;
+};
+
+export interface HeldQuery {
+  /** Which run: by its lease (and organization), or a lapsed lease (by lease_expires_at before `lapsedBefore`). */
+  leaseId: string;
+  organizationId?: string;
+  lapsedBefore?: string;
+  /** Read the run's test case reports (to end the attempt). */
+  withReports?: boolean;
+  /** PostgreSQL, inside a transaction: lock the run and its execution until it ends. */
+  lock?: boolean;
+}
+
+export async function readHeld(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  query: HeldQuery,
+): Promise<HeldRun | undefined> {
+  const reports: RawBuilder<unknown> =
+    dialect === "postgres"
+      ? sql`(select json_agg(json_build_array(tc.classname, tc.name, tc.attempt, tc.status) order by tc.attempt, tc.seq)
+          from test_cases tc where tc.device_run_id = dr.id and tc.attempt <= dr.attempt)`
+      : sql`(select json_group_array(json_array(tc.classname, tc.name, tc.attempt, tc.status) order by tc.attempt, tc.seq)
+          from test_cases tc where tc.device_run_id = dr.id and tc.attempt <= dr.attempt)`;
+  const conditions = [
+    sql`dr.lease_id = ${query.leaseId}`,
+    sql`dr.status = 'running'`,
+    ...(query.organizationId === undefined ? [] : [sql`dr.organization_id = ${query.organizationId}`]),
+    ...(query.lapsedBefore === undefined ? [] : [sql`dr.lease_expires_at < ${query.lapsedBefore}`]),
+  ];
+  const result = await sql<HeldRow>`select dr.id as device_run_id, dr.execution_id, dr.organization_id,
+      dr.position, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
+      e.cancel_requested, e.status as execution_status
+      ${dialect === "postgres" ? sql`, cast(e.xmin as text) as execution_version` : sql``}
+      ${query.withReports ? sql`, ${reports} as reports` : sql``}
+    from device_runs dr join executions e on e.id = dr.execution_id
+    where ${sql.join(conditions, sql` and `)}
+    ${query.lock && dialect === "postgres" ? sql`for update of dr, e` : sql``}`.execute(db);
+  const row = result.rows[0];
+  if (!row || row.lease_id === null || row.lease_expires_at === null || row.organization_id === null) {
+    return undefined;
+  }
+  return {
+    leaseId: row.lease_id,
+    leaseExpiresAt: row.lease_expires_at,
+    deviceRunId: row.device_run_id,
+    executionId: row.execution_id,
+    organizationId: row.organization_id,
+    position: Number(row.position),
+    attempt: Number(row.attempt),
+    maxAttempts: Number(row.max_attempts ?? 1),
+    device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
+    cancelRequested: Number(row.cancel_requested) === 1,
+    executionStatus: row.execution_status,
+    executionVersion: row.execution_version,
+    reports: toReports(row.reports),
+  };
+}
+
+/** json_agg comes parsed (pg), json_group_array as text (SQLite); no test cases: null. */
+function toReports(value: unknown): TestReport[] {
+  if (value === null || value === undefined) return [];
+  const rows = (typeof value === "string" ? JSON.parse(value) : value) as Array<
+    [string, string, number, TestCaseStatus]
+  >;
+  return rows.map(([classname, name, attempt, status]) => ({
+    classname,
+    name,
+    attempt: Number(attempt),
+    status,
+  }));
+}

@@ -1,0 +1,54 @@
+import type { ExecutionStatus } from "../../db/schema.ts";
+import type { FinalStatus } from "./attempt-outcome.ts";
+
+/** A device the agent offers in a claim: one it has free right now. */
+export interface AgentDevice {
+  serial: string;
+  platform: string;
+  model: string;
+  os_version: string;
+}
+
+export interface ClaimRequest {
+  organizationId: string;
+  agentId: string;
+  devices: readonly AgentDevice[];
+  /** Devices the agent no longer offers after repeated infrastructure failures (shown, never matched). */
+  drainedDevices?: readonly AgentDevice[];
+  /** The agent can take a run that needs no device (plans with devices: []) right now. */
+  host: boolean;
+  stepTypes: readonly string[];
+}
+
+/** A device run as its lease holder sees it. */
+export interface LeasedRun {
+  leaseId: string;
+  leaseExpiresAt: string;
+  deviceRunId: string;
+  executionId: string;
+  organizationId: string;
+  position: number;
+  attempt: number;
+  maxAttempts: number;
+  device: AgentDevice | null;
+  cancelRequested: boolean;
+}
+
+/** What the agent needs to run a claimed run, read in the claim's own statement (API.md §7, the job). */
+export interface ClaimedRun extends LeasedRun {
+  plan: Record<string, unknown>;
+  env: Record<string, string>;
+  packageName: string;
+  version: string;
+  binary: { sha256: string; sizeBytes: number; metadata: unknown };
+  testPackage: { sha256: string; sizeBytes: number; test: unknown } | null;
+}
+
+export interface Completion {
+  executionId: string;
+  status: FinalStatus;
+  /** The run goes back to the queue for another attempt. */
+  requeued: boolean;
+  /** The execution's status once this attempt was counted. */
+  executionStatus: ExecutionStatus;
+}
