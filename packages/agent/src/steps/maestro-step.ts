@@ -2,7 +2,8 @@
  * The maestro step: on an Android device, installs the app first (maestro's launchApp starts an installed
  * app, it installs nothing) and clears its data if asked, starts logcat and video; writes the plan's flows
  * into the work directory and runs them with the maestro CLI, with the app's package as APP_ID for the
- * flows; ingests the JUnit report maestro writes, naming the captures on each failed flow.
+ * flows; ingests the JUnit report maestro writes, naming the captures on each failed flow. With
+ * retry_failed_tests, each flow runs alone and a failed one again (maestro-retries.ts).
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -12,6 +13,7 @@ import { Adb } from "../android/adb.ts";
 import { type Captures, failing, startCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
+import { runFlowsWithRetries } from "./maestro-retries.ts";
 import { abortMessage } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
 import { runProcess } from "./process-runner.ts";
@@ -37,25 +39,40 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       "no Android device assigned: maestro runs on the device it finds, with the app as installed there",
     );
   }
-  if ((step.retry_failed_tests ?? 0) > 0) {
-    // A failed flow is known only by the name in maestro's report, which is not reliably its file: rerunning
-    // flows alone needs that mapping (and captures per rerun) first.
-    ctx.log("agent", "retry_failed_tests: maestro flows are not rerun yet; each flow runs once");
-  }
   const flowsDir = await writeFlows(step.flows, ctx.workDir);
+  const runMaestro = async (target: string, report: string) => {
+    const result = await runProcess({
+      command: "maestro",
+      args: maestroArgs(ctx.device?.serial ?? null, report, target, { APP_ID: ctx.packageName }),
+      cwd: ctx.workDir,
+      // The execution's env too: maestro passes MAESTRO_* variables on to the flows.
+      env: { ...withoutAgentSecrets(process.env), ...ctx.env, MAESTRO_CLI_NO_ANALYTICS: "1" },
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      signal: ctx.signal,
+      onLine: (stream, line) => ctx.log(stream, line),
+    });
+    return { result, ran: processOutcome(result, ctx, timeoutMs, "maestro") };
+  };
+  const retries = step.retry_failed_tests ?? 0;
+  if (retries > 0) {
+    return runFlowsWithRetries({
+      ctx,
+      captures,
+      files: step.flows.map((_, index) => flowFile(flowsDir, index)),
+      retries,
+      runMaestro,
+      reportPath: (label) => join(ctx.workDir, `maestro-report-${label}.xml`),
+      devicePresent: adb && (() => adb.present()),
+      lost: (when) => ({
+        status: "errored",
+        message: `device ${adb?.serial} was lost ${when}`,
+        deviceLost: true,
+      }),
+    });
+  }
   const report = join(ctx.workDir, MAESTRO_REPORT);
-  const result = await runProcess({
-    command: "maestro",
-    args: maestroArgs(ctx.device?.serial ?? null, report, flowsDir, { APP_ID: ctx.packageName }),
-    cwd: ctx.workDir,
-    // The execution's env too: maestro passes MAESTRO_* variables on to the flows.
-    env: { ...withoutAgentSecrets(process.env), ...ctx.env, MAESTRO_CLI_NO_ANALYTICS: "1" },
-    timeoutMs,
-    signal: ctx.signal,
-    onLine: (stream, line) => ctx.log(stream, line),
-  });
+  const { result, ran } = await runMaestro(flowsDir, report);
   await captures?.stop();
-  const ran = processOutcome(result, ctx, timeoutMs, "maestro");
   if (adb && ran.status !== "passed" && ran.status !== "cancelled" && !(await adb.present())) {
     await captures?.collect(false, []);
     return { status: "errored", message: `device ${adb.serial} was lost during the flows`, deviceLost: true };
@@ -146,8 +163,11 @@ async function prepareDevice(
 export async function writeFlows(flows: readonly string[], workDir: string): Promise<string> {
   const dir = join(workDir, "flows");
   await mkdir(dir, { recursive: true });
-  for (const [index, flow] of flows.entries()) {
-    await writeFile(join(dir, `flow-${String(index + 1).padStart(2, "0")}.yaml`), flow);
-  }
+  for (const [index, flow] of flows.entries()) await writeFile(flowFile(dir, index), flow);
   return dir;
+}
+
+/** The file of the plan's flow at `index` (from 0) in the flows folder: flow-01.yaml for the first. */
+export function flowFile(dir: string, index: number): string {
+  return join(dir, `flow-${String(index + 1).padStart(2, "0")}.yaml`);
 }

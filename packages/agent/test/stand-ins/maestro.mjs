@@ -4,14 +4,16 @@
 //   launchApp (appId from the config, a string, or {appId}) fails with maestro's
 //   "Unable to launch app <appId>" when the app is not installed on the device (same state as adb);
 //   assertVisible whose text starts with "FAIL" fails with 'Assertion is false: "<text>" is visible'
-//   (a rule of this stand-in: there is no screen to look at). Every other command passes.
+//   (a rule of this stand-in: there is no screen to look at); one whose text starts with "FAIL <n>x "
+//   fails only on the flow's first n runs on that device (a flaky flow; runs counted in the device's
+//   state by flow name, as adb counts test runs). Every other command passes.
 // ${KEY} is replaced from -e KEY=VALUE everywhere in the flow text before parsing.
 // Report: maestro's JUnitTestSuiteReporter layout (testsuites/testsuite name="Test Suite" device=…
 // /testcase id name classname time status SUCCESS|ERROR with a <failure> text).
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { allDevices, deviceSleep, paths, readJson } from "./state.mjs";
+import { allDevices, deviceSleep, paths, readJson, writeJson } from "./state.mjs";
 
 const STEP_MS = 100;
 
@@ -44,6 +46,9 @@ async function runFlow(file, env, serial) {
   const commands = (docs.length > 1 ? docs[1] : docs[0]) ?? [];
   const name = config.name ?? basename(file, extname(file));
   const installed = readJson(paths.packages(serial), {});
+  const runs = readJson(paths.testRuns(serial), {});
+  const run = runs[`flow:${name}`] ?? 0;
+  writeJson(paths.testRuns(serial), { ...runs, [`flow:${name}`]: run + 1 });
   for (const command of commands) {
     const [kind, arg] = typeof command === "string" ? [command, undefined] : Object.entries(command)[0];
     await deviceSleep(STEP_MS);
@@ -52,7 +57,8 @@ async function runFlow(file, env, serial) {
       if (!installed[appId]) return { name, file, started, error: `Unable to launch app ${appId}` };
     } else if (kind === "assertVisible") {
       const text = typeof arg === "string" ? arg : (arg?.text ?? "");
-      if (text.startsWith("FAIL"))
+      const flaky = /^FAIL (\d+)x /.exec(text);
+      if (flaky ? run < Number(flaky[1]) : text.startsWith("FAIL"))
         return { name, file, started, error: `Assertion is false: "${text}" is visible` };
     }
   }

@@ -100,6 +100,23 @@ describe("maestro test", () => {
     expect(ran.stdout).toContain("Unable to launch app com.example.other");
   });
 
+  it("fails an assertVisible of a 'FAIL 2x …' text on the flow's first two runs on a device only", async () => {
+    lab = await createDeviceLab({ devices: [{ serial: S }], timeScale: 0.01 });
+    await run(lab, "adb", ["install", APP]);
+    const dir = flows({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: maestro's own ${} placeholder, read by the flow
+      "cart.yaml": 'appId: ${APP_ID}\nname: Cart\n---\n- launchApp\n- assertVisible: "FAIL 2x Cart shown"\n',
+    });
+    const codes: Array<number | null> = [];
+    for (let i = 0; i < 3; i++) {
+      codes.push(
+        (await run(lab, "maestro", ["--device", S, "test", "-e", "APP_ID=com.example.basic", dir])).code,
+      );
+    }
+    expect(codes).toEqual([1, 1, 0]);
+    expect(lab.testRuns(S)).toEqual({ "flow:Cart": 3 });
+  });
+
   it("needs a connected device and records its calls", async () => {
     lab = await createDeviceLab({ devices: [{ serial: S }] });
     const dir = flows({ "login.yaml": LOGIN });
