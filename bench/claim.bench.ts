@@ -27,6 +27,7 @@ import {
   postgresClaimPlans,
   sqliteClaimPlans,
 } from "./lib/claim-plan.ts";
+import { statementCount, statementCounter } from "./lib/claim-statements.ts";
 import { compareSets, countDuplicates, type HandedOut, headAndTail, perSecond } from "./lib/claim-stats.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
@@ -59,6 +60,9 @@ const packageName = "com.example.basic";
 const inspectStep = { type: "inspect", expect: { debuggable: false } };
 /** Plans per batch trigger: the API's maximum. */
 const batchPlans = 100;
+/** Issue 15's targets for PostgreSQL: claim p99 (ms) and statements per claim + complete cycle. */
+const postgresClaimP99TargetMs = 20;
+const postgresStatementsTarget = 8;
 /** The share of a drain's first and last claims compared, to see whether claims slow with a fuller queue. */
 const headFraction = 0.1;
 
@@ -122,6 +126,8 @@ interface RoundResult {
   passed: number;
   /** Executions of any version still queued or running after the drain (first page of each). */
   leftOver: number;
+  /** Statements the server sent to its database during the drain (claim-statement-counter.mjs). */
+  statements: number;
 }
 
 interface DialectResult {
@@ -203,6 +209,19 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           r.rounds.map((x) => claimsPerSecond(x) / mePerSecond(x)),
         ),
         ratio(
+          `${r.dialect}: claim p99, ms (a time${r.dialect === "postgres" ? `, issue 15's target ≤ ${postgresClaimP99TargetMs}` : ""})`,
+          claims.p99Ms,
+          r.dialect === "postgres" ? { op: "<=", value: postgresClaimP99TargetMs } : undefined,
+          r.rounds.map((x) => roundStats(x).claim.p99Ms),
+        ),
+        ratio(
+          `${r.dialect}: statements per claim + complete cycle (a count${r.dialect === "postgres" ? `, target ≤ ${postgresStatementsTarget}` : ""})`,
+          r.rounds.reduce((n, x) => n + x.statements, 0) /
+            r.rounds.reduce((n, x) => n + x.drain.claimed.length, 0),
+          r.dialect === "postgres" ? { op: "<=", value: postgresStatementsTarget } : undefined,
+          r.rounds.map(statementsPerCycle),
+        ),
+        ratio(
           `${r.dialect}: duplicate claims (a count, must be 0)`,
           r.rounds.reduce((n, x) => n + x.handedOut.duplicates, 0) + r.warm.duplicates,
           { op: "<=", value: 0 },
@@ -236,6 +255,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `agents: ${plan.agents} loops in this process, each its own keep-alive connection and agent_id, all with one agent client (created with testbay-server client create --role agent, as an operator would; one token); each claims with {devices: [], host: true, step_types: ["inspect"], wait_seconds: 0} and completes with {status: "passed"} until a claim answers 204; bounded by ${plan.runs} + 1 claims per agent and ${plan.drainMaxSeconds} s per drain`,
       `baseline: GET /v1/me over the same ${plan.agents} connections with the same agent token, ${plan.agents} at once, ${plan.mePerAgent} each just before and again just after each drain (${formatNumber(2 * plan.agents * plan.mePerAgent)} per round, taken together); warm-up before the first round: ${plan.warmMePerAgent} each, and a drain of ${plan.warmRuns} runs (not measured, checked for duplicates); ${plan.rounds} round(s) of me, drain, me`,
       `claim latency: each 200 claim, from writing the request to the last byte of the response, at the agent (the 204s that end a drain are left out: ${results.map((r) => `${r.dialect} ${r.rounds.map((x) => x.drain.empty).join("/")}`).join(", ")}); p50/p99 over every claim of every round; claims/s = 200 claims ÷ wall time from the first claim to the last agent's 204 (median of the rounds); first/last ${headFraction * 100}% = the claims answered first (queue nearly full) and last (queue nearly empty)`,
+      `statements per cycle: every statement the server process sent to its database during the drain (counted where it leaves the process by bench/lib/claim-statement-counter.mjs, preloaded into the benchmark's server only: each pg Client#query, each SQLite statement run, BEGIN and COMMIT included, and whatever else ran meanwhile: auth lookups, agents' last-seen upserts, pg_notify, the lease sweeper) ÷ the jobs handed out`,
       `checked after every drain: every device run id handed out once (duplicates = handed out − distinct), every triggered execution claimed and none other, GET /v1/executions?status=passed&version=<round's> counts them all, and nothing queued or running is left (GET /v1/executions?status=queued|running)`,
       ...results.flatMap(planNotes),
       pinned,
@@ -461,7 +481,9 @@ async function measure(dialect: Dialect, context: Context): Promise<DialectResul
     await waitQuiet(context, `${dialect} round ${round + 1} GET /v1/me before`);
     const meBefore = await meSeries("GET /v1/me", plan.mePerAgent);
     await waitQuiet(context, `${dialect} round ${round + 1} drain`);
+    const statementsBefore = await statementCount(server.pid, testbay.statementFile);
     const drained = await drain(`drain ${round + 1}`, plan.runs);
+    const statements = (await statementCount(server.pid, testbay.statementFile)) - statementsBefore;
     await waitQuiet(context, `${dialect} round ${round + 1} GET /v1/me after`);
     const meAfter = await meSeries("GET /v1/me", plan.mePerAgent);
     const meResult = mergeSeries(meBefore, meAfter);
@@ -499,11 +521,12 @@ async function measure(dialect: Dialect, context: Context): Promise<DialectResul
       unexpected: sets.unexpected,
       passed,
       leftOver,
+      statements,
     };
     rounds.push(result);
     const s = roundStats(result);
     log(
-      `${dialect}: round ${round + 1}/${plan.rounds}  ${formatNumber(claimsPerSecond(result))} claims/s, claim p50 ${ms(s.claim.p50Ms)} p99 ${ms(s.claim.p99Ms)} (server CPU ${formatNumber(drained.cpu.serverPercent)}%, other ${formatNumber(drained.cpu.otherPercent)}%)  GET /v1/me ${formatNumber(mePerSecond(result))}/s p50 ${ms(s.me.p50Ms)} p99 ${ms(s.me.p99Ms)}  duplicates ${handedOut.duplicates}, passed ${formatNumber(passed)}/${formatNumber(queued.ids.length)}, left queued/running ${leftOver}`,
+      `${dialect}: round ${round + 1}/${plan.rounds}  ${formatNumber(claimsPerSecond(result))} claims/s, claim p50 ${ms(s.claim.p50Ms)} p99 ${ms(s.claim.p99Ms)} (server CPU ${formatNumber(drained.cpu.serverPercent)}%, other ${formatNumber(drained.cpu.otherPercent)}%)  GET /v1/me ${formatNumber(mePerSecond(result))}/s p50 ${ms(s.me.p50Ms)} p99 ${ms(s.me.p99Ms)}  ${statementsPerCycle(result).toFixed(2)} statements per cycle, duplicates ${handedOut.duplicates}, passed ${formatNumber(passed)}/${formatNumber(queued.ids.length)}, left queued/running ${leftOver}`,
     );
   }
   // An empty queue after 10k claims: on PostgreSQL the claimed runs' old index entries may still be there.
@@ -547,6 +570,8 @@ interface Testbay {
   ci: SequentialClient;
   dataDir: string;
   databaseUrl: string;
+  /** Where the server writes its statement count when asked (claim-statements.ts). */
+  statementFile: string;
 }
 
 async function startTestbay(label: string, dialect: Dialect, context: Context): Promise<Testbay> {
@@ -562,14 +587,17 @@ async function startTestbay(label: string, dialect: Dialect, context: Context): 
     if ("reason" in database) throw new Error(database.reason);
     databaseUrl = database.url;
   }
+  const statementFile = path.join(dir, `${label}.statements`);
   const server = await startServerProcess<TestbayReady & ReadyMessage>(
     {
       label: `testbay (${label})`,
       entry: path.join(benchDir, "servers", "testbay.ts"),
-      nodeFlags: testbayNodeFlags,
+      // The statement counter is preloaded before the server's own code (and the bench servers' tsx).
+      nodeFlags: [...testbayNodeFlags, "--import", statementCounter],
       cpu,
       stdoutFile: path.join(dir, `${label}.stdout.log`),
       env: {
+        BENCH_STATEMENT_COUNT_FILE: statementFile,
         TESTBAY_DATA_DIR: dataDir,
         TESTBAY_DATABASE_URL: databaseUrl,
         TESTBAY_HOST: "127.0.0.1",
@@ -588,7 +616,7 @@ async function startTestbay(label: string, dialect: Dialect, context: Context): 
   const token = await requestToken(origin, server.ready);
   const ci = new SequentialClient(origin, { "x-api-key": token });
   scope.defer(() => ci.close());
-  return { server, origin, token, ci, dataDir, databaseUrl };
+  return { server, origin, token, ci, dataDir, databaseUrl, statementFile };
 }
 
 /** `testbay-server client create --org bench --role agent` on the server's database, as an operator would. */
@@ -708,6 +736,11 @@ function mePerSecond(x: RoundResult): number {
   return perSecond(x.me.times.length, x.me.ms);
 }
 
+/** Statements the server sent during the drain per claim + complete cycle (the 204 claims that end it included). */
+function statementsPerCycle(x: RoundResult): number {
+  return x.drain.claimed.length > 0 ? x.statements / x.drain.claimed.length : Number.NaN;
+}
+
 function notPassed(x: RoundResult): number {
   return Math.max(0, x.queued - x.passed);
 }
@@ -802,6 +835,7 @@ function drainRows(r: DialectResult): Row[] {
         { label: "passed after", value: x.passed, unit: "" },
         { label: "drain s", value: x.drain.ms / 1000, unit: "", decimals: 1 },
         { label: "claims/s", value: claimsPerSecond(x), unit: "" },
+        { label: "statements/cycle", value: statementsPerCycle(x), unit: "", decimals: 2 },
         { label: "p50 ms first 10%", value: split.head.p50, unit: "", decimals: 2 },
         { label: "p50 ms last 10%", value: split.tail.p50, unit: "", decimals: 2 },
         { label: "p99 ms first 10%", value: split.head.p99, unit: "", decimals: 2 },
@@ -825,7 +859,7 @@ function planNotes(r: DialectResult): string[] {
     ? `; after the last drain (nothing queued, ${formatNumber(r.rounds.reduce((n, x) => n + x.drain.claimed.length, 0))} runs claimed since the first plan): ${claimAccessPath(r.planAfter)}${buffers(r.planAfter)}`
     : "";
   const notes = [
-    `claim query plan, ${r.dialect} (${r.dialect === "postgres" ? "EXPLAIN (ANALYZE, BUFFERS)" : "EXPLAIN QUERY PLAN"} of the SELECT the server's LeasesRepo.claim sends), with ${formatNumber(r.rounds[0]?.queued)} runs queued: ${claimAccessPath(r.plan)}${buffers(r.plan)}${after}`,
+    `claim query plan, ${r.dialect} (${r.dialect === "postgres" ? "EXPLAIN (ANALYZE, BUFFERS)" : "EXPLAIN QUERY PLAN"} of the SELECT inside the server's claim statement, features/device-runs nextRun), with ${formatNumber(r.rounds[0]?.queued)} runs queued: ${claimAccessPath(r.plan)}${buffers(r.plan)}${after}`,
   ];
   if (r.plan.problems.length > 0) {
     notes.push(

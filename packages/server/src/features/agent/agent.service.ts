@@ -38,9 +38,14 @@ export interface AgentServiceOptions {
   pollIntervalMs: number;
 }
 
+/** How often an agent claiming again with the same offer is recorded as seen again (see AgentService.seen). */
+const seenRefreshMs = 5_000;
+
 /** The agent protocol (API.md §7): claims with long polling, heartbeats, results, artifacts, completion. */
 export class AgentService {
   private closing = false;
+  /** What each agent offered when this instance last recorded it as seen, and when (see `seen`). */
+  private readonly lastSeen = new Map<string, { offer: string; at: number }>();
 
   constructor(private readonly options: AgentServiceOptions) {}
 
@@ -55,14 +60,7 @@ export class AgentService {
   async claim(request: ClaimRequest, waitSeconds: number, abort: AbortSignal) {
     const deadline = performance.now() + waitSeconds * 1000;
     // Once per claim, not per look inside its long poll: the next claim comes within 30 s anyway.
-    await this.options.seen.seen(
-      request.organizationId,
-      request.agentId,
-      request.stepTypes,
-      request.devices,
-      request.drainedDevices ?? [],
-      this.options.clock.now(),
-    );
+    await this.seen(request);
     for (;;) {
       if (this.closing) return undefined;
       const run = await this.options.runs.claim(request, this.options.clock.now(), this.ttlMs);
@@ -205,6 +203,30 @@ export class AgentService {
   async close(): Promise<void> {
     this.closing = true;
     await this.options.signal.close();
+  }
+
+  /**
+   * Records the agent as seen with what it offers. An agent draining the queue claims many times a second with
+   * the same offer: written again only when the offer changed or `seenRefreshMs` passed since this instance
+   * last wrote it, far inside the online window (AgentsRepo's onlineWindowMs, 75 s), so GET /agents shows the
+   * same agents, offers and online states, with a last_seen_at at most that much older.
+   */
+  private async seen(request: ClaimRequest): Promise<void> {
+    const now = this.options.clock.now();
+    const key = `${request.organizationId}\u0000${request.agentId}`;
+    const offer = JSON.stringify([request.stepTypes, request.devices, request.drainedDevices ?? []]);
+    const last = this.lastSeen.get(key);
+    if (last && last.offer === offer && now >= last.at && now - last.at < seenRefreshMs) return;
+    await this.options.seen.seen(
+      request.organizationId,
+      request.agentId,
+      request.stepTypes,
+      request.devices,
+      request.drainedDevices ?? [],
+      now,
+    );
+    // One entry per agent of the organizations this instance serves: a few hundred at most.
+    this.lastSeen.set(key, { offer, at: now });
   }
 
   private changed(run: LeasedRun): void {
