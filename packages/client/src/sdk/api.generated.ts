@@ -1416,6 +1416,8 @@ export interface components {
             skipped: number;
             /** @description Tests that failed on one attempt and passed on another */
             flaky: number;
+            /** @description Failed tests (counted in failed too) that were quarantined when their run ended, so they did not fail it (PUT /v1/tests/{test_id}/quarantine). Always sent by this server; optional for clients of servers older than quarantine. */
+            quarantined_failures?: number;
         };
         DeviceRun: {
             /** @description The plan's device entry; null for a plan that runs on the agent host */

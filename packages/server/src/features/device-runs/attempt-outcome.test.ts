@@ -25,6 +25,31 @@ describe("attempt outcome", () => {
     expect(attemptStatus("errored", noTests)).toBe("errored");
   });
 
+  it("passes an attempt whose only failures are quarantined tests, without another attempt", () => {
+    const quarantinedFailure = attemptSummary(
+      [{ classname: "C", name: "q", attempt: 1, status: "failed", quarantined: true }],
+      1,
+    );
+    const both = attemptSummary(
+      [
+        { classname: "C", name: "q", attempt: 1, status: "failed", quarantined: true },
+        { classname: "C", name: "t", attempt: 1, status: "failed" },
+      ],
+      1,
+    );
+    expect(attemptStatus("failed", quarantinedFailure)).toBe("passed");
+    expect(attemptStatus("passed", quarantinedFailure)).toBe("passed");
+    expect(reportedEnd(ending({ maxAttempts: 2, summary: quarantinedFailure }), "failed", null)).toEqual({
+      status: "passed",
+      requeued: false,
+    });
+    // Another test's failure still fails it; so does a failure no test explains (a step), and an error.
+    expect(attemptStatus("passed", both)).toBe("failed");
+    expect(attemptStatus("failed", both)).toBe("failed");
+    expect(attemptStatus("failed", noTests)).toBe("failed");
+    expect(attemptStatus("errored", quarantinedFailure)).toBe("errored");
+  });
+
   it("ends a passed attempt, and a failed one when the plan allows no more attempts", () => {
     expect(reportedEnd(ending(), "passed", null)).toEqual({ status: "passed", requeued: false });
     expect(reportedEnd(ending(), "failed", null)).toEqual({ status: "failed", requeued: false });

@@ -42,11 +42,14 @@ export interface AttemptEnd {
 
 /**
  * The status a device run ends an attempt with: what the agent reported, except that a run whose tests
- * failed is `failed` even if every step's exit code said otherwise. (Quarantined failures, once counted
- * apart in the summary, are where this learns to let a run pass.)
+ * failed is `failed` even if every step's exit code said otherwise, and that a run the agent reported failed
+ * only because of quarantined tests passes (API.md §6: a quarantined test's failure does not fail its
+ * execution). A failed run without a failed test failed for another reason (a step): that stays failed.
  */
 export function attemptStatus(reported: FinalStatus, summary: Summary): FinalStatus {
-  if (reported === "passed" && summary.failed > 0) return "failed";
+  const counted = summary.failed - (summary.quarantined_failures ?? 0);
+  if (reported === "passed" && counted > 0) return "failed";
+  if (reported === "failed" && summary.failed > 0 && counted === 0) return "passed";
   return reported;
 }
 

@@ -157,7 +157,16 @@ describe("settling an execution", () => {
             status,
             // Every other run has a summary, each with different counts, so a mixed-up column shows.
             summary:
-              i % 2 === 0 ? { tests: 7 + i, passed: 4, failed: 2 + i, skipped: 1, flaky: 1 + i } : null,
+              i % 2 === 0
+                ? {
+                    tests: 7 + i,
+                    passed: 4,
+                    failed: 2 + i,
+                    skipped: 1,
+                    flaky: 1 + i,
+                    quarantined_failures: i,
+                  }
+                : null,
           }));
           cases.push({ id: await execution(specs, { started }), specs, started });
         }
@@ -318,7 +327,14 @@ describe("the lifecycle", () => {
     const ended = await runs.complete(org, first?.leaseId ?? "", "passed", null, Date.parse(at));
     expect(ended).toMatchObject({ status: "failed", requeued: true, executionStatus: "running" });
     const afterFirst = JSON.parse((await executionRow(id)).summary);
-    expect(afterFirst).toEqual({ tests: 2, passed: 1, failed: 1, skipped: 0, flaky: 1 });
+    expect(afterFirst).toEqual({
+      tests: 2,
+      passed: 1,
+      failed: 1,
+      skipped: 0,
+      flaky: 1,
+      quarantined_failures: 0,
+    });
 
     const second = await runs.claim(host, Date.parse(at), 60_000);
     expect(second?.attempt).toBe(2);
@@ -335,6 +351,7 @@ describe("the lifecycle", () => {
       failed: 0,
       skipped: 0,
       flaky: 1,
+      quarantined_failures: 0,
     });
     const { summary } = await sql<{ summary: string }>`select summary from device_run_attempts
       where device_run_id = ${`${id}_dr0`} and attempt = 1`

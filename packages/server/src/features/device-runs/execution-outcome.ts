@@ -14,10 +14,15 @@ import { type FinalStatus, isFinal } from "./attempt-outcome.ts";
  */
 export const endingPrecedence = ["cancelled", "failed", "errored"] as const satisfies readonly FinalStatus[];
 
-/** The counts of a summary, added up over device runs (quarantined_failures joins them when it exists). */
-export const summaryKeys = ["tests", "passed", "failed", "skipped", "flaky"] as const satisfies ReadonlyArray<
-  keyof Summary
->;
+/** The counts of a summary, added up over device runs. */
+export const summaryKeys = [
+  "tests",
+  "passed",
+  "failed",
+  "skipped",
+  "flaky",
+  "quarantined_failures",
+] as const satisfies ReadonlyArray<keyof Summary>;
 
 /** The device runs of an execution, counted by status. */
 export interface RunTally {
@@ -57,7 +62,7 @@ export function executionStatus(runs: RunTally, started: boolean): ExecutionStat
 
 /** Adds the device runs' latest summaries (each counts its own flaky tests, test-summary.ts). */
 export function addSummaries(summaries: Iterable<Summary | null>): Summary {
-  const total: Summary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+  const total: Summary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0, quarantined_failures: 0 };
   for (const summary of summaries) {
     if (!summary) continue;
     for (const key of summaryKeys) total[key] += summary[key] ?? 0;

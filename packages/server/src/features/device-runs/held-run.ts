@@ -28,6 +28,7 @@ type HeldRow = {
   lease_id: string | null;
   lease_expires_at: string | null;
   claimed_device: string | null;
+  test_plan_id: string;
   cancel_requested: number;
   execution_status: ExecutionStatus;
   execution_version?: string;
@@ -45,6 +46,13 @@ export interface HeldQuery {
   lock?: boolean;
 }
 
+/**
+ * Whether a reported test is quarantined in the run's organization as the attempt ends (1 or 0): one probe of
+ * test_quarantines' primary key per case. A quarantined test's failure does not fail its run (API.md §6).
+ */
+const quarantined = sql`case when exists (select 1 from test_quarantines q
+  where q.organization_id = dr.organization_id and q.test_id = tc.test_id) then 1 else 0 end`;
+
 export async function readHeld(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -52,9 +60,9 @@ export async function readHeld(
 ): Promise<HeldRun | undefined> {
   const reports: RawBuilder<unknown> =
     dialect === "postgres"
-      ? sql`(select json_agg(json_build_array(tc.classname, tc.name, tc.attempt, tc.status) order by tc.attempt, tc.seq)
+      ? sql`(select json_agg(json_build_array(tc.classname, tc.name, tc.attempt, tc.status, ${quarantined}) order by tc.attempt, tc.seq)
           from test_cases tc where tc.device_run_id = dr.id and tc.attempt <= dr.attempt)`
-      : sql`(select json_group_array(json_array(tc.classname, tc.name, tc.attempt, tc.status) order by tc.attempt, tc.seq)
+      : sql`(select json_group_array(json_array(tc.classname, tc.name, tc.attempt, tc.status, ${quarantined}) order by tc.attempt, tc.seq)
           from test_cases tc where tc.device_run_id = dr.id and tc.attempt <= dr.attempt)`;
   const conditions = [
     sql`dr.lease_id = ${query.leaseId}`,
@@ -64,7 +72,7 @@ export async function readHeld(
   ];
   const result = await sql<HeldRow>`select dr.id as device_run_id, dr.execution_id, dr.organization_id,
       dr.position, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
-      e.cancel_requested, e.status as execution_status
+      e.test_plan_id, e.cancel_requested, e.status as execution_status
       ${dialect === "postgres" ? sql`, cast(e.xmin as text) as execution_version` : sql``}
       ${query.withReports ? sql`, ${reports} as reports` : sql``}
     from device_runs dr join executions e on e.id = dr.execution_id
@@ -85,6 +93,7 @@ export async function readHeld(
     maxAttempts: Number(row.max_attempts ?? 1),
     device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
     cancelRequested: Number(row.cancel_requested) === 1,
+    testPlanId: row.test_plan_id,
     executionStatus: row.execution_status,
     executionVersion: row.execution_version,
     reports: toReports(row.reports),
@@ -95,12 +104,13 @@ export async function readHeld(
 function toReports(value: unknown): TestReport[] {
   if (value === null || value === undefined) return [];
   const rows = (typeof value === "string" ? JSON.parse(value) : value) as Array<
-    [string, string, number, TestCaseStatus]
+    [string, string, number, TestCaseStatus, number]
   >;
-  return rows.map(([classname, name, attempt, status]) => ({
+  return rows.map(([classname, name, attempt, status, quarantined]) => ({
     classname,
     name,
     attempt: Number(attempt),
     status,
+    quarantined: Number(quarantined) === 1,
   }));
 }

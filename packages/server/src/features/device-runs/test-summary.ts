@@ -13,6 +13,8 @@ export interface TestReport {
   name: string;
   attempt: number;
   status: TestCaseStatus;
+  /** The test is quarantined (as the attempt ends): its failure does not fail the run. */
+  quarantined?: boolean;
 }
 
 const failing = (status: TestCaseStatus) => status === "failed" || status === "errored";
@@ -28,7 +30,7 @@ export function isFlaky(history: ReadonlyArray<{ status: TestCaseStatus }>): boo
 }
 
 export function emptySummary(): Summary {
-  return { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+  return { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0, quarantined_failures: 0 };
 }
 
 /**
@@ -51,7 +53,11 @@ export function attemptSummary(reports: readonly TestReport[], attempt: number):
     summary.tests++;
     if (final.status === "passed") summary.passed++;
     else if (final.status === "skipped") summary.skipped++;
-    else summary.failed++;
+    else {
+      // Still reported as a failure; counted apart too, so the run's status can leave it out.
+      summary.failed++;
+      if (final.quarantined) summary.quarantined_failures = (summary.quarantined_failures ?? 0) + 1;
+    }
     if (isFlaky(history)) summary.flaky++;
   }
   return summary;

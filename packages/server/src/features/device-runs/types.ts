@@ -32,6 +32,8 @@ export interface LeasedRun {
   maxAttempts: number;
   device: AgentDevice | null;
   cancelRequested: boolean;
+  /** The execution's plan: what its test cases' ids are made from (ResultsRepo.recordBatch). Not read by claims. */
+  testPlanId?: string;
 }
 
 /** What the agent needs to run a claimed run, read in the claim's own statement (API.md §7, the job). */

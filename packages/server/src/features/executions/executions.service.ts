@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
 import type { DeviceRuns } from "../device-runs/index.ts";
-import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
+import type { ExecutionRecord, ExecutionsRepo, Summary } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
 export function executionView(execution: ExecutionRecord) {
@@ -15,7 +15,7 @@ export function executionView(execution: ExecutionRecord) {
     status: run.status,
     attempt: run.attempt,
     reason: run.reason,
-    summary: run.summary,
+    summary: run.summary && withQuarantined(run.summary),
     agent_id: run.agentId,
     claimed_device: run.claimedDevice,
     started_at: run.startedAt,
@@ -43,7 +43,7 @@ export function executionView(execution: ExecutionRecord) {
     created_at: execution.createdAt,
     started_at: execution.startedAt,
     finished_at: execution.finishedAt,
-    summary: execution.summary,
+    summary: withQuarantined(execution.summary),
     ci: execution.ci,
     triggered_by:
       execution.triggeredByPerson === null
@@ -67,7 +67,10 @@ function worstOf(statuses: string[]): string {
   return attentionOrder.find((status) => statuses.includes(status)) ?? "pending";
 }
 
-export const emptySummary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 };
+export const emptySummary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0, quarantined_failures: 0 };
+
+/** Summaries stored before quarantine (issue 15) have no quarantined_failures: none were. */
+const withQuarantined = (summary: Summary): Required<Summary> => ({ quarantined_failures: 0, ...summary });
 
 export class ExecutionsService {
   constructor(

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
+
+/**
+ * What a quarantine does to executions (API.md §6): a quarantined test still runs and is reported, but its failure
+ * does not fail its run (no other attempt either) nor its execution; summary.quarantined_failures counts it.
+ */
+
+let server: TestServer;
+let ci: Record<string, string>;
+let agent: Record<string, string>;
+let planId: string;
+
+const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
+type Case = [name: string, status: "passed" | "failed"];
+
+/** One attempt: the agent reports `cases` and completes failed if one failed, as agents do. */
+async function attempt(cases: Case[]) {
+  const claimed = await call(`${server.baseUrl}/agent/claim`, {
+    headers: agent,
+    json: { agent_id: "rack-1", devices: [pixel], step_types: ["maestro"] },
+  });
+  expect(claimed.status).toBe(200);
+  const lease = claimed.body.job.lease_id;
+  const events = cases.map(([name, status], i) => ({
+    seq: i + 1,
+    type: "test_case",
+    step_index: 0,
+    classname: "com.example.CartTest",
+    name,
+    status,
+    duration_ms: 1000,
+    message: status === "failed" ? `${name} broke` : null,
+  }));
+  expect(
+    (await call(`${server.baseUrl}/agent/jobs/${lease}/events`, { headers: agent, json: { events } })).status,
+  ).toBe(200);
+  const failed = cases.some(([, status]) => status === "failed");
+  const done = await call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
+    headers: agent,
+    json: { status: failed ? "failed" : "passed" },
+  });
+  expect(done.status).toBe(200);
+  return done.body as { status: string; requeued: boolean };
+}
+
+/** An execution of the plan (max_attempts 2): every attempt reports `cases`. Returns it and its attempts' ends. */
+async function execution(cases: Case[]) {
+  server.clock.advance(60_000);
+  const triggered = await call(`${server.baseUrl}/testplan/run`, {
+    headers: ci,
+    json: { test_plan_id: planId, package_name: "com.example.basic", version: "1.2.3" },
+  });
+  expect(triggered.status).toBe(200);
+  const ends = [await attempt(cases)];
+  if (ends[0]?.requeued) ends.push(await attempt(cases));
+  const read = await call(`${server.baseUrl}/executions/${triggered.body.execution.id}`, { headers: ci });
+  return { execution: read.body, ends };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
+  });
+  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  agent = { "x-api-key": await server.token(await server.createClient("acme", "agent")) };
+  await registerBasicApp(server, ci);
+  const created = await call(`${server.baseUrl}/testplans`, {
+    headers: ci,
+    json: {
+      name: "checkout",
+      package_name: "com.example.basic",
+      devices: [{ platform: "android", model: "Pixel 7" }],
+      max_attempts: 2,
+      steps: [{ type: "maestro", flows: ["appId: com.example.basic\n---\n- launchApp\n"] }],
+    },
+  });
+  expect(created.status).toBe(201);
+  planId = created.body.id;
+});
+afterAll(() => server.close());
+
+describe("a quarantined test's failure", () => {
+  let paysWithCard: string;
+
+  beforeAll(async () => {
+    const first = await execution([
+      ["paysWithCard", "failed"],
+      ["addsToCart", "passed"],
+    ]);
+    // Before the quarantine the failure fails the run, which is tried again, and the execution.
+    expect(first.ends.map((end) => [end.status, end.requeued])).toEqual([
+      ["failed", true],
+      ["failed", false],
+    ]);
+    expect(first.execution).toMatchObject({ status: "failed", summary: { failed: 1 } });
+    expect(first.execution.summary.quarantined_failures ?? 0).toBe(0);
+    const tests = await call(`${server.baseUrl}/executions/${first.execution.id}/tests`, { headers: ci });
+    paysWithCard = tests.body.items.find((t: { name: string }) => t.name === "paysWithCard").id;
+    const put = await call(`${server.baseUrl}/tests/${paysWithCard}/quarantine`, {
+      method: "PUT",
+      headers: ci,
+      json: { reason: "Sandbox flaky: TB-7" },
+    });
+    expect(put.status).toBe(200);
+  });
+
+  it("leaves its run and execution passed, without another attempt, and is counted in quarantined_failures", async () => {
+    const { execution: passed, ends } = await execution([
+      ["paysWithCard", "failed"],
+      ["addsToCart", "passed"],
+    ]);
+    expect(ends).toMatchObject([{ status: "passed", requeued: false }]);
+    expect(passed).toMatchObject({
+      status: "passed",
+      summary: { tests: 2, passed: 1, failed: 1, quarantined_failures: 1 },
+    });
+    // Still run and reported: the failure is listed, marked quarantined.
+    const failed = await call(`${server.baseUrl}/executions/${passed.id}/tests?status=failed`, {
+      headers: ci,
+    });
+    expect(failed.body.items).toMatchObject([{ id: paysWithCard, status: "failed", quarantined: true }]);
+  });
+
+  it("does not hide another test's failure", async () => {
+    const { execution: failed } = await execution([
+      ["paysWithCard", "failed"],
+      ["addsToCart", "failed"],
+    ]);
+    expect(failed).toMatchObject({ status: "failed", summary: { failed: 2, quarantined_failures: 1 } });
+  });
+
+  it("fails executions again once the test is released", async () => {
+    const released = await call(`${server.baseUrl}/tests/${paysWithCard}/quarantine`, {
+      method: "DELETE",
+      headers: ci,
+    });
+    expect(released.status).toBe(204);
+    const { execution: failed } = await execution([
+      ["paysWithCard", "failed"],
+      ["addsToCart", "passed"],
+    ]);
+    expect(failed).toMatchObject({ status: "failed", summary: { failed: 1 } });
+    expect(failed.summary.quarantined_failures ?? 0).toBe(0);
+  });
+});
