@@ -15,6 +15,7 @@ let browser: Browser;
 let member: Person;
 let viewer: Person;
 let ci: Record<string, string>;
+let planId: string;
 let runId: string;
 let testId: string;
 
@@ -93,7 +94,8 @@ beforeAll(async () => {
     },
   });
   expect(plan.status).toBe(201);
-  runId = await failingRun(plan.body.id);
+  planId = plan.body.id;
+  runId = await failingRun(planId);
   const tests = await call(`${server.baseUrl}/executions/${runId}/tests?status=failed`, { headers: ci });
   testId = tests.body.items[0].id;
   member = await createMember(server, "quinn@example.com");
@@ -160,6 +162,17 @@ describe("quarantine on a run's page", () => {
     for (const name of ["Quarantine…", "Release from quarantine"]) {
       await expect(page.getByRole("button", { name }).count(), name).resolves.toBe(0);
     }
+    await page.context().close();
+  });
+
+  it("shows a run that failed only in a quarantined test as passed, its summary counting the quarantined failure", async () => {
+    // paysWithCard is quarantined (the test before): it fails again, and the run passes.
+    const passedRun = await failingRun(planId);
+    const page = await openSignedIn(browser, server.origin, member, `/runs/${passedRun}`);
+    await failure(page).getByText("Quarantined", { exact: true }).waitFor();
+    await page.getByText("1 failed · 1 quarantined").first().waitFor();
+    const run = await call(`${server.baseUrl}/executions/${passedRun}`, { headers: ci });
+    expect(run.body).toMatchObject({ status: "passed", summary: { failed: 1, quarantined_failures: 1 } });
     await page.context().close();
   });
 });
