@@ -12,6 +12,9 @@ export type {
   EventsResult,
   HeartbeatResult,
   RunStatus,
+  ShardBatch,
+  ShardTest,
+  ShardTestsResult,
 } from "./sdk/agent-api.ts";
 export type { components, operations, paths } from "./sdk/api.generated.ts";
 export { type Download, Testbay, type TestbayOptions } from "./sdk/client.ts";

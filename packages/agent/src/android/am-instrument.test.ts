@@ -71,12 +71,14 @@ describe("filterArgs", () => {
 });
 
 describe("testFileContents", () => {
-  it("writes one Class#method per line", () => {
+  it("writes one Class#method per line, a parameterized method once without its index", () => {
+    // RunnerArgs would read "a.D#e[1]" as a package name (it does not match CLASS_OR_METHOD_REGEX).
     expect(
       testFileContents([
         { classname: "a.B", name: "c" },
         { classname: "a.D", name: "e[1]" },
+        { classname: "a.D", name: "e[2]" },
       ]),
-    ).toBe("a.B#c\na.D#e[1]\n");
+    ).toBe("a.B#c\na.D#e\n");
   });
 });

@@ -62,7 +62,12 @@ export function singleTestSpec(test: { classname: string; name: string }): strin
   return `${test.classname}#${test.name.replace(/(.)\[[0-9]+\]$/, "$1")}`;
 }
 
-/** The contents of a testFile: one `Class#method` per line. */
+/**
+ * The contents of a testFile: one `Class#method` per line. AndroidJUnitRunner's RunnerArgs reads a line as a
+ * class or method only when it matches its CLASS_OR_METHOD_REGEX (`pkg.Class#method`, the method a Java
+ * identifier) and as a package otherwise, so a parameterized index (`m[2]`) cannot be named: the method is,
+ * once (every index runs, and the caller keeps the results of the ones it asked for).
+ */
 export function testFileContents(tests: ReadonlyArray<{ classname: string; name: string }>): string {
-  return tests.map((test) => `${test.classname}#${test.name}\n`).join("");
+  return [...new Set(tests.map((test) => `${singleTestSpec(test)}\n`))].join("");
 }

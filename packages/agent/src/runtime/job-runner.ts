@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { type AgentJob, type RunStatus, type Step, type Testbay, TestbayApiError } from "@testbay/client";
 import { runStep } from "../steps/run-step.ts";
-import type { StepContext, StepOutcome } from "../steps/step-types.ts";
+import { skippedOnShard } from "../steps/shard-batches.ts";
+import type { ShardContext, StepContext, StepOutcome } from "../steps/step-types.ts";
 import { collectArtifacts } from "./artifacts.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
@@ -113,6 +114,7 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
   const steps = job.plan.steps;
   let appPath: Promise<string> | undefined;
   let testPackagePath: Promise<string> | undefined;
+  const shard = jobShard(job);
   for (const [index, step] of steps.entries()) {
     const previous = outcomes.at(-1);
     if (stop.aborted || (previous && previous.status !== "passed")) {
@@ -125,8 +127,22 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
       });
       continue;
     }
-    reporter.push({ type: "step_started", at: now(), step_index: index });
     const label = `step ${index + 1}/${steps.length} (${step.name ?? step.type})`;
+    const notHere = skippedOnShard(step, shard);
+    if (notHere !== null) {
+      // Rule 1 of sharding: another shard runs it, and its results are counted there once. Not a failure, so
+      // the steps after it still run.
+      reporter.push({ type: "log", at: now(), stream: "agent", line: `${label} not run here: ${notHere}` });
+      reporter.push({
+        type: "step_finished",
+        at: now(),
+        step_index: index,
+        status: "skipped",
+        message: notHere,
+      });
+      continue;
+    }
+    reporter.push({ type: "step_started", at: now(), step_index: index });
     reporter.push({ type: "log", at: now(), stream: "agent", line: `${label} started` });
     const workDir = path.join(run.jobDir, `step-${index + 1}`);
     await mkdir(workDir);
@@ -167,6 +183,19 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
       timeoutMs: stepTimeoutMs(step, run.deadline),
       log: (stream, line) => reporter.push({ type: "log", at: now(), stream, line }),
       testCase: (c) => reporter.push({ type: "test_case", step_index: index, ...c }),
+      shard: shard && {
+        ...shard,
+        listTests: async (tests) => {
+          // The server plans from what it has: this shard's tests reported so far must not wait behind it.
+          await reporter.flush();
+          return run.options.client.agent.shardTests(job.lease_id, index, tests);
+        },
+        nextBatch: async (finished) => {
+          // The batch just run is marked done only once its test cases are stored.
+          await reporter.flush();
+          return run.options.client.agent.nextBatch(job.lease_id, index, finished);
+        },
+      },
     };
     const outcome = await runStep(step, context);
     outcomes.push(outcome);
@@ -181,6 +210,17 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
     });
   }
   return outcomes;
+}
+
+/**
+ * Which shard of its device entry the job's device run is (API.md §5 `shards`): `device_run.shard` and
+ * `device_run.shard_count`, 0 of 1 from a server that does not shard.
+ */
+function jobShard(job: AgentJob): Pick<ShardContext, "index" | "count"> {
+  const run = job.device_run as { shard?: unknown; shard_count?: unknown };
+  const index = typeof run.shard === "number" ? run.shard : 0;
+  const count = typeof run.shard_count === "number" ? run.shard_count : 1;
+  return { index, count };
 }
 
 function stepTimeoutMs(step: Step, deadline: number): number {

@@ -7,7 +7,14 @@
 /** What the server stored about the uploaded binary (the SDK's model of it). */
 export type { BinaryMetadata } from "@testbay/client";
 
-import type { AgentDevice, AgentEvent, BinaryMetadata } from "@testbay/client";
+import type {
+  AgentDevice,
+  AgentEvent,
+  BinaryMetadata,
+  ShardBatch,
+  ShardTest,
+  ShardTestsResult,
+} from "@testbay/client";
 
 /** A device the agent found (adb devices -l + getprop), as it offers it in claims; null: the host itself. */
 export type Device = AgentDevice;
@@ -53,6 +60,20 @@ export interface TestPackageInfo {
   test: { package_name: string; runner: string; target_package: string };
 }
 
+/**
+ * The device run's shard (API.md §5 `shards`) and the server calls a sharded step makes on its behalf: the
+ * listing of its tests, then batch after batch of them until none is left.
+ */
+export interface ShardContext {
+  /** This device run's shard, 0 … count - 1. */
+  index: number;
+  /** How many shards the device entry runs as (the largest `shards` among the plan's steps). */
+  count: number;
+  listTests(tests: ShardTest[]): Promise<ShardTestsResult>;
+  /** Marks `finishedBatchId` done (when given) and takes the next batch; null when none is left. */
+  nextBatch(finishedBatchId?: string): Promise<ShardBatch | null>;
+}
+
 export interface StepContext {
   /** A fresh, empty working directory for this step (the runner may write anything there). */
   workDir: string;
@@ -78,6 +99,8 @@ export interface StepContext {
   /** Output lines, in order; batched and sent to the server by the runner. */
   log(stream: "stdout" | "stderr" | "agent", line: string): void;
   testCase(testCase: TestCase): void;
+  /** The shard this device run is and its server calls; absent outside jobs (tests), which is shard 0 of 1. */
+  shard?: ShardContext;
 }
 
 export interface StepRunner<S> {

@@ -376,6 +376,41 @@ describe("am instrument", () => {
     expect(await names("-e", "testFile", "/data/local/tmp/tests.txt")).toEqual(["a", "c"]);
   });
 
+  it("reads a testFile line as RunnerArgs does: a class or method when it is one, else packages", async () => {
+    await labWithApps({
+      tests: [
+        { class: "com.example.basic.LoginTest", method: "m[0]", outcome: "pass" },
+        { class: "com.example.basic.LoginTest", method: "m[1]", outcome: "pass" },
+        { class: "com.example.basic.cart.CartTest", method: "c", outcome: "pass" },
+      ],
+    });
+    const ranWith = async (contents: string) => {
+      const list = join(mkdtempSync(join(tmpdir(), "stand-in-list-")), "tests.txt");
+      writeFileSync(list, contents);
+      expect((await run(lab, "adb", ["-s", S, "push", list, "/data/local/tmp/t.txt"])).code).toBe(0);
+      const ran = await run(lab, "adb", [
+        "-s",
+        S,
+        "shell",
+        "am",
+        "instrument",
+        "-w",
+        "-r",
+        "-e",
+        "testFile",
+        "/data/local/tmp/t.txt",
+        COMPONENT,
+      ]);
+      return statusBlocks(ran.stdout)
+        .filter((b) => b.endsWith("CODE: 0\n"))
+        .map((b) => /test=(\S+)/.exec(b)?.[1]);
+    };
+    // "m[1]" is no Java identifier: the line is taken for a package, which no test is in.
+    expect(await ranWith("com.example.basic.LoginTest#m[1]\n")).toEqual([]);
+    expect(await ranWith("com.example.basic.LoginTest#m\n")).toEqual(["m[0]", "m[1]"]);
+    expect(await ranWith("com.example.basic.cart\n")).toEqual(["c"]);
+  });
+
   it("a test with outcomes behaves as its n-th run on that device says, the last outcome once they run out", async () => {
     await labWithApps({
       tests: [

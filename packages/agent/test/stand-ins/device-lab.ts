@@ -61,6 +61,11 @@ export interface DeviceSpec {
   usb?: string;
   screen?: [number, number];
   screenColor?: [number, number, number];
+  /**
+   * How fast the device runs tests against their `duration_ms` (and maestro's commands): 1 unless given;
+   * 0.5 takes twice as long, as an older model beside newer ones does.
+   */
+  speed?: number;
 }
 
 export interface DeviceRecord extends Required<Omit<DeviceSpec, "usb" | "screenColor">> {
@@ -152,6 +157,7 @@ function record(spec: DeviceSpec, transportId: number): DeviceRecord {
     usb: spec.usb,
     screen: spec.screen ?? [1080, 2400],
     screenColor: spec.screenColor,
+    speed: spec.speed ?? 1,
     transportId,
     attached: true,
   };

@@ -92,6 +92,11 @@ function stackOf(test, outcome = test.outcome) {
   return stack.endsWith("\n") ? stack : `${stack}\n`;
 }
 
+// androidx.test RunnerArgs CLASS_OR_METHOD_REGEX: a class whose simple name starts upper case, optionally
+// "#method" with a Java identifier; a parameterized index ("m[2]") does not match.
+const CLASS_OR_METHOD =
+  /^([\p{L}_$][\p{L}\p{N}_$]*\.)*[\p{Lu}_$][\p{L}\p{N}_$]*(#[\p{L}_$][\p{L}\p{N}_$]*)?$/u;
+
 function listArg(value) {
   return value === undefined ? [] : String(value).split(",").filter(Boolean);
 }
@@ -137,17 +142,21 @@ function hasAnnotation(test, wanted) {
 function select(serial, tests, extras) {
   let selected = tests;
   const classes = listArg(extras.class);
+  const packages = listArg(extras.package);
   if (extras.testFile !== undefined) {
     const file = hostPath(serial, extras.testFile);
     if (!existsSync(file)) return { error: `testfile not found: ${extras.testFile}` };
-    for (const line of readFileSync(file, "utf8").split("\n")) {
-      if (line.trim()) classes.push(line.trim());
+    // RunnerArgs reads a line matching CLASS_OR_METHOD_REGEX as a class or method, any other as packages.
+    for (const raw of readFileSync(file, "utf8").split("\n")) {
+      const line = raw.trim();
+      if (!line) continue;
+      if (CLASS_OR_METHOD.test(line)) classes.push(line);
+      else packages.push(...listArg(line));
     }
   }
   if (classes.length > 0) selected = selected.filter((t) => classes.some((c) => matchesClassSpec(t, c)));
   const notClasses = listArg(extras.notClass);
   selected = selected.filter((t) => !notClasses.some((c) => matchesClassSpec(t, c)));
-  const packages = listArg(extras.package);
   if (packages.length > 0)
     selected = selected.filter((t) => packages.some((p) => t.class.startsWith(`${p}.`)));
   const notPackages = listArg(extras.notPackage);
@@ -234,7 +243,7 @@ export async function amInstrument(serial, args, onGone) {
     log(serial, pid, tid, "I", RUNNER_TAG, `started: ${name}`);
     status({ ...base, stream: firstOfClass ? `\n${test.class}:` : "", test: test.method }, 1);
     if (!listOnly) {
-      if (outcome !== "ignored") await deviceSleep(test.duration_ms ?? 0);
+      if (outcome !== "ignored") await deviceSleep(test.duration_ms ?? 0, serial);
       if (gone) return new Promise(() => {});
       const lines = test.logcat ?? [];
       for (const line of lines) {

@@ -51,7 +51,7 @@ async function runFlow(file, env, serial) {
   writeJson(paths.testRuns(serial), { ...runs, [`flow:${name}`]: run + 1 });
   for (const command of commands) {
     const [kind, arg] = typeof command === "string" ? [command, undefined] : Object.entries(command)[0];
-    await deviceSleep(STEP_MS);
+    await deviceSleep(STEP_MS, serial);
     if (kind === "launchApp") {
       const appId = typeof arg === "string" ? arg : (arg?.appId ?? config.appId);
       if (!installed[appId]) return { name, file, started, error: `Unable to launch app ${appId}` };

@@ -84,9 +84,23 @@ export function timeScale() {
   return Number.isFinite(scale) && scale >= 0 ? scale : 1;
 }
 
-/** Waits `deviceMs` of device time, shortened by FAKE_ADB_TIME_SCALE. */
-export function deviceSleep(deviceMs) {
-  return new Promise((resolve) => setTimeout(resolve, deviceMs * timeScale()));
+/**
+ * How fast the device is against the suite's durations: its `speed` field (1 unless given; 0.5 takes twice as
+ * long), so a lab can hold a slow device next to fast ones, as a real lab of mixed models does.
+ */
+export function deviceSpeed(serial) {
+  const speed = serial === undefined ? 1 : findDevice(serial)?.speed;
+  return typeof speed === "number" && speed > 0 ? speed : 1;
+}
+
+/** How long `deviceMs` of work takes on the device `serial` (at its speed), shortened by FAKE_ADB_TIME_SCALE. */
+export function deviceWaitMs(deviceMs, serial) {
+  return (deviceMs / deviceSpeed(serial)) * timeScale();
+}
+
+/** Waits `deviceMs` of work on the device `serial`: see deviceWaitMs. */
+export function deviceSleep(deviceMs, serial) {
+  return new Promise((resolve) => setTimeout(resolve, deviceWaitMs(deviceMs, serial)));
 }
 
 /**

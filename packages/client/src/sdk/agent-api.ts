@@ -19,6 +19,28 @@ export type HeartbeatResult = Schema<"HeartbeatResponse">;
 export type EventsResult = Schema<"EventsResponse">;
 export type ArtifactUploaded = Schema<"ArtifactUploaded">;
 
+/** A test of a sharded step as the agent listed it (instrumentation: class and method; maestro: flow). */
+export interface ShardTest {
+  classname: string;
+  name: string;
+}
+/**
+ * What `POST /agent/jobs/{lease}/steps/{step}/tests` answers: planned when this listing made the step's shard
+ * plan (the first of its shards to list), differs when an earlier plan stands over a different listing.
+ */
+export interface ShardTestsResult {
+  planned: boolean;
+  differs?: boolean;
+  batches: number;
+  tests: number;
+  sharding: "duration" | "uniform";
+}
+/** A batch of a sharded step's tests, taken by this lease; null when none is left. */
+export interface ShardBatch {
+  id: string;
+  tests: ShardTest[];
+}
+
 /**
  * The agent protocol (API.md §7) over the SDK's transport, so agents follow the same token, pacing and
  * retry rules as pipelines. What is safe to resend is marked so: heartbeats, event batches (the server
@@ -63,6 +85,32 @@ export function agentApi(transport: Transport) {
           safeToResend: true,
         })
         .then((r) => r.body),
+    /**
+     * `POST /agent/jobs/{lease}/steps/{step}/tests`: the tests this shard listed for a sharded step. Safe to
+     * resend: the first listing makes the plan and a repeat only hears that the plan stands.
+     */
+    shardTests: (leaseId: string, stepIndex: number, tests: ShardTest[]): Promise<ShardTestsResult> =>
+      transport
+        .json<ShardTestsResult>({
+          method: "POST",
+          path: `/agent/jobs/${segment(leaseId)}/steps/${stepIndex}/tests`,
+          json: { tests },
+          safeToResend: true,
+        })
+        .then((r) => r.body),
+    /**
+     * `POST /agent/jobs/{lease}/steps/{step}/next-batch`: marks the batch just run done and takes the next one.
+     * Not resent: a batch taken by a call whose answer was lost would stay held by this attempt, unrun, until
+     * the attempt ends; an error ends the step instead, which hands the batch back at once.
+     */
+    nextBatch: (leaseId: string, stepIndex: number, finishedBatchId?: string): Promise<ShardBatch | null> =>
+      transport
+        .json<{ batch: ShardBatch | null }>({
+          method: "POST",
+          path: `/agent/jobs/${segment(leaseId)}/steps/${stepIndex}/next-batch`,
+          json: finishedBatchId === undefined ? {} : { finished_batch_id: finishedBatchId },
+        })
+        .then((r) => r.body.batch),
     /** `PUT /agent/jobs/{lease}/artifacts/{name}`: streams a file; `name` is a relative path. */
     uploadArtifact: async (leaseId: string, name: string, file: string, contentType: string) => {
       const { size } = await stat(file);
