@@ -1,6 +1,12 @@
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
-import { inTryOrder } from "./test-case-view.ts";
+import { inTryOrder, testId } from "./test-case-view.ts";
+
+/** Why a test is quarantined: what its JUnit entry says instead of a failure. */
+export interface JunitQuarantine {
+  reason: string;
+  quarantinedBy: string;
+}
 
 const escapes: Record<string, string> = {
   "&": "&amp;",
@@ -41,8 +47,16 @@ const failing = (c: StoredTestCase) => c.status === "failed" || c.status === "er
  * which CI systems read: a test that passed in the end gets a `<flakyFailure>` (`<flakyError>`) per failed
  * (errored) try; one that never passed gets its first failed try as `<failure>` (`<error>`) and a
  * `<rerunFailure>` (`<rerunError>`) per later one; each with its message, exception type and `<stackTrace>`.
+ *
+ * A quarantined test that failed did not fail the execution, and must not fail the CI job that publishes this
+ * report either (JUnit publishers fail a build on any `<failure>`): it is `<skipped>` with a message naming the
+ * quarantine and the failure, and the failure's stack trace in `<system-err>`, so nothing is hidden.
  */
-export function junitReport(execution: ExecutionRecord, cases: readonly StoredTestCase[]): string {
+export function junitReport(
+  execution: ExecutionRecord,
+  cases: readonly StoredTestCase[],
+  quarantined: ReadonlyMap<string, JunitQuarantine> = new Map(),
+): string {
   const suites: string[] = [];
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   for (const run of execution.deviceRuns) {
@@ -57,7 +71,11 @@ export function junitReport(execution: ExecutionRecord, cases: readonly StoredTe
       const final = tries.at(-1);
       // A test of an earlier attempt only (the run was re-queued and this test did not come back) is history.
       if (!final || final.attempt !== run.attempt) continue;
-      const { xml: testXml, counted } = testCaseXml(final, tries.slice(0, -1));
+      const quarantine = quarantined.get(testId(execution.testPlanId, final.classname, final.name));
+      const { xml: testXml, counted } =
+        quarantine && failing(final)
+          ? quarantinedFailureXml(final, quarantine)
+          : testCaseXml(final, tries.slice(0, -1));
       counts.tests++;
       if (counted) counts[counted]++;
       body.push(testXml);
@@ -86,6 +104,21 @@ function attributes(c: StoredTestCase): string {
 /** A try other than the one the test case stands for: Surefire's flaky* / rerun* element with a stackTrace. */
 function otherTry(tag: string, c: StoredTestCase): string {
   return `      <${tag} ${attributes(c)}>\n        <stackTrace>${xml(c.details ?? "")}</stackTrace>\n      </${tag}>\n`;
+}
+
+function quarantinedFailureXml(
+  final: StoredTestCase,
+  quarantine: JunitQuarantine,
+): { xml: string; counted: "skipped" } {
+  const message = `Quarantined by ${quarantine.quarantinedBy} (${quarantine.reason}); it ${final.status}: ${final.message ?? "no message"}`;
+  return {
+    xml:
+      `    <testcase classname="${xml(final.classname)}" name="${xml(final.name)}" time="${seconds(final.durationMs)}">\n` +
+      `      <skipped message="${xml(message)}"/>\n` +
+      `      <system-err>${xml(final.details ?? "")}</system-err>\n` +
+      "    </testcase>\n",
+    counted: "skipped",
+  };
 }
 
 function testCaseXml(

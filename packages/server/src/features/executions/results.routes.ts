@@ -9,7 +9,7 @@ import type { BlobStore } from "../../storage/index.ts";
 import { principalOf } from "../auth/index.ts";
 import { ExecutionId, ExecutionParams } from "./executions.schemas.ts";
 import type { ExecutionsService } from "./executions.service.ts";
-import { junitReport } from "./junit-report.ts";
+import { type JunitQuarantine, junitReport } from "./junit-report.ts";
 import type { LogStore } from "./log-store.ts";
 import type { ResultsRepo } from "./results.repo.ts";
 import { testCaseViews } from "./test-case-view.ts";
@@ -93,7 +93,7 @@ const ArtifactQuery = Type.Object(
 
 /** Which tests of a plan are quarantined now (features/tests), for the `quarantined` of each test case. */
 export interface QuarantinedTests {
-  ofPlan(organizationId: string, testPlanId: string): Promise<ReadonlyMap<string, unknown>>;
+  ofPlan(organizationId: string, testPlanId: string): Promise<ReadonlyMap<string, JunitQuarantine>>;
 }
 
 /** What agents reported, for people and CI: the merged JUnit report, the log and the artifacts. */
@@ -110,7 +110,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "The execution's test results as one JUnit XML file",
         description:
-          "A testsuite per device run with its latest attempt's test cases; failures of earlier attempts appear as flakyFailure (passed in the end) or rerunFailure.",
+          "A testsuite per device run with its latest attempt's test cases; failures of earlier attempts appear as flakyFailure (passed in the end) or rerunFailure. A failed test that is quarantined (PUT /v1/tests/{test_id}/quarantine) is `<skipped>` with a message naming the quarantine and the failure, its stack trace in `<system-err>`, so that publishing the report does not fail a CI job the execution did not fail.",
         tags: ["executions"],
         params: ExecutionParams,
         produces: ["application/xml"],
@@ -118,8 +118,10 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const execution = await executions.get(principalOf(request).organizationId, request.params.id);
-      const report = junitReport(execution, await results.testCases(execution.id));
+      const { organizationId } = principalOf(request);
+      const execution = await executions.get(organizationId, request.params.id);
+      const quarantined = await quarantines?.ofPlan(organizationId, execution.testPlanId);
+      const report = junitReport(execution, await results.testCases(execution.id), quarantined);
       return reply.type("application/xml; charset=utf-8").send(report);
     },
   );

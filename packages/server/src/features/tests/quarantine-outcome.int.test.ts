@@ -120,6 +120,16 @@ describe("a quarantined test's failure", () => {
       headers: ci,
     });
     expect(failed.body.items).toMatchObject([{ id: paysWithCard, status: "failed", quarantined: true }]);
+
+    // The JUnit report agrees with the verdict, so a CI job publishing it does not go red: skipped, not a
+    // failure, with the quarantine and the failure both said.
+    const junit = await fetch(`${server.baseUrl}/executions/${passed.id}/junit`, { headers: ci });
+    const report = await junit.text();
+    expect(report).toMatch(/<testsuites [^>]*tests="2" failures="0" errors="0" skipped="1">/);
+    expect(report).toMatch(
+      /<skipped message="Quarantined by [^"]+ \(Sandbox flaky: TB-7\); it failed: paysWithCard broke"\/>/,
+    );
+    expect(report).not.toContain("<failure");
   });
 
   it("does not hide another test's failure", async () => {
