@@ -180,6 +180,12 @@ export const errorCatalog = {
     fix: "Stop working on this job: its lease expired or ended, and the run was re-queued or finished. Claim a new job with POST /v1/agent/claim, and heartbeat more often than TESTBAY_LEASE_TTL_SECONDS.",
     retryable: false,
   },
+  shard_plan_missing: {
+    status: 409,
+    title: "Shard plan missing",
+    fix: "List the step's tests first: POST /v1/agent/jobs/{lease_id}/steps/{step_index}/tests with every test the step would run, then ask for batches with POST …/next-batch. An agent that sees this is older than the server's sharding: update it.",
+    retryable: false,
+  },
   artifact_not_found: {
     status: 404,
     title: "Artifact not found",

@@ -22,7 +22,8 @@ export function newId(
     | "ls"
     | "art"
     | "usr"
-    | "aud",
+    | "aud"
+    | "tb",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

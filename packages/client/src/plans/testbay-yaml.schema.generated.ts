@@ -226,6 +226,19 @@ export const testbayYamlSchema: Record<string, unknown> = {
           type: "boolean",
           description: "A screenshot the moment a test fails (default true)",
         },
+        shards: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          description:
+            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+        },
+        sharding: {
+          description:
+            "How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count",
+          type: "string",
+          enum: ["duration", "uniform"],
+        },
         retry_failed_tests: {
           type: "integer",
           minimum: 0,
@@ -284,6 +297,19 @@ export const testbayYamlSchema: Record<string, unknown> = {
         screenshot_on_failure: {
           type: "boolean",
           description: "A screenshot the moment a test fails (default true)",
+        },
+        shards: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          description:
+            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+        },
+        sharding: {
+          description:
+            "How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count",
+          type: "string",
+          enum: ["duration", "uniform"],
         },
         retry_failed_tests: {
           type: "integer",

@@ -828,7 +828,7 @@ export interface paths {
         };
         /**
          * The execution's test results as one JUnit XML file
-         * @description A testsuite per device run with its latest attempt's test cases; failures of earlier attempts appear as flakyFailure (passed in the end) or rerunFailure.
+         * @description A testsuite per device run with its latest attempt's test cases; failures of earlier attempts appear as flakyFailure (passed in the end) or rerunFailure. A failed test that is quarantined (PUT /v1/tests/{test_id}/quarantine) is `<skipped>` with a message naming the quarantine and the failure, its stack trace in `<system-err>`, so that publishing the report does not fail a CI job the execution did not fail.
          */
         get: operations["getExecutionJunit"];
         put?: never;
@@ -1034,6 +1034,46 @@ export interface paths {
          * @description Up to 1000 events per call, each numbered by the agent (seq, unique within the lease) so a retried batch is stored once.
          */
         post: operations["reportJobEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/jobs/{lease_id}/steps/{step_index}/tests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a sharded step's tests
+         * @description A shard's agent reports every test the step (an instrumentation or maestro step, by its index in plan.steps) would run on its device, before running any. The first listing of the step among its device entry's shards makes the step's plan (planned: true): sharding uniform gives each shard a fixed list of equal count; duration (the default) cuts the tests, longest first by each test's p80 duration over the plan's last 20 finished executions (15 s for a test never seen), into batches of a queue the shards share. A later listing is answered from the plan, which stands (differs: true when it named other tests). Then take batches with POST …/next-batch. Only for jobs with device_run.shard_count > 1: a step with shards k runs on shards 0..k-1 only (400 step_not_on_shard on the others), and inspect and shell steps run on shard 0 only.
+         */
+        post: operations["listStepTests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/jobs/{lease_id}/steps/{step_index}/next-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a sharded step's next batch of tests
+         * @description Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.
+         */
+        post: operations["takeNextBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1308,6 +1348,13 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
+            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
+            shards?: number;
+            /**
+             * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
+             * @enum {string}
+             */
+            sharding?: "duration" | "uniform";
             /** @description Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change. */
             retry_failed_tests?: number;
             timeout_seconds?: number;
@@ -1333,6 +1380,13 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
+            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
+            shards?: number;
+            /**
+             * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
+             * @enum {string}
+             */
+            sharding?: "duration" | "uniform";
             /** @description Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change. */
             retry_failed_tests?: number;
             timeout_seconds?: number;
@@ -1487,6 +1541,10 @@ export interface components {
                 position: number;
                 attempt: number;
                 max_attempts: number;
+                /** @description Which shard of its device entry this run is (0..shard_count-1). Steps run on the shards below their own shards; inspect and shell steps on shard 0 only */
+                shard: number;
+                /** @description How many device runs the entry's tests are split over (the largest shards among the plan's steps); 1: not sharded */
+                shard_count: number;
             };
             plan: components["schemas"]["JobPlan"];
             package_name: string;
@@ -1857,7 +1915,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "user_exists" | "self_lockout" | "app_version_in_use" | "lease_lost" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "user_exists" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -7150,6 +7208,195 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventsResponse"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStepTests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                step_index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Every test the step would run on this device (instrumentation: class and method as listed with -e log true; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once. */
+                    tests: {
+                        classname: string;
+                        name: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description This listing made the step's plan (the first of the step's shards to list); false: it was made */
+                        planned: boolean;
+                        /** @description This listing names other tests than the one the plan was made from. The plan stands: the batches hold its tests */
+                        differs: boolean;
+                        /** @description The plan's batches */
+                        batches: number;
+                        /** @description The plan's distinct tests */
+                        tests: number;
+                        /** @enum {string} */
+                        sharding: "duration" | "uniform";
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    takeNextBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                step_index: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The batch this agent just ran and reported: it is done (ignored unless this lease holds it) */
+                    finished_batch_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The tests to run next, as one exact list; null: none is left for this shard */
+                        batch: {
+                            id: string;
+                            tests: {
+                                classname: string;
+                                name: string;
+                            }[];
+                        } | null;
+                    };
                 };
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */

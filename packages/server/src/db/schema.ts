@@ -2,6 +2,8 @@
  * Table types as Kysely sees them. Timestamps are ISO-8601 UTC strings with milliseconds in both dialects,
  * so they compare and sort the same on SQLite and PostgreSQL.
  */
+import type { Generated } from "kysely";
+
 export interface Database {
   organizations: OrganizationsTable;
   clients: ClientsTable;
@@ -24,6 +26,8 @@ export interface Database {
   sessions: SessionsTable;
   audit_events: AuditEventsTable;
   test_quarantines: TestQuarantinesTable;
+  shard_plans: ShardPlansTable;
+  test_batches: TestBatchesTable;
 }
 
 export interface OrganizationsTable {
@@ -168,6 +172,10 @@ export interface DeviceRunsTable {
   reason: string | null;
   /** JSON text: the summary of the current attempt. */
   summary: string | null;
+  /** Which shard of its device entry this run is (0..shard_count-1); 0 for an unsharded run. */
+  shard: Generated<number>;
+  /** How many device runs the entry's tests are split over: the largest `shards` among the plan's steps. */
+  shard_count: Generated<number>;
 }
 
 export interface DeviceRunAttemptsTable {
@@ -338,4 +346,42 @@ export interface TestQuarantinesTable {
   /** Who quarantined it, as the audit log names actors: the person's email or the client's ID. */
   quarantined_by: string;
   quarantined_at: string;
+}
+
+export type ShardingMode = "duration" | "uniform";
+
+/** A sharded step's plan: made by the first listing of its tests (migration 2026-11-24-0019). */
+export interface ShardPlansTable {
+  execution_id: string;
+  /** The device entry (device_runs.position) whose shards share the plan. */
+  position: number;
+  step_index: number;
+  sharding: ShardingMode;
+  shard_count: number;
+  /** JSON text: [{classname, name}], the distinct tests as first listed. */
+  tests: string;
+  test_count: number;
+  batch_count: number;
+  device_run_id: string;
+  created_at: string;
+}
+
+export type TestBatchState = "queued" | "running" | "done";
+
+/** A batch of a sharded step's tests, taken by one shard at a time (POST …/next-batch). */
+export interface TestBatchesTable {
+  id: string;
+  execution_id: string;
+  position: number;
+  step_index: number;
+  /** Queue order within the step: lower first. */
+  seq: number;
+  /** uniform: the shard it belongs to; duration: null (the shared queue). */
+  shard: number | null;
+  /** JSON text: [{classname, name}]. */
+  tests: string;
+  expected_ms: number;
+  state: TestBatchState;
+  device_run_id: string | null;
+  lease_id: string | null;
 }

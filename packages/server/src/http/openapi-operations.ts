@@ -150,6 +150,8 @@ export const operationDocs: Record<string, OperationDoc> = {
   "post /v1/agent/claim": { operationId: "claimJob" },
   "post /v1/agent/jobs/{lease_id}/heartbeat": { operationId: "renewLease" },
   "post /v1/agent/jobs/{lease_id}/events": { operationId: "reportJobEvents" },
+  "post /v1/agent/jobs/{lease_id}/steps/{step_index}/tests": { operationId: "listStepTests" },
+  "post /v1/agent/jobs/{lease_id}/steps/{step_index}/next-batch": { operationId: "takeNextBatch" },
   "post /v1/agent/jobs/{lease_id}/complete": { operationId: "completeJob" },
   "put /v1/agent/jobs/{lease_id}/artifacts/{name}": {
     operationId: "uploadJobArtifact",

@@ -17,10 +17,18 @@ import {
   EventsResponse,
   HeartbeatResponse,
   LeaseParams,
+  ListTestsBody,
+  ListTestsResponse,
+  NextBatchBody,
+  NextBatchResponse,
+  StepParams,
 } from "./agent.schemas.ts";
 import type { AgentService } from "./agent.service.ts";
 
 const agentsOnly = { auth: ["agent"] } as const;
+
+/** A step's listing: 20,000 tests of two 500-character names at most (JSON escapes aside). */
+const listBodyLimit = 24 * 1024 * 1024;
 
 /** The JSON half of the agent protocol (API.md §7). */
 export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = async (app, { agents }) => {
@@ -120,6 +128,56 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     },
     async (request) =>
       agents.record(principalOf(request).organizationId, request.params.lease_id, request.body.events),
+  );
+
+  app.post(
+    "/v1/agent/jobs/:lease_id/steps/:step_index/tests",
+    {
+      // Test names are what devices and tools printed: stored as test_case events store them.
+      config: { ...agentsOnly, deviceText: true },
+      // Up to 20,000 tests of two 500-character names each.
+      bodyLimit: listBodyLimit,
+      schema: {
+        summary: "List a sharded step's tests",
+        description:
+          "A shard's agent reports every test the step (an instrumentation or maestro step, by its index in plan.steps) would run on its device, before running any. The first listing of the step among its device entry's shards makes the step's plan (planned: true): sharding uniform gives each shard a fixed list of equal count; duration (the default) cuts the tests, longest first by each test's p80 duration over the plan's last 20 finished executions (15 s for a test never seen), into batches of a queue the shards share. A later listing is answered from the plan, which stands (differs: true when it named other tests). Then take batches with POST …/next-batch. Only for jobs with device_run.shard_count > 1: a step with shards k runs on shards 0..k-1 only (400 step_not_on_shard on the others), and inspect and shell steps run on shard 0 only.",
+        tags: ["agents"],
+        params: StepParams,
+        body: ListTestsBody,
+        response: { 200: ListTestsResponse, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      agents.listTests(
+        principalOf(request).organizationId,
+        request.params.lease_id,
+        request.params.step_index,
+        request.body.tests,
+        (message, details) => request.log.warn(details, message),
+      ),
+  );
+
+  app.post(
+    "/v1/agent/jobs/:lease_id/steps/:step_index/next-batch",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Take a sharded step's next batch of tests",
+        description:
+          "Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.",
+        tags: ["agents"],
+        params: StepParams,
+        body: NextBatchBody,
+        response: { 200: NextBatchResponse, ...ProblemResponses },
+      },
+    },
+    async (request) =>
+      agents.nextBatch(
+        principalOf(request).organizationId,
+        request.params.lease_id,
+        request.params.step_index,
+        request.body.finished_batch_id ?? null,
+      ),
   );
 
   app.post(

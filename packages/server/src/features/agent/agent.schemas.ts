@@ -67,6 +67,16 @@ export const Job = Type.Object({
     position: Type.Integer(),
     attempt: Type.Integer(),
     max_attempts: Type.Integer(),
+    shard: Type.Integer({
+      minimum: 0,
+      description:
+        "Which shard of its device entry this run is (0..shard_count-1). Steps run on the shards below their own shards; inspect and shell steps on shard 0 only",
+    }),
+    shard_count: Type.Integer({
+      minimum: 1,
+      description:
+        "How many device runs the entry's tests are split over (the largest shards among the plan's steps); 1: not sharded",
+    }),
   }),
   plan: Type.Object({}, { additionalProperties: true }),
   package_name: Type.String(),
@@ -270,5 +280,71 @@ export const AgentList = Type.Object({
       ),
       running: Type.Array(Type.String(), { description: "The executions it runs now" }),
     }),
+  ),
+});
+
+/** A test as a shard's agent lists it: the strings its test_case events will carry. */
+const ListedTest = Type.Object(
+  {
+    classname: Text(500),
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+
+export const StepParams = Type.Object({
+  lease_id: LeaseParams.properties.lease_id,
+  step_index: StepIndex,
+});
+
+export const ListTestsBody = Type.Object(
+  {
+    tests: Type.Array(ListedTest, {
+      maxItems: 20_000,
+      description:
+        "Every test the step would run on this device (instrumentation: class and method as listed with -e log true; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ListTestsResponse = Type.Object({
+  planned: Type.Boolean({
+    description:
+      "This listing made the step's plan (the first of the step's shards to list); false: it was made",
+  }),
+  differs: Type.Boolean({
+    description:
+      "This listing names other tests than the one the plan was made from. The plan stands: the batches hold its tests",
+  }),
+  batches: Type.Integer({ description: "The plan's batches" }),
+  tests: Type.Integer({ description: "The plan's distinct tests" }),
+  sharding: Type.Union([Type.Literal("duration"), Type.Literal("uniform")]),
+});
+
+export const NextBatchBody = Type.Object(
+  {
+    finished_batch_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The batch this agent just ran and reported: it is done (ignored unless this lease holds it)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const NextBatchResponse = Type.Object({
+  batch: Type.Union(
+    [
+      Type.Object({
+        id: Type.String(),
+        tests: Type.Array(Type.Object({ classname: Type.String(), name: Type.String() })),
+      }),
+      Type.Null(),
+    ],
+    { description: "The tests to run next, as one exact list; null: none is left for this shard" },
   ),
 });

@@ -6,7 +6,15 @@ import { ApiError } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
-import type { ClaimedRun, ClaimRequest, DeviceRuns, FinalStatus, LeasedRun } from "../device-runs/index.ts";
+import type {
+  ClaimedRun,
+  ClaimRequest,
+  DeviceRuns,
+  FinalStatus,
+  LeasedRun,
+  ListedTest,
+  RunShard,
+} from "../device-runs/index.ts";
 import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
 import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
@@ -171,8 +179,78 @@ export class AgentService {
     );
     if (!done) throw leaseLost(leaseId);
     this.options.changes?.changed(organizationId, done.executionId);
-    if (done.requeued) this.options.signal.notify(organizationId);
+    // A re-queued run waits for a claim; batches handed back wait for the shards still running (their next
+    // next-batch takes them) or, if none is left, for the run's next attempt.
+    if (done.requeued || done.batchesReturned > 0) this.options.signal.notify(organizationId);
     return { status: done.status, requeued: done.requeued, execution_status: done.executionStatus };
+  }
+
+  /**
+   * A shard lists its step's tests (POST …/steps/{step_index}/tests): the first listing of the step makes its
+   * plan, later ones are compared with it (the plan stands). `log` hears of a listing that differs.
+   */
+  async listTests(
+    organizationId: string,
+    leaseId: string,
+    stepIndex: number,
+    tests: readonly ListedTest[],
+    log: (message: string, details: Record<string, unknown>) => void,
+  ) {
+    const result = await this.options.runs.shards.list(
+      organizationId,
+      leaseId,
+      stepIndex,
+      tests,
+      isoTime(this.options.clock.now()),
+    );
+    switch (result.outcome) {
+      case "lease_lost":
+        throw leaseLost(leaseId);
+      case "not_splittable":
+        throw new ApiError("invalid_request", {
+          reason: "step_not_sharded",
+          detail:
+            result.stepType === null
+              ? `The plan has no step ${stepIndex}.`
+              : `Step ${stepIndex} is a ${result.stepType} step: only instrumentation and maestro steps split their tests over shards.`,
+          fix: "List tests only for the job's instrumentation and maestro steps, by their index in plan.steps.",
+        });
+      case "not_on_shard":
+        throw new ApiError("invalid_request", {
+          reason: "step_not_on_shard",
+          detail: `Step ${stepIndex} runs on ${result.stepShards} shard(s); this device run is shard ${result.shard}.`,
+          fix: "Skip a step on the shards at or above its own shards (device_run.shard ≥ the step's shards): the lower shards run its tests.",
+        });
+    }
+    const { outcome: _, ...answer } = result;
+    if (answer.differs) {
+      log("a shard listed other tests than the step's plan was made from: the plan stands", {
+        lease_id: leaseId,
+        step_index: stepIndex,
+        listed: tests.length,
+        planned: answer.tests,
+      });
+    }
+    return answer;
+  }
+
+  /** A shard asks for its next batch of a step's tests, having finished `finishedBatchId` (POST …/next-batch). */
+  async nextBatch(
+    organizationId: string,
+    leaseId: string,
+    stepIndex: number,
+    finishedBatchId: string | null,
+  ) {
+    const result = await this.options.runs.shards.next(organizationId, leaseId, stepIndex, finishedBatchId);
+    switch (result.outcome) {
+      case "lease_lost":
+        throw leaseLost(leaseId);
+      case "plan_missing":
+        throw new ApiError("shard_plan_missing", {
+          detail: `Step ${stepIndex} of this job's device entry was never listed: there are no batches to take.`,
+        });
+    }
+    return { batch: result.batch };
   }
 
   /** The organization's agents (GET /agents). */
@@ -240,7 +318,7 @@ export class AgentService {
   }
 
   /** The job of a claimed run (API.md §7): the claim read all of it in its own statement. */
-  private jobFor(run: ClaimedRun) {
+  private jobFor(run: ClaimedRun & RunShard) {
     const versionPath = `/apps/${encodeURIComponent(run.packageName)}/versions/${encodeURIComponent(run.version)}`;
     return {
       lease_id: run.leaseId,
@@ -252,6 +330,8 @@ export class AgentService {
         position: run.position,
         attempt: run.attempt,
         max_attempts: run.maxAttempts,
+        shard: run.shard,
+        shard_count: run.shardCount,
       },
       plan: run.plan,
       package_name: run.packageName,

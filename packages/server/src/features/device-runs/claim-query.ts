@@ -8,6 +8,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { runnableSets } from "../executions/requirements.ts";
+import type { RunShard } from "./plan-shards.ts";
 import type { AgentDevice, ClaimedRun, ClaimRequest } from "./types.ts";
 
 export interface NewLease {
@@ -59,6 +60,8 @@ type ClaimedRow = {
   id: string;
   execution_id: string;
   position: number;
+  shard: number;
+  shard_count: number;
   attempt: number;
   max_attempts: number | null;
   claimed_device: string | null;
@@ -80,20 +83,21 @@ export async function claimRun(
   dialect: Dialect,
   request: ClaimRequest,
   lease: NewLease,
-): Promise<ClaimedRun | undefined> {
+): Promise<(ClaimedRun & RunShard) | undefined> {
   const next = nextRun(request);
   if (!next) return undefined;
   const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
     agent_id = ${request.agentId}, claimed_device = ${claimedDevice(request.devices)}, started_at = ${lease.at},
     finished_at = null, reason = null`;
-  const returning = sql`id, execution_id, position, attempt, max_attempts, claimed_device`;
+  const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device`;
   let row: ClaimedRow | undefined;
   if (dialect === "postgres") {
     const result = await sql<ClaimedRow>`with picked as (${next} for update skip locked),
       claimed as (
         update device_runs set ${take} from picked
         where device_runs.id = picked.id and device_runs.status = 'queued'
-        returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.attempt,
+        returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.shard,
+          device_runs.shard_count, device_runs.attempt,
           device_runs.max_attempts, device_runs.claimed_device
       ),
       attempt_started as (
@@ -150,7 +154,7 @@ export async function claimRun(
   return row && toClaimedRun(row, request, lease);
 }
 
-function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): ClaimedRun {
+function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): ClaimedRun & RunShard {
   // Deleting a version is refused while its executions are queued or running, so it is there.
   if (row.binary_sha256 === null || row.binary_metadata === null) {
     throw new Error(`the version of execution ${row.execution_id} (claimed run ${row.id}) is missing`);
@@ -162,6 +166,8 @@ function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): 
     executionId: row.execution_id,
     organizationId: request.organizationId,
     position: Number(row.position),
+    shard: Number(row.shard),
+    shardCount: Number(row.shard_count),
     attempt: Number(row.attempt),
     maxAttempts: Number(row.max_attempts ?? 1),
     device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),

@@ -16,7 +16,9 @@ import { type AttemptEnd, type FinalStatus, lapsedEnd, reportedEnd } from "./att
 import { claimRun } from "./claim-query.ts";
 import { writeEnd } from "./end-attempt-query.ts";
 import { type HeldRun, readHeld } from "./held-run.ts";
+import type { RunShard } from "./plan-shards.ts";
 import { settleExecution } from "./settle-query.ts";
+import { ShardBatches } from "./shard-batches.ts";
 import { attemptSummary } from "./test-summary.ts";
 import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";
 
@@ -27,14 +29,22 @@ import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts
  */
 const optimisticTries = 3;
 
+/** An attempt's end, and how many test batches its lease handed back to the queue (batch-hand-over.ts). */
+export type Ended = Completion & { batchesReturned: number };
+
 export class DeviceRuns {
+  /** A sharded run's steps: listings and batches (shard-batches.ts). */
+  readonly shards: ShardBatches;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.shards = new ShardBatches(db, dialect);
+  }
 
   /** Takes the oldest queued run this agent can do, with its job; undefined when there is none. */
-  claim(request: ClaimRequest, now: number, ttlMs: number): Promise<ClaimedRun | undefined> {
+  claim(request: ClaimRequest, now: number, ttlMs: number): Promise<(ClaimedRun & RunShard) | undefined> {
     return claimRun(this.db, this.dialect, request, {
       leaseId: newId("ls", now),
       leaseExpiresAt: new Date(now + ttlMs).toISOString(),
@@ -77,7 +87,7 @@ export class DeviceRuns {
     reported: FinalStatus,
     reason: string | null,
     now: number,
-  ): Promise<Completion | undefined> {
+  ): Promise<Ended | undefined> {
     const at = isoTime(now);
     const decide = (held: HeldRun, summary: Summary) => reportedEnd({ ...held, summary }, reported, reason);
     if (this.dialect === "postgres") {
@@ -104,7 +114,7 @@ export class DeviceRuns {
   /**
    * Re-queues (or, after the last attempt, errors with agent_lost) every run whose lease lapsed. Safe to run
    * from several instances at once: each run changes only if its lease is still the lapsed one.
-   * Returns the organizations that got work back, to wake their agents.
+   * Returns the organizations that got work back (a run, or a sharded run's batches), to wake their agents.
    */
   async expireLapsed(now: number, limit = 100): Promise<Set<string>> {
     const at = isoTime(now);
@@ -134,7 +144,10 @@ export class DeviceRuns {
           at,
           false,
         );
-        if (done && done !== "changed" && done.requeued) woken.add(held.organizationId);
+        // Agents are woken for a re-queued run, and for batches handed back to shards still running.
+        if (done && done !== "changed" && (done.requeued || done.batchesReturned > 0)) {
+          woken.add(held.organizationId);
+        }
       });
     }
     return woken;
@@ -204,7 +217,7 @@ export class DeviceRuns {
     reason: string | null,
     at: string,
     optimistic: boolean,
-  ): Promise<Completion | "changed" | undefined> {
+  ): Promise<Ended | "changed" | undefined> {
     const summary = attemptSummary(held.reports, held.attempt);
     const end = decide(summary);
     const written = await writeEnd(db, this.dialect, held, end, reason, summary, at, optimistic);
@@ -214,6 +227,7 @@ export class DeviceRuns {
       status: end.status,
       requeued: end.requeued,
       executionStatus: written.executionStatus ?? held.executionStatus,
+      batchesReturned: written.batchesReturned,
     };
   }
 }

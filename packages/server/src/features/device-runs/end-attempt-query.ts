@@ -5,18 +5,23 @@
  * transaction that locked it, unconditionally: a sibling run ending at the same moment changes the execution
  * row, so this statement then writes nothing and the caller reads again, instead of settling from runs as
  * they were before the sibling ended. On SQLite the caller's transaction (IMMEDIATE) keeps other writers out.
+ * A sharded run's end also hands its lease's test batches back to the queue (batch-hand-over.ts).
  */
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Summary } from "../executions/executions.repo.ts";
 import type { AttemptEnd } from "./attempt-outcome.ts";
+import { handBackBatches } from "./batch-hand-over.ts";
 import type { HeldRun } from "./held-run.ts";
 import { settleExecution } from "./settle-query.ts";
 
 export type EndWritten =
-  /** Written; the execution's status after it (undefined: it had ended already and was left as it was). */
-  | { written: true; executionStatus: ExecutionStatus | undefined }
+  /**
+   * Written; the execution's status after it (undefined: it had ended already and was left as it was), and
+   * how many of the lease's test batches went back to the queue (batch-hand-over.ts).
+   */
+  | { written: true; executionStatus: ExecutionStatus | undefined; batchesReturned: number }
   /** Nothing written: the lease is no longer held, or (`changed`) the execution changed since it was read. */
   | { written: false; changed: boolean };
 
@@ -52,6 +57,7 @@ export async function writeEnd(
       guarded: number | string;
       ended: number | string;
       status: ExecutionStatus | null;
+      batches_returned: number | string;
     }>`
       with guard as (select id from executions where id = ${held.executionId} ${version} for update),
       attempt_ended as (
@@ -62,24 +68,41 @@ export async function writeEnd(
         update device_runs set ${run}
         where id = ${held.deviceRunId} and lease_id = ${held.leaseId} and status = 'running'
           and exists (select 1 from guard)
-        returning status, summary
+        returning status, summary, shard_count
+      ),
+      batches_returned as (
+        ${handBackBatches(held.leaseId, end.requeued, sql`exists (select 1 from ended where shard_count > 1)`)}
+        returning 1
       ),
       settled as (${settle})
       select (select count(*) from guard) as guarded, (select count(*) from ended) as ended,
-        (select status from settled) as status`.execute(db);
+        (select status from settled) as status, (select count(*) from batches_returned) as batches_returned`.execute(
+      db,
+    );
     const row = result.rows[0];
     if (!row || Number(row.guarded) === 0) return { written: false, changed: true };
     if (Number(row.ended) === 0) return { written: false, changed: false };
-    return { written: true, executionStatus: row.status ?? undefined };
+    return {
+      written: true,
+      executionStatus: row.status ?? undefined,
+      batchesReturned: Number(row.batches_returned),
+    };
   }
   await sql`update device_run_attempts set ${attempt}
     where device_run_id = ${held.deviceRunId} and attempt = ${held.attempt}`.execute(db);
-  const ended = await sql`update device_runs set ${run}
-    where id = ${held.deviceRunId} and lease_id = ${held.leaseId} and status = 'running'`.execute(db);
-  if (Number(ended.numAffectedRows ?? 0) === 0) return { written: false, changed: false };
+  const ended = await sql<{ shard_count: number }>`update device_runs set ${run}
+    where id = ${held.deviceRunId} and lease_id = ${held.leaseId} and status = 'running'
+    returning shard_count`.execute(db);
+  const endedRun = ended.rows[0];
+  if (!endedRun) return { written: false, changed: false };
+  const returned =
+    Number(endedRun.shard_count) > 1
+      ? await handBackBatches(held.leaseId, end.requeued).execute(db)
+      : { numAffectedRows: 0n };
   const settled = await settleExecution(dialect, held.executionId, at).execute(db);
   return {
     written: true,
     executionStatus: (settled.rows[0]?.status as ExecutionStatus | undefined) ?? undefined,
+    batchesReturned: Number(returned.numAffectedRows ?? 0),
   };
 }

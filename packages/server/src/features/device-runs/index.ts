@@ -8,7 +8,19 @@ export {
   reportedEnd,
 } from "./attempt-outcome.ts";
 export { nextRun } from "./claim-query.ts";
-export { DeviceRuns } from "./device-runs.ts";
+export { DeviceRuns, type Ended } from "./device-runs.ts";
 export { addSummaries, executionStatus, type RunTally, tally } from "./execution-outcome.ts";
+export {
+  maxShards,
+  type RunShard,
+  runsOnShard,
+  type ShardableStep,
+  shardCount,
+  shardingOf,
+  splitsTests,
+  stepShards,
+} from "./plan-shards.ts";
+export type { ListingResult, NextBatchResult } from "./shard-batches.ts";
+export type { ListedTest } from "./shard-plan.ts";
 export { attemptSummary, emptySummary, isFlaky, type TestReport } from "./test-summary.ts";
 export type { AgentDevice, ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";

@@ -33,6 +33,10 @@ export interface DeviceRunRecord {
   claimedDevice: Record<string, unknown> | null;
   /** Step results of the latest attempt, by step index. */
   steps: StepResult[];
+  /** Which shard of its device entry it is (API.md §5 `shards`); absent: 0. */
+  shard?: number;
+  /** How many device runs its entry makes; absent: 1. */
+  shardCount?: number;
 }
 
 /** Where a trigger came from in the caller's CI (API.md §6): only the fields it gave. */
@@ -138,6 +142,8 @@ export class ExecutionsRepo {
               device: run.device === null ? null : JSON.stringify(run.device),
               status: run.status,
               attempt: run.attempt,
+              shard: run.shard ?? 0,
+              shard_count: run.shardCount ?? 1,
               created_at: run.createdAt,
               started_at: run.startedAt,
               finished_at: run.finishedAt,
@@ -203,6 +209,7 @@ export class ExecutionsRepo {
       )
       .orderBy("execution_id")
       .orderBy("position")
+      .orderBy("shard")
       .execute();
     const steps = await this.results.stepResults(rows.map((r) => r.id));
     const byExecution = new Map<string, DeviceRunRecord[]>();
@@ -224,6 +231,8 @@ export class ExecutionsRepo {
         claimedDevice:
           run.claimed_device === null ? null : (JSON.parse(run.claimed_device) as Record<string, unknown>),
         steps: steps.filter((step) => step.deviceRunId === run.id),
+        shard: Number(run.shard),
+        shardCount: Number(run.shard_count),
       });
       byExecution.set(run.execution_id, list);
     }

@@ -89,7 +89,7 @@ export function testCaseViews(
         message: final.message,
         stack_trace: final.details,
         device: deviceView(run),
-        shard: 0,
+        shard: run.shard ?? 0,
         attempt: final.attempt,
         attempts: history.map((c) => ({
           attempt: c.attempt,

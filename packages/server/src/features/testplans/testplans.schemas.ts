@@ -44,8 +44,8 @@ export const ShellStep = Type.Object(
 );
 
 /**
- * What a device step captures and how it treats the device (API.md §5). Sharding and retries come with their
- * own issue; these are the options an Android device run honours today.
+ * What a device step captures, how it treats the device, how its tests are split over devices and how failed
+ * ones are rerun (API.md §5).
  */
 const DeviceOptions = {
   clear_package_data: Type.Optional(
@@ -61,6 +61,20 @@ const DeviceOptions = {
   ),
   screenshot_on_failure: Type.Optional(
     Type.Boolean({ description: "A screenshot the moment a test fails (default true)" }),
+  ),
+  shards: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 50,
+      description:
+        "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+    }),
+  ),
+  sharding: Type.Optional(
+    Type.Union([Type.Literal("duration"), Type.Literal("uniform")], {
+      description:
+        "How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count",
+    }),
   ),
   retry_failed_tests: Type.Optional(
     Type.Integer({

@@ -4,6 +4,7 @@ import { ApiError, remedy } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
+import { type ShardableStep, shardCount } from "../device-runs/index.ts";
 import {
   type CiMetadata,
   ciOf,
@@ -138,6 +139,7 @@ export class TriggersService {
     const id = newId("ex", now);
     const createdAt = isoTime(now);
     const devices: Array<Record<string, unknown> | null> = plan.devices.length > 0 ? plan.devices : [null];
+    const shards = shardCount(steps as ShardableStep[]);
     return {
       id,
       organizationId: request.organizationId,
@@ -162,22 +164,27 @@ export class TriggersService {
       startedAt: null,
       finishedAt: null,
       ci: ciOf(request.ci),
-      deviceRuns: devices.map((device, position) => ({
-        id: newId("dr", now),
-        executionId: id,
-        position,
-        device,
-        status: "queued",
-        attempt: 1,
-        createdAt,
-        startedAt: null,
-        finishedAt: null,
-        reason: null,
-        summary: null,
-        agentId: null,
-        claimedDevice: null,
-        steps: [],
-      })),
+      // Each device entry makes one device run per shard (API.md §5 `shards`), each claimed on its own device.
+      deviceRuns: devices.flatMap((device, position) =>
+        Array.from({ length: shards }, (_, shard) => ({
+          id: newId("dr", now),
+          executionId: id,
+          position,
+          shard,
+          shardCount: shards,
+          device,
+          status: "queued" as const,
+          attempt: 1,
+          createdAt,
+          startedAt: null,
+          finishedAt: null,
+          reason: null,
+          summary: null,
+          agentId: null,
+          claimedDevice: null,
+          steps: [],
+        })),
+      ),
     };
   }
 }
