@@ -86,6 +86,12 @@ export class Agent {
   /** Aborted (and replaced) whenever the devices to offer change: claims under way end and start again. */
   private offerChanged = new AbortController();
   private refreshTimer: NodeJS.Timeout | undefined;
+  /**
+   * Workers claim one at a time. The server gives a run the first offered device that fits it, so two claims
+   * in flight with the same free devices would both get the same one (three shards of one device entry on a
+   * three-device agent: all on the first device). One claim in flight offers everything any worker could do.
+   */
+  private claimTurn: Promise<void> = Promise.resolve();
   private refreshing: Promise<void> | undefined;
   private lastListError: string | null = null;
   private forbidden = false;
@@ -215,6 +221,16 @@ export class Agent {
     const { client, log } = this.options;
     let failures = 0;
     while (!this.stopClaiming.signal.aborted) {
+      const previousTurn = this.claimTurn;
+      let endTurn = () => {};
+      this.claimTurn = new Promise((resolve) => {
+        endTurn = resolve;
+      });
+      await previousTurn;
+      if (this.stopClaiming.signal.aborted) {
+        endTurn();
+        return;
+      }
       // Taken before the devices are read, so a change from here on ends this claim.
       const offer = this.offerChanged.signal;
       const free = this.offerable().filter((d) => !this.busySerials.has(d.serial));
@@ -244,6 +260,7 @@ export class Agent {
           return;
         }
         failures++;
+        endTurn();
         const waitMs = Math.min(30_000, 1000 * 2 ** Math.min(failures, 5));
         log(
           `worker ${worker}: claim failed (${(error as Error).message}); trying again in ${waitMs / 1000} s`,
@@ -252,6 +269,9 @@ export class Agent {
         continue;
       } finally {
         claim.dispose();
+        // The claimed device is busy before the next worker reads the free ones.
+        if (job?.device) this.busySerials.add(job.device.serial);
+        endTurn();
       }
       if (!job) {
         // A server that is shutting down answers at once: do not spin on it.
@@ -296,7 +316,14 @@ export class Agent {
         `worker ${worker}: job ${job.execution_id} failed in the agent: ${(error as Error).stack ?? error}`,
       );
     } finally {
-      if (device) this.busySerials.delete(device.serial);
+      if (device) {
+        this.busySerials.delete(device.serial);
+        // The claim in flight (another worker's turn) does not offer this device: start it again with it. The
+        // server hands back a run it gave a claim whose agent hung up.
+        const previous = this.offerChanged;
+        this.offerChanged = new AbortController();
+        previous.abort();
+      }
     }
   }
 }

@@ -100,8 +100,8 @@ export function agentApi(transport: Transport) {
         .then((r) => r.body),
     /**
      * `POST /agent/jobs/{lease}/steps/{step}/next-batch`: marks the batch just run done and takes the next one.
-     * Not resent: a batch taken by a call whose answer was lost would stay held by this attempt, unrun, until
-     * the attempt ends; an error ends the step instead, which hands the batch back at once.
+     * Safe to resend: a batch the lease already holds unfinished (taken by a call whose answer was lost) is
+     * handed out again, not another one.
      */
     nextBatch: (leaseId: string, stepIndex: number, finishedBatchId?: string): Promise<ShardBatch | null> =>
       transport
@@ -109,6 +109,7 @@ export function agentApi(transport: Transport) {
           method: "POST",
           path: `/agent/jobs/${segment(leaseId)}/steps/${stepIndex}/next-batch`,
           json: finishedBatchId === undefined ? {} : { finished_batch_id: finishedBatchId },
+          safeToResend: true,
         })
         .then((r) => r.body.batch),
     /** `PUT /agent/jobs/{lease}/artifacts/{name}`: streams a file; `name` is a relative path. */
