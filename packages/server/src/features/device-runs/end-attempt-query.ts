@@ -71,12 +71,11 @@ export async function writeEnd(
         returning status, summary, shard_count
       ),
       batches_returned as (
-        ${handBackBatches(held.leaseId, end.requeued, sql`exists (select 1 from ended where shard_count > 1)`)}
-        returning 1
+        ${handBackBatches(dialect, held, end.requeued, sql`exists (select 1 from ended where shard_count > 1)`)}
       ),
       settled as (${settle})
       select (select count(*) from guard) as guarded, (select count(*) from ended) as ended,
-        (select status from settled) as status, (select count(*) from batches_returned) as batches_returned`.execute(
+        (select status from settled) as status, (select count(*) from batches_returned where state = 'queued') as batches_returned`.execute(
       db,
     );
     const row = result.rows[0];
@@ -97,12 +96,12 @@ export async function writeEnd(
   if (!endedRun) return { written: false, changed: false };
   const returned =
     Number(endedRun.shard_count) > 1
-      ? await handBackBatches(held.leaseId, end.requeued).execute(db)
-      : { numAffectedRows: 0n };
+      ? (await handBackBatches(dialect, held, end.requeued).execute(db)).rows
+      : [];
   const settled = await settleExecution(dialect, held.executionId, at).execute(db);
   return {
     written: true,
     executionStatus: (settled.rows[0]?.status as ExecutionStatus | undefined) ?? undefined,
-    batchesReturned: Number(returned.numAffectedRows ?? 0),
+    batchesReturned: returned.filter((batch) => batch.state === "queued").length,
   };
 }

@@ -427,6 +427,61 @@ describe("a shard that loses its device or its lease mid-batch", () => {
   });
 });
 
+describe("a shard whose attempt ends for good mid-batch", () => {
+  it("hands back only the tests it did not report: each test counted once", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ shards: 2 }, { max_attempts: 1 }));
+    const [lapsing, alive] = (await claimShards(2)) as [Job, Job];
+    const listed = tests(12);
+    await listTests(lapsing.lease_id, listed);
+    const held = (await nextBatch(lapsing.lease_id)).body.batch as { id: string; tests: Test[] };
+    expect(held.tests.length).toBeGreaterThan(1);
+    const [reported, ...unreported] = held.tests as [Test, ...Test[]];
+    await report(lapsing.lease_id, [reported]);
+
+    server.clock.advance(ttlSeconds * 600);
+    expect((await heartbeat(alive.lease_id)).status).toBe(200);
+    server.clock.advance(ttlSeconds * 600);
+    await server.app.services.agents.sweep();
+    // No attempt left: the run ended errored, and its reported test stays its result.
+    const stored = await server.app.services.database.db
+      .selectFrom("test_batches")
+      .select(["state", "tests", "lease_id"])
+      .where("id", "=", held.id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ state: "queued", lease_id: null });
+    expect(JSON.parse(stored.tests)).toEqual(unreported);
+
+    const ran = await runAll([alive]);
+    const all = ran
+      .get(alive.lease_id)
+      ?.flatMap((batch) => batch.tests)
+      .map(key);
+    expect(all).toHaveLength(11);
+    expect(new Set([...(all ?? []), key(reported)])).toEqual(new Set(listed.map(key)));
+    await complete(alive.lease_id, { status: "passed" });
+
+    const done = await execution(executionId);
+    expect(done).toMatchObject({ status: "errored", summary: { tests: 12, passed: 12 } });
+    const items = await executionTests(executionId);
+    expect(items).toHaveLength(12);
+    expect(items.find((item) => key(item) === key(reported))?.shard).toBe(lapsing.device_run.shard);
+  });
+
+  it("marks a batch whose every test was reported done when the agent completes without finishing it", async () => {
+    await drainQueue();
+    await trigger(await createPlan({ shards: 2 }));
+    const [job, other] = (await claimShards(2)) as [Job, Job];
+    await listTests(job.lease_id, tests(4));
+    const held = (await nextBatch(job.lease_id)).body.batch as { id: string; tests: Test[] };
+    await report(job.lease_id, held.tests);
+    await complete(job.lease_id, { status: "passed" });
+    expect(await statesOf([held.id])).toEqual({ [held.id]: "done" });
+    await runAll([other]);
+    await complete(other.lease_id, { status: "passed" });
+  });
+});
+
 describe("the protocol's refusals", () => {
   it("refuses next-batch before the step was listed (409 shard_plan_missing), and calls of a lost lease", async () => {
     await drainQueue();
