@@ -1476,6 +1476,8 @@ export interface components {
         DeviceRun: {
             /** @description The plan's device entry; null for a plan that runs on the agent host */
             device: components["schemas"]["DeviceSpec"] | null;
+            /** @description Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded */
+            shard: number;
             status: components["schemas"]["ExecutionStatus"];
             /** @description The current (or last) attempt, from 1 to the plan's max_attempts */
             attempt: number;

@@ -204,7 +204,9 @@ describe("a sharded plan's device runs", () => {
     expect(new Set(jobs.map((job) => job.device_run.position))).toEqual(new Set([0]));
     expect(await claim("emulator-9999")).toBeUndefined();
     for (const job of jobs) await complete(job.lease_id, { status: "passed" });
-    expect((await execution(executionId)).status).toBe("passed");
+    const done = await execution(executionId);
+    expect(done.status).toBe("passed");
+    expect(done.devices.map((run: { shard: number }) => run.shard)).toEqual([0, 1, 2]);
   });
 
   it("are one for a plan without shards: shard 0 of 1", async () => {
@@ -522,5 +524,13 @@ describe("the protocol's refusals", () => {
     expect((await listTests(first.lease_id, tests(2), 2)).body).toMatchObject({ planned: true });
     expect((await listTests(second.lease_id, tests(2), 1)).body).toMatchObject({ planned: true });
     for (const job of jobs) await complete(job.lease_id, { status: "passed" });
+    // On shard 1, the inspect step and the unsharded maestro step do not run: skipped, not pending.
+    const view = await execution(first.execution_id);
+    expect(
+      view.devices.map((run: { steps: Array<{ status: string }> }) => run.steps.map((step) => step.status)),
+    ).toEqual([
+      ["pending", "pending", "pending"],
+      ["skipped", "pending", "skipped"],
+    ]);
   });
 });

@@ -30,6 +30,11 @@ export const DeviceRunView = Type.Object({
   device: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
     description: "The plan's device entry; null for a plan that runs on the agent host",
   }),
+  shard: Type.Integer({
+    minimum: 0,
+    description:
+      "Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded",
+  }),
   status: ExecutionStatus,
   attempt: Type.Integer({ description: "The current (or last) attempt, from 1 to the plan's max_attempts" }),
   reason: Type.Union([Type.String(), Type.Null()], {

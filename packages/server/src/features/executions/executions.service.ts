@@ -4,14 +4,15 @@ import type { ExecutionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
-import type { DeviceRuns } from "../device-runs/index.ts";
+import { type DeviceRuns, runsOnShard, type ShardableStep } from "../device-runs/index.ts";
 import type { ExecutionRecord, ExecutionsRepo, Summary } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
 export function executionView(execution: ExecutionRecord) {
-  const planSteps = (execution.plan.steps ?? []) as Array<{ type: string; name?: string }>;
+  const planSteps = (execution.plan.steps ?? []) as Array<ShardableStep & { name?: string }>;
   const devices = execution.deviceRuns.map((run) => ({
     device: run.device,
+    shard: run.shard ?? 0,
     status: run.status,
     attempt: run.attempt,
     reason: run.reason,
@@ -26,7 +27,8 @@ export function executionView(execution: ExecutionRecord) {
         index,
         type: step.type,
         name: step.name ?? step.type,
-        status: result?.status ?? "pending",
+        // A step that does not run on this shard (API.md §5 shards) is skipped there, not pending forever.
+        status: result?.status ?? (runsOnShard(step, run.shard ?? 0) ? "pending" : "skipped"),
         message: result?.message ?? null,
         started_at: result?.startedAt ?? null,
         finished_at: result?.finishedAt ?? null,
