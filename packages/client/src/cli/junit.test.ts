@@ -32,6 +32,7 @@ const run = (status: Execution["status"], model?: string) => ({
   summary: null,
   agent_id: null,
   claimed_device: null,
+  shard: 0,
   steps: [],
 });
 

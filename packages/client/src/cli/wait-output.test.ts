@@ -53,6 +53,7 @@ function execution(
       summary: null,
       agent_id: null,
       claimed_device: null,
+      shard: 0,
       steps: [],
     })),
     steps: [],

@@ -80,6 +80,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
         summary: null,
         agent_id: null,
         claimed_device: null,
+        shard: 0,
         steps: [],
       },
     ],
