@@ -10,7 +10,7 @@ import type { Kysely } from "kysely";
  * atomic (INSERT … ON CONFLICT DO NOTHING), holding the listed set so that a later listing can be compared.
  * The plan's `test_batches` are what the shards take: `uniform` one batch fixed to each shard, `duration` a
  * queue all shards share (shard null), in `seq` order. A batch is queued, running (held by a lease) or done;
- * a running batch whose attempt ends goes back to queued for another shard.
+ * when an attempt ends, its batches go back to queued for another shard (features/device-runs/batch-hand-over.ts).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

@@ -316,6 +316,32 @@ describe("duration sharding over three shards", () => {
   });
 });
 
+describe("a large listing", () => {
+  it("takes 20,000 tests (a body over the 1 MiB other JSON routes take) and plans every one once", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ shards: 3 }));
+    const [job, ...others] = await claimShards(3);
+    const listed = Array.from({ length: 20_000 }, (_, i) => ({
+      classname: `com.example.feature${i % 50}.SomeRatherLongTestClassName`,
+      name: `test_${i}_does_what_its_long_descriptive_name_says`,
+    }));
+    expect(JSON.stringify({ tests: listed }).length).toBeGreaterThan(1024 * 1024);
+    const answer = await listTests(job?.lease_id ?? "", listed);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ planned: true, tests: 20_000 });
+    const rows = await server.app.services.database.db
+      .selectFrom("test_batches")
+      .select("tests")
+      .where("execution_id", "=", executionId)
+      .execute();
+    expect(rows).toHaveLength(answer.body.batches);
+    const planned = rows.flatMap((row) => (JSON.parse(row.tests) as Test[]).map(key));
+    expect(planned).toHaveLength(20_000);
+    expect(new Set(planned).size).toBe(20_000);
+    for (const other of [job, ...others]) await complete(other?.lease_id ?? "", { status: "cancelled" });
+  });
+});
+
 describe("uniform sharding", () => {
   it("gives each shard one fixed list, contiguous and of equal count", async () => {
     await drainQueue();
