@@ -16,15 +16,19 @@ import {
 import { benchDir } from "./lib/paths.ts";
 import { logNormalFactor, seededRandom } from "./lib/seeded-random.ts";
 import { idealMs, type ShardPlanModel, simulate } from "./lib/shard-simulation.ts";
+import { runOnStandIns, type StandInOutcome } from "./lib/shard-stand-in-run.ts";
 import { median } from "./lib/stats.ts";
 import { type BenchResult, type Ratio, type Row, type RunOptions, ratio, type Target } from "./lib/types.ts";
 
 export const name = "shards";
 export const description =
-  "wall time ÷ ideal of a 200-test suite (public JUnit timings) on 4 devices, duration sharding with history against uniform, simulated; the run on stand-in devices comes with the sharding protocol";
+  "wall time ÷ ideal of a 200-test suite (public JUnit timings) on 4 devices, duration sharding with history against uniform: simulated, and run on a real server and agent with 4 stand-in devices";
 
 const target: Target = { op: "<=", value: 1.15 };
-const plans = { full: { rounds: 25 }, quick: { rounds: 5 } };
+const plans = {
+  full: { rounds: 25, timeScale: 0.02, standInHistory: 3 },
+  quick: { rounds: 5, timeScale: 0.004, standInHistory: 1 },
+};
 const shards = 4;
 /** An `am instrument` start on a real device takes ~1–3 s: the middle, and both ends in a section. */
 const overheadMs = 2_000;
@@ -138,7 +142,7 @@ function round(suite: Array<{ test: ListedTest; ms: number }>, seed: number, ove
 }
 
 export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
-  const { rounds } = quick ? plans.quick : plans.full;
+  const { rounds, timeScale, standInHistory } = quick ? plans.quick : plans.full;
   const startedAt = new Date();
   const suite = await loadSuite();
   const seconds = suite.map((s) => s.ms / 1000).sort((a, b) => a - b);
@@ -221,6 +225,35 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     }),
   }));
 
+  log(`on stand-in devices: FAKE_ADB_TIME_SCALE ${timeScale}, ${standInHistory} runs of history first`);
+  const standIn = await runOnStandIns(
+    suite.map((s) => s.ms / 1000),
+    { timeScale, historyRuns: standInHistory, sigma, log },
+  );
+  const standInLabel = (o: StandInOutcome) =>
+    `${deviceSets.find((d) => d.key === o.deviceSet)?.label}: ${o.sharding === "duration" ? planLabels.duration.replace(`${historyRuns} runs`, `${standInHistory} runs`) : planLabels.uniform}`;
+  const standInRows: Row[] = standIn.map((o) => ({
+    label: standInLabel(o),
+    metrics: [
+      { label: "wall", value: o.wallMs / 1000, unit: "s", decimals: 2 },
+      { label: "ideal", value: o.idealMs / 1000, unit: "s", decimals: 2 },
+      { label: "wall ÷ ideal", value: o.wallMs / o.idealMs, unit: "", decimals: 3 },
+      { label: "batches", value: o.batches, unit: "", decimals: 0 },
+      { label: "execution", value: o.executionMs / 1000, unit: "s", decimals: 1 },
+      { label: "tests", value: o.summaryTests, unit: "", decimals: 0 },
+    ],
+    detail: o.status,
+  }));
+  for (const o of standIn) {
+    ratios.push(
+      ratio(
+        `stand-in devices: ${o.sharding} ÷ ideal, ${deviceSets.find((d) => d.key === o.deviceSet)?.label}`,
+        o.wallMs / o.idealMs,
+        o.sharding === "duration" ? target : undefined,
+      ),
+    );
+  }
+
   const total = seconds.reduce((sum, s) => sum + s, 0);
   const at = (share: number) => seconds[Math.ceil(share * seconds.length) - 1] as number;
   return {
@@ -236,9 +269,16 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       overhead_ms: overheadMs,
       sigma,
       history_runs: historyRuns,
+      stand_in_time_scale: timeScale,
+      stand_in_history_runs: standInHistory,
     },
     rows,
     sections: [
+      {
+        title: `on a real server (SQLite) and agent with 4 stand-in devices, device time × ${timeScale}`,
+        rows: standInRows,
+        detailLabel: "status",
+      },
       { title: "duration sharding with history, by the cost of a runner start", rows: sensitivity },
       {
         title: `other cuts of the same queue (history, ${overheadMs / 1000} s per runner start)`,
@@ -252,7 +292,8 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `Every list or batch costs a runner start of ${overheadMs / 1000} s (an am instrument start on a real device is ~1–3 s; both ends in the section); a device at half speed takes twice as long for its tests and its starts.`,
       "Ideal = max(Σ durations ÷ Σ speeds, longest test ÷ fastest speed), overheads excluded: max(Σ ÷ 4, longest) with equal devices, Σ ÷ 3.5 with one device at half speed (it can take half a device's share off the others).",
       "Uniform runs the listed order in 4 contiguous lists; duration runs one queue the devices take from when free (bench/lib/shard-simulation.ts). Not modeled: claim and upload round trips, a device drained mid-run.",
-      "This is a simulation of the planner's plans; the same ratios on real agents with stand-in devices come with the sharding protocol.",
+      "The main table simulates the planner's plans; the first section runs them for real.",
+      `Stand-in run: the server in this process (SQLite), one testbay-agent process (--concurrency 4) with 4 stand-in devices of FAKE_ADB_TIME_SCALE ${timeScale}; the same suite under Java names as an instrumentation test package, each execution's durations × a seeded log-normal factor (σ ${sigma}); ${standInHistory} executions of the duration plan first for its history (its p80), then duration and uniform with 4 equal devices, then again with the last device at speed 0.5. Wall = first test started to last test finished in a batch, on any device (the devices' own logs), so installs, listings and claims are left out as the ideal leaves them; execution s is trigger to finished. Every batch is a real adb push and am instrument (two stand-in processes) and a next-batch call: that cost, in real ms, against device time shrunk ${Math.round(1 / timeScale)}×, weighs more than a 2 s runner start on a device would.`,
     ],
     met: ratios.every((r) => r.met),
     details: { seconds },
