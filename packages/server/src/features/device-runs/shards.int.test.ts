@@ -209,6 +209,33 @@ describe("a sharded plan's device runs", () => {
     expect(done.devices.map((run: { shard: number }) => run.shard)).toEqual([0, 1, 2]);
   });
 
+  it("need only the step types that run on their shard: shell steps run on shard 0 only", async () => {
+    await drainQueue();
+    const planId = await createPlan(
+      {},
+      {
+        steps: [
+          { type: "shell", run: "true" },
+          { type: "maestro", flows: [flow], shards: 2 },
+        ],
+      },
+    );
+    const executionId = await trigger(planId);
+    // An agent without shell steps allowed takes shard 1, not shard 0.
+    const [job] = await claimShards(1);
+    expect(job?.device_run.shard).toBe(1);
+    expect(await claim("emulator-9999")).toBeUndefined();
+    const withShell = await call(`${server.baseUrl}/agent/claim`, {
+      headers: agent,
+      json: { agent_id: "shell", devices: [device("emulator-9998")], step_types: ["shell", "maestro"] },
+    });
+    expect(withShell.body.job.device_run).toMatchObject({ shard: 0, shard_count: 2 });
+    expect(withShell.body.job.execution_id).toBe(executionId);
+    for (const lease of [job?.lease_id, withShell.body.job.lease_id]) {
+      await complete(lease ?? "", { status: "passed" });
+    }
+  });
+
   it("are one for a plan without shards: shard 0 of 1", async () => {
     await drainQueue();
     await trigger(await createPlan({}));

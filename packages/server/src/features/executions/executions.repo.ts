@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { olderThan } from "../../db/keyset.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
+import { runsOnShard, type ShardableStep } from "../device-runs/plan-shards.ts";
 import { requirementsOf } from "./requirements.ts";
 import type { ResultsRepo, StepResult } from "./results.repo.ts";
 
@@ -135,7 +136,7 @@ export class ExecutionsRepo {
         .values(
           executions.flatMap((e) =>
             e.deviceRuns.map((run) => ({
-              ...requirementColumns(e, run.device),
+              ...requirementColumns(e, run.device, run.shard ?? 0),
               id: run.id,
               execution_id: run.executionId,
               position: run.position,
@@ -265,9 +266,15 @@ export class ExecutionsRepo {
   }
 }
 
-function requirementColumns(execution: ExecutionRecord, device: Record<string, unknown> | null) {
-  const plan = execution.plan as { steps: Array<{ type: string }>; max_attempts?: number };
-  const needs = requirementsOf(plan, device);
+function requirementColumns(
+  execution: ExecutionRecord,
+  device: Record<string, unknown> | null,
+  shard: number,
+) {
+  const plan = execution.plan as { steps: ShardableStep[]; max_attempts?: number };
+  // A shard needs only the step types that run on it (inspect and shell on shard 0 only): an agent without
+  // shell steps allowed can take the other shards of a plan that has one.
+  const needs = requirementsOf({ steps: plan.steps.filter((step) => runsOnShard(step, shard)) }, device);
   return {
     organization_id: execution.organizationId,
     required_platform: needs.platform,

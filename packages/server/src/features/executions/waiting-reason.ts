@@ -1,3 +1,4 @@
+import { runsOnShard, type ShardableStep } from "../device-runs/plan-shards.ts";
 import type { ExecutionRecord } from "./executions.repo.ts";
 import { requirementsOf } from "./requirements.ts";
 
@@ -29,12 +30,14 @@ export function waitingReason(
   online: readonly CapableAgent[],
 ): WaitingReason | null {
   if (execution.status !== "queued") return null;
-  const plan = execution.plan as { steps?: Array<{ type: string }> };
+  const plan = execution.plan as { steps?: ShardableStep[] };
   const queued = execution.deviceRuns.filter((run) => run.status === "queued");
   if (queued.length === 0) return null;
-  const reasons = queued.map((run) =>
-    blocker(requirementsOf({ steps: plan.steps ?? [] }, run.device), online),
-  );
+  // Each run needs what its shard runs, as stored for claims (executions.repo.ts).
+  const reasons = queued.map((run) => {
+    const steps = (plan.steps ?? []).filter((step) => runsOnShard(step, run.shard ?? 0));
+    return blocker(requirementsOf({ steps }, run.device), online);
+  });
   if (reasons.some((reason) => reason === null)) return null;
   return { code: "no_capable_agent", detail: reasons[0] as string };
 }
