@@ -37,9 +37,17 @@ describe("a plan's steps as the form's inputs and back", () => {
         logcat: false,
         screenshot_on_failure: true,
         clear_package_data: true,
+        shards: 3,
+        sharding: "uniform",
+        retry_failed_tests: 2,
         timeout_seconds: 900,
       },
-      { type: "maestro", flows: ["appId: x\n---\n- launchApp\n", "- tapOn: OK"], record_video: "never" },
+      {
+        type: "maestro",
+        flows: ["appId: x\n---\n- launchApp\n", "- tapOn: OK"],
+        record_video: "never",
+        retry_failed_tests: 1,
+      },
       {
         type: "shell",
         name: "Lint",
@@ -62,6 +70,7 @@ describe("a plan's steps as the form's inputs and back", () => {
     expect(instrumentation["filter.size"]).toBe("small");
     expect(instrumentation.logcat).toBe("no");
     expect(instrumentation.runner).toBe("androidx.test.runner.AndroidJUnitRunner");
+    expect(instrumentation).toMatchObject({ shards: "3", sharding: "uniform", retry_failed_tests: "2" });
     expect(formValues(toDraft(steps[2]))).toMatchObject({
       flows: ["appId: x\n---\n- launchApp\n", "- tapOn: OK"],
     });
@@ -88,7 +97,8 @@ describe("a plan's steps as the form's inputs and back", () => {
   it("keeps as JSON, and says why, a step the form cannot show exactly", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ type: "xcuitest", only_testing: ["A/b"] }, /no fields for steps of type "xcuitest"/],
-      [{ type: "instrumentation", shards: 4 }, /fields the form does not edit \(shards\)/],
+      [{ type: "instrumentation", shard_by: "size" }, /fields the form does not edit \(shard_by\)/],
+      [{ type: "maestro", flows: ["- launchApp"], shards: "3" }, /cannot show this step's shards/],
       [{ type: "inspect", expect: { debuggable: false, colour: "red" } }, /\(expect\.colour\)/],
       [{ type: "inspect", expect: { debuggable: "no" } }, /cannot show this step's expect\.debuggable/],
       [{ type: "instrumentation", args: { a: "line\nbreak" } }, /cannot show this step exactly/],
@@ -127,7 +137,8 @@ describe("where the API's messages about steps show in the form", () => {
       prefix: "entry 1",
     });
     expect(fieldOf("/steps/1/args", steps)).toEqual({ field: "steps.1.args" });
-    expect(fieldOf("/steps/1/shards", steps)).toEqual({ field: "steps.1", prefix: "shards" });
+    expect(fieldOf("/steps/1/shards", steps)).toEqual({ field: "steps.1.shards" });
+    expect(fieldOf("/steps/2/retry_failed_tests", steps)).toEqual({ field: "steps.2.retry_failed_tests" });
     expect(fieldOf("/steps/1/type", steps)).toEqual({ field: "steps.1", prefix: "type" });
     expect(fieldOf("/steps/2/flows/1", steps)).toEqual({ field: "steps.2.flows.1" });
     expect(fieldOf("/steps/2/flows", steps)).toEqual({ field: "steps.2.flows" });
@@ -142,12 +153,14 @@ describe("where the API's messages about steps show in the form", () => {
       errors: [
         { path: "/steps/0/expect/min_sdk_at_most", message: "must be >= 1" },
         { path: "/steps/1/type", message: "instrumentation steps are for Android apps" },
+        { path: "/steps/1/retry_failed_tests", message: "must be <= 5" },
       ],
     });
     expect(fieldErrors(problem, steps)).toEqual({
       fields: {
         "steps.0.expect.min_sdk_at_most": ["must be >= 1"],
         "steps.1": ["type: instrumentation steps are for Android apps"],
+        "steps.1.retry_failed_tests": ["must be <= 5"],
       },
       general: [],
     });

@@ -50,6 +50,29 @@ const timeout: StepField = {
 };
 const deviceOptions: StepField[] = [
   {
+    path: ["shards"],
+    label: "Shards",
+    kind: "integer",
+    help: "1–50: the tests split over that many devices matching each device entry. Default 1.",
+    group: "Shards and retries",
+  },
+  {
+    path: ["sharding"],
+    label: "Split by",
+    kind: "choice",
+    options: ["duration", "uniform"],
+    default: "duration",
+    help: "duration balances by each test's recent time; uniform by count.",
+    group: "Shards and retries",
+  },
+  {
+    path: ["retry_failed_tests"],
+    label: "Retry failed tests",
+    kind: "integer",
+    help: "0–5: a failed test reruns alone up to that many times; passing then makes it flaky. Default 0.",
+    group: "Shards and retries",
+  },
+  {
     path: ["record_video"],
     label: "Record video",
     kind: "choice",

@@ -22,7 +22,7 @@ const smallButton = "rounded-md border border-line px-2 py-1 text-xs hover:bg-su
 const wide = new Set<FieldKind>(["multiline", "texts", "pairs"]);
 
 /** Groups of options most steps leave at their defaults: folded until opened, or until one is set or refused. */
-const foldedGroups = new Set(["Which tests run", "Device options"]);
+const foldedGroups = new Set(["Which tests run", "Shards and retries", "Device options"]);
 const hasValue = (value: string | string[] | undefined) =>
   Array.isArray(value) ? value.some((item) => item.trim() !== "") : Boolean(value?.trim());
 

@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { executionQuery, failedTestsQuery } from "../../api/executions.ts";
+import { allTestsQuery, executionQuery, failedTestsQuery } from "../../api/executions.ts";
 import { type TestHistory, testHistoryQuery } from "../../api/test-history.ts";
 import type { TestCase } from "../../api/types.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
@@ -8,7 +8,10 @@ import { deviceLabel } from "./device-label.ts";
 import { FailureEvidence } from "./failure-evidence.tsx";
 import { QuarantineControl } from "./quarantine-control.tsx";
 import { QuarantinedBadge } from "./quarantined-badge.tsx";
+import { shardCounts } from "./shards.ts";
 import { TestHistoryLine } from "./test-history-line.tsx";
+import { hasTries, passedOnRetry } from "./test-tries.ts";
+import { TestTriesList } from "./test-tries-list.tsx";
 
 function FailedTest({
   runId,
@@ -16,6 +19,7 @@ function FailedTest({
   test,
   live,
   history,
+  shards,
 }: {
   runId: string;
   planId: string | undefined;
@@ -23,10 +27,16 @@ function FailedTest({
   live: boolean;
   /** The plan's history of its tests; undefined while it loads. */
   history: ReadonlyMap<string, TestHistory> | undefined;
+  /** The run's shards per device entry, for the device line. */
+  shards: readonly number[] | undefined;
 }) {
   const quarantine = history?.get(test.id)?.quarantine;
+  // A test that passed on a retry is shown with its tries; the captures of its failing try are among them.
+  const passed = test.status === "passed";
   return (
-    <li className="space-y-2 rounded-lg border border-red-300 bg-surface p-3 dark:border-red-900">
+    <li
+      className={`space-y-2 rounded-lg border bg-surface p-3 ${passed ? "border-amber-300 dark:border-amber-800" : "border-red-300 dark:border-red-900"}`}
+    >
       <div className="flex flex-wrap items-center gap-2">
         <StatusChip status={test.status} />
         {test.flaky && <StatusChip status="flaky" />}
@@ -35,7 +45,7 @@ function FailedTest({
         <span className="text-sm break-all text-muted">{test.classname}</span>
       </div>
       <div className="text-xs text-muted">
-        {deviceLabel(test)} · attempt {test.attempt}
+        {deviceLabel(test, shards)} · attempt {test.attempt}
         {test.quarantined && " · quarantined: does not fail the run"}
       </div>
       {test.quarantined && quarantine && (
@@ -54,21 +64,29 @@ function FailedTest({
           </pre>
         </details>
       )}
-      <FailureEvidence runId={runId} test={test} live={live} />
+      {hasTries(test) && <TestTriesList runId={runId} test={test} live={live} />}
+      {!passed && <FailureEvidence runId={runId} test={test} live={live} />}
       {planId !== undefined && <QuarantineControl test={test} planId={planId} />}
     </li>
   );
 }
 
-/** The failures come first on a run's page: they are what the reader came for. */
+/**
+ * The failures come first on a run's page: they are what the reader came for. The tests that passed only on a
+ * retry follow them ("Passed on retry"): they did not fail the run, but they are what makes a suite flaky.
+ */
 export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
   const failed = useQuery(failedTestsQuery(runId, live));
+  // The flaky ones come from the table's query of every test (the API filters by status only): the same request.
+  const flaky = passedOnRetry(useQuery(allTestsQuery(runId, live)).data ?? []);
   // The run is already loaded by its page; its plan's test history is one request for every failure, asked for
   // only when something failed.
-  const planId = useQuery(executionQuery(runId)).data?.test_plan_id;
+  const run = useQuery(executionQuery(runId)).data;
+  const planId = run?.test_plan_id;
+  const shards = run && shardCounts(run.devices);
   const history = useQuery({
     ...testHistoryQuery(planId ?? "", !live),
-    enabled: planId !== undefined && (failed.data?.length ?? 0) > 0,
+    enabled: planId !== undefined && (failed.data?.length ?? 0) + flaky.length > 0,
   });
   return (
     <section aria-labelledby="failed-tests" className="space-y-2">
@@ -87,9 +105,30 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
               test={test}
               live={live}
               history={history.data}
+              shards={shards}
             />
           ))}
         </ul>
+      )}
+      {flaky.length > 0 && (
+        <>
+          <h3 id="passed-on-retry" className="pt-2 font-semibold">
+            Passed on retry ({flaky.length})
+          </h3>
+          <ul aria-labelledby="passed-on-retry" className="space-y-3">
+            {flaky.map((test) => (
+              <FailedTest
+                key={`${test.id}:${test.device.position}:${test.shard}`}
+                runId={runId}
+                planId={planId}
+                test={test}
+                live={live}
+                history={history.data}
+                shards={shards}
+              />
+            ))}
+          </ul>
+        </>
       )}
     </section>
   );

@@ -9,8 +9,8 @@ import {
   useReactTable,
 } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useId, useRef, useState } from "react";
-import { allTestsQuery } from "../../api/executions.ts";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { allTestsQuery, executionQuery } from "../../api/executions.ts";
 import type { TestCase } from "../../api/types.ts";
 import { useMediaQuery } from "../../app/use-media-query.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
@@ -18,8 +18,10 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { formatDuration } from "../../format/duration.ts";
 import { deviceLabel } from "./device-label.ts";
 import { QuarantinedBadge } from "./quarantined-badge.tsx";
+import { shardCounts } from "./shards.ts";
 
-const columns: ColumnDef<TestCase>[] = [
+/** The table's columns; the device column names each test's shard, given the run's shards per device entry. */
+const columnsFor = (shards: readonly number[] | undefined): ColumnDef<TestCase>[] => [
   {
     id: "status",
     header: "Status",
@@ -49,7 +51,7 @@ const columns: ColumnDef<TestCase>[] = [
       </span>
     ),
   },
-  { id: "device", header: "Device", accessorFn: deviceLabel, size: 160 },
+  { id: "device", header: "Device", accessorFn: (test) => deviceLabel(test, shards), size: 200 },
   {
     id: "duration",
     header: "Duration",
@@ -71,6 +73,13 @@ const rowHeights = { wide: 36, phone: 52 };
 /** Every test of the run, searchable and sortable; only the rows in view are in the page. */
 export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
   const tests = useQuery(allTestsQuery(runId, live));
+  const devices = useQuery(executionQuery(runId)).data?.devices;
+  // Joined to a string so the columns are made again only when the shards change, not on every poll of the run.
+  const shardsKey = devices ? shardCounts(devices).join() : "";
+  const columns = useMemo(
+    () => columnsFor(shardsKey ? shardsKey.split(",").map(Number) : undefined),
+    [shardsKey],
+  );
   const [search, setSearch] = useState("");
   const [sorting, setSorting] = useState<SortingState>([]);
   const searchId = useId();
