@@ -286,6 +286,35 @@ describe("duration sharding over three shards", () => {
     }
   });
 
+  it("never hands one batch to two shards asking at the same moment", async () => {
+    await drainQueue();
+    await trigger(await createPlan({ shards: 6 }));
+    const jobs = await claimShards(6);
+    const listed = tests(120);
+    await listTests(jobs[0]?.lease_id ?? "", listed);
+    const handedOut: string[] = [];
+    const finished = new Map<string, string>();
+    const open = new Set(jobs.map((job) => job.lease_id));
+    while (open.size > 0) {
+      // Every shard still taking asks at once.
+      const answers = await Promise.all(
+        [...open].map(async (lease) => ({ lease, response: await nextBatch(lease, finished.get(lease)) })),
+      );
+      for (const { lease, response } of answers) {
+        expect(response.status).toBe(200);
+        const batch = response.body.batch as { id: string; tests: Test[] } | null;
+        if (batch === null) open.delete(lease);
+        else {
+          handedOut.push(...batch.tests.map(key));
+          finished.set(lease, batch.id);
+        }
+      }
+    }
+    expect(handedOut).toHaveLength(120);
+    expect(new Set(handedOut)).toEqual(new Set(listed.map(key)));
+    for (const job of jobs) await complete(job.lease_id, { status: "cancelled" });
+  });
+
   it("answers a differing later listing from the plan, which stands", async () => {
     await drainQueue();
     await trigger(await createPlan({ shards: 2 }));
