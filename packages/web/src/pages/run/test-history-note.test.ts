@@ -18,6 +18,7 @@ const history = (fields: Partial<TestHistory>): TestHistory => ({
   first_seen_at: "2026-11-20T08:00:00.000Z",
   new: false,
   quarantined: false,
+  quarantine: null,
   ...fields,
 });
 const finished = { id: "ex_this", finished: true };
