@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "./browser.ts";
 import { ciHeaders, createMember, type Person, seedDeviceRun, seedInspectRuns } from "./sample-data.ts";
+import { flakyTest, seedShardedRun } from "./sharded-sample.ts";
 import { openSignedIn } from "./sign-in.ts";
 import { requireWebBuild } from "./web-build.ts";
 
@@ -23,6 +24,7 @@ let server: TestServer;
 let browser: Browser;
 let person: Person;
 let failedRun: string;
+let shardedRun: string;
 let planId: string;
 
 /** The dashboard's pages, each with what shows it is loaded. */
@@ -31,6 +33,15 @@ const pages = () => [
   {
     path: `/runs/${failedRun}`,
     ready: (page: Page) => page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor(),
+  },
+  {
+    // Shards grouped under their device entry, and a flaky test's tries opened with their captures.
+    path: `/runs/${shardedRun}`,
+    ready: async (page: Page) => {
+      await page.getByRole("heading", { name: /Passed on retry/ }).waitFor();
+      await page.getByText("Tries (2): failed, then passed").click();
+      await page.getByRole("region", { name: `Logcat of ${flakyTest.name}, try 1` }).waitFor();
+    },
   },
   { path: "/plans", ready: (page: Page) => page.getByRole("heading", { name: "Test plans" }).waitFor() },
   {
@@ -89,6 +100,7 @@ beforeAll(async () => {
   const inspect = await seedInspectRuns(server, ci);
   planId = (await call(`${server.baseUrl}/executions/${inspect.failed}`, { headers: ci })).body.test_plan_id;
   failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main" });
+  shardedRun = await seedShardedRun(server, ci);
   browser = await launchChromium();
 });
 

@@ -256,25 +256,25 @@ describe("test plans in the dashboard", () => {
       { type: "inspect", expect: { min_sdk_at_most: 21, target_sdk_at_least: 34, debuggable: false } },
     ]);
     // A field the form does not edit: that step stays JSON, and says so; the API's refusal shows at it.
-    steps[0].shards = 2;
+    steps[0].shard_by = "size";
     await json.fill(JSON.stringify(steps));
     await page.getByRole("button", { name: "Edit in the form" }).click();
     const kept = page.getByRole("group", { name: "Step 1: instrumentation" });
-    await kept.getByText("fields the form does not edit (shards)").waitFor();
+    await kept.getByText("fields the form does not edit (shard_by)").waitFor();
     await expect(
       page.getByRole("group", { name: "Step 2: inspect" }).getByLabel("Min SDK at most").inputValue(),
     ).resolves.toBe("21");
     await page.getByLabel("Timeout (seconds)", { exact: true }).fill("900");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await kept.getByText("shards: is not a known field").waitFor();
+    await kept.getByText("shard_by: is not a known field").waitFor();
     await expect(
       kept
-        .getByText("shards: is not a known field")
+        .getByText("shard_by: is not a known field")
         .evaluate((message) => message === document.activeElement),
     ).resolves.toBe(true);
 
     // Without it, back in the form, saved.
-    delete steps[0].shards;
+    delete steps[0].shard_by;
     await kept.getByLabel("Step as JSON").fill(JSON.stringify(steps[0]));
     await kept.getByRole("button", { name: "Edit this step in the form" }).click();
     await expect(kept.getByLabel("Size").inputValue()).resolves.toBe("medium");

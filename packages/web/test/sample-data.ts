@@ -31,7 +31,11 @@ export async function ciHeaders(server: TestServer): Promise<Record<string, stri
 /** The commit every sample run was triggered from. */
 export const sampleCommit = "4f2691d0c1e5b7a9d3e8f6a2b4c6d8e0f1a3b5c7";
 
-async function createPlan(server: TestServer, ci: Record<string, string>, body: Record<string, unknown>) {
+export async function createPlan(
+  server: TestServer,
+  ci: Record<string, string>,
+  body: Record<string, unknown>,
+) {
   const response = await call(`${server.baseUrl}/testplans`, {
     headers: ci,
     json: { package_name: "com.example.basic", ...body },
@@ -40,7 +44,7 @@ async function createPlan(server: TestServer, ci: Record<string, string>, body: 
   return response.body.id as string;
 }
 
-async function trigger(
+export async function trigger(
   server: TestServer,
   ci: Record<string, string>,
   planId: string,
@@ -133,7 +137,7 @@ export interface SampleCaptures {
   video?: { mp4: Buffer; offsetsMs: readonly number[] };
 }
 
-async function uploadArtifact(
+export async function uploadArtifact(
   server: TestServer,
   agent: Record<string, string>,
   lease: string,
