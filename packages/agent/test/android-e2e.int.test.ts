@@ -1,17 +1,8 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  registerBasicApp,
-  startTestServer,
-  type TestServer,
-  uploadBasicTestPackage,
-} from "../../server/test/harness.ts";
-import { startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
-import { createDeviceLab, type DeviceLab, type Suite } from "./stand-ins/device-lab.ts";
+import { describe, expect, it } from "vitest";
+import { call } from "../../server/test/harness.ts";
+import { waitFor } from "./agent-process.ts";
+import { androidServer } from "./android-server.ts";
+import type { Suite } from "./stand-ins/device-lab.ts";
 
 // The Android path end to end: the app and test APK fixtures (built with Debian's aapt) uploaded to a real
 // server, an instrumentation plan triggered, a real `testbay-agent` process with `--devices auto` finding
@@ -26,76 +17,8 @@ const stack = `java.lang.AssertionError: expected:<Welcome> but was:<Sign in>
 \tat com.example.basic.LoginTest.rejectsBadPassword(LoginTest.kt:42)`;
 const pixel = (serial: string) => ({ serial, model: "Pixel 7", release: "14", sdk: 34 });
 
-let server: TestServer;
-let ci: Record<string, string>;
-let agentCredentials: { client_id: string; client_secret: string };
-let scratch: string;
-let lab: DeviceLab | undefined;
-const running: ChildProcess[] = [];
-
-function startAgent(name: string, labEnv: Record<string, string>) {
-  return startAgentProcess({
-    name,
-    baseUrl: server.baseUrl,
-    audience: server.config.audience,
-    credentials: agentCredentials,
-    scratch,
-    args: ["--devices", "auto"],
-    env: labEnv,
-    running,
-  });
-}
-
-async function triggerInstrumentation(version: string, step: Record<string, unknown> = {}) {
-  const plan = await call(`${server.baseUrl}/testplans`, {
-    headers: ci,
-    json: {
-      name: `android ${version} ${Math.random()}`,
-      package_name: "com.example.basic",
-      devices: [{ platform: "android", model: "Pixel 7" }],
-      steps: [{ type: "instrumentation", ...step }],
-    },
-  });
-  expect(plan.status).toBe(201);
-  const run = await call(`${server.baseUrl}/testplan/run`, {
-    headers: ci,
-    json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version },
-  });
-  expect(run.status).toBe(200);
-  return run.body.execution.id as string;
-}
-
-const execution = async (id: string) =>
-  (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
-const finished = (id: string) =>
-  waitFor(`execution ${id} to finish`, async () => {
-    const view = await execution(id);
-    return !["queued", "running"].includes(view.status) && view;
-  });
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
-  });
-  scratch = await mkdtemp(path.join(tmpdir(), "testbay-android-e2e-"));
-  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
-  agentCredentials = await server.createClient("acme", "agent");
-  for (const version of ["1.0.0", "2.0.0"]) {
-    await registerBasicApp(server, ci, version);
-    await uploadBasicTestPackage(server, ci, version);
-  }
-});
-
-afterEach(async () => {
-  await stopAgentProcesses(running);
-  lab?.cleanup();
-  lab = undefined;
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(scratch, { recursive: true, force: true });
-});
+const android = androidServer({ versions: ["1.0.0", "2.0.0"] });
+const { startAgent, triggerInstrumentation, execution, finished } = android;
 
 describe("an instrumentation plan on an Android device (stand-in)", () => {
   it("installs app and test APK, lists then runs the tests, and reports them with their captures", async () => {
@@ -120,7 +43,7 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
         { class: cart, method: "remembersCart", outcome: "ignored" },
       ],
     };
-    lab = await createDeviceLab({
+    const lab = await android.createLab({
       devices: [pixel("emulator-5554")],
       suites: { [TEST_PACKAGE]: suite },
       timeScale: 0.05,
@@ -149,7 +72,8 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
     expect(instruments[1]).not.toContain("'log'");
 
     // The failure with its message, stack trace and captures, each one served.
-    const tests = (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items;
+    const tests = (await call(`${android.server.baseUrl}/executions/${id}/tests`, { headers: android.ci }))
+      .body.items;
     expect(tests.map((t: { name: string; status: string }) => `${t.name} ${t.status}`)).toEqual([
       "signsIn passed",
       "rejectsBadPassword failed",
@@ -170,7 +94,7 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
       `${folder}/video/part-01.mp4`,
     ]);
     const fetchArtifact = (name: string) =>
-      fetch(`${server.baseUrl}/executions/${id}/artifacts/${name}`, { headers: ci });
+      fetch(`${android.server.baseUrl}/executions/${id}/artifacts/${name}`, { headers: android.ci });
     const png = Buffer.from(await (await fetchArtifact(failure.artifacts[0])).arrayBuffer());
     expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
     const cut = await (await fetchArtifact(failure.artifacts[1])).text();
@@ -181,7 +105,9 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
     expect((await fetchArtifact(`${folder}/logcat.txt`)).status).toBe(200);
 
     // JUnit says the same.
-    const junit = await (await fetch(`${server.baseUrl}/executions/${id}/junit`, { headers: ci })).text();
+    const junit = await (
+      await fetch(`${android.server.baseUrl}/executions/${id}/junit`, { headers: android.ci })
+    ).text();
     expect(junit).toMatch(/<testsuites[^>]* tests="4" failures="1"/);
     expect(junit).toContain('<testcase classname="com.example.basic.LoginTest" name="rejectsBadPassword"');
     expect(junit).toContain("expected:&lt;Welcome&gt; but was:&lt;Sign in&gt;");
@@ -195,7 +121,7 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
         outcome: "pass" as const,
         duration_ms: 200,
       }));
-    lab = await createDeviceLab({
+    const lab = await android.createLab({
       devices: [pixel("emulator-5554")],
       suites: { [TEST_PACKAGE]: { tests: passing(4), vanishAfterTests: 2 } },
       timeScale: 0.05,
@@ -224,7 +150,8 @@ describe("an instrumentation plan on an Android device (stand-in)", () => {
       summary: { tests: 4, passed: 4, failed: 0 },
       devices: [{ attempt: 2, status: "passed" }],
     });
-    const tests = (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items;
+    const tests = (await call(`${android.server.baseUrl}/executions/${id}/tests`, { headers: android.ci }))
+      .body.items;
     expect(tests).toHaveLength(4);
     for (const test of tests) {
       expect(test).toMatchObject({ status: "passed", device: { serial: "emulator-5556" } });

@@ -1,17 +1,7 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  registerBasicApp,
-  startTestServer,
-  type TestServer,
-  uploadBasicTestPackage,
-} from "../../server/test/harness.ts";
-import { startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
-import { createDeviceLab, type DeviceLab, type Outcome, type SuiteTest } from "./stand-ins/device-lab.ts";
+import { describe, expect, it } from "vitest";
+import { call } from "../../server/test/harness.ts";
+import { androidServer } from "./android-server.ts";
+import type { Outcome, SuiteTest } from "./stand-ins/device-lab.ts";
 
 // retry_failed_tests end to end: a real server, a real `testbay-agent` process and the stateful adb stand-in,
 // whose tests with `outcomes` fail on one run and pass on the next as flaky tests do. What the plan's author
@@ -21,12 +11,7 @@ const TEST_PACKAGE = "com.example.basic.test";
 const login = "com.example.basic.LoginTest";
 const folder = "device-emulator-5554";
 
-let server: TestServer;
-let ci: Record<string, string>;
-let agentCredentials: { client_id: string; client_secret: string };
-let scratch: string;
-let lab: DeviceLab | undefined;
-const running: ChildProcess[] = [];
+const android = androidServer();
 
 const test = (method: string, outcomes: Outcome[], logcat: string): SuiteTest => ({
   class: login,
@@ -38,70 +23,26 @@ const test = (method: string, outcomes: Outcome[], logcat: string): SuiteTest =>
 });
 
 async function runPlan(tests: SuiteTest[], retries: number) {
-  lab = await createDeviceLab({
+  const lab = await android.createLab({
     devices: [{ serial: "emulator-5554", model: "Pixel 7", release: "14", sdk: 34 }],
     suites: { [TEST_PACKAGE]: { tests } },
     timeScale: 0.05,
   });
-  const plan = await call(`${server.baseUrl}/testplans`, {
-    headers: ci,
-    json: {
-      name: `retries ${Math.random()}`,
-      package_name: "com.example.basic",
-      devices: [{ platform: "android", model: "Pixel 7" }],
-      steps: [{ type: "instrumentation", retry_failed_tests: retries, record_video: "never" }],
-    },
+  const id = await android.triggerInstrumentation("1.0.0", {
+    retry_failed_tests: retries,
+    record_video: "never",
   });
-  expect(plan.status).toBe(201);
+  android.startAgent("rack-1", lab.env);
+  const view = await android.finished(id);
+  const { baseUrl } = android.server;
+  const headers = android.ci;
+  const plan = await call(`${baseUrl}/testplans/${view.test_plan_id}`, { headers });
   expect(plan.body.steps[0].retry_failed_tests).toBe(retries);
-  const run = await call(`${server.baseUrl}/testplan/run`, {
-    headers: ci,
-    json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.0.0" },
-  });
-  expect(run.status).toBe(200);
-  const id = run.body.execution.id as string;
-  startAgentProcess({
-    name: "rack-1",
-    baseUrl: server.baseUrl,
-    audience: server.config.audience,
-    credentials: agentCredentials,
-    scratch,
-    args: ["--devices", "auto"],
-    env: lab.env,
-    running,
-  });
-  const view = await waitFor(`execution ${id} to finish`, async () => {
-    const body = (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
-    return !["queued", "running"].includes(body.status) && body;
-  });
-  const tests_ = (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items;
-  const junit = await (await fetch(`${server.baseUrl}/executions/${id}/junit`, { headers: ci })).text();
-  const artifact = (name: string) =>
-    fetch(`${server.baseUrl}/executions/${id}/artifacts/${name}`, { headers: ci });
+  const tests_ = (await call(`${baseUrl}/executions/${id}/tests`, { headers })).body.items;
+  const junit = await (await fetch(`${baseUrl}/executions/${id}/junit`, { headers })).text();
+  const artifact = (name: string) => fetch(`${baseUrl}/executions/${id}/artifacts/${name}`, { headers });
   return { id, view, tests: tests_, junit, artifact, lab };
 }
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
-  });
-  scratch = await mkdtemp(path.join(tmpdir(), "testbay-android-retries-"));
-  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
-  agentCredentials = await server.createClient("acme", "agent");
-  await registerBasicApp(server, ci, "1.0.0");
-  await uploadBasicTestPackage(server, ci, "1.0.0");
-});
-
-afterEach(async () => {
-  await stopAgentProcesses(running);
-  lab?.cleanup();
-  lab = undefined;
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(scratch, { recursive: true, force: true });
-});
 
 describe("retry_failed_tests on an Android device (stand-in)", () => {
   it("a test that fails once and then passes is passed and flaky; the run passes; both tries' captures kept", async () => {

@@ -1,17 +1,8 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  registerBasicApp,
-  startTestServer,
-  type TestServer,
-  uploadBasicTestPackage,
-} from "../../server/test/harness.ts";
-import { startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
-import { createDeviceLab, type DeviceLab, type Outcome, type SuiteTest } from "./stand-ins/device-lab.ts";
+import { describe, expect, it } from "vitest";
+import { call } from "../../server/test/harness.ts";
+import { waitFor } from "./agent-process.ts";
+import { androidServer } from "./android-server.ts";
+import type { DeviceLab, Outcome, SuiteTest } from "./stand-ins/device-lab.ts";
 
 // Sharding end to end (issue 15): a real server, a real `testbay-agent` process with three stand-in devices,
 // each shard a device run on its own device. Which tests each device ran is read from the devices themselves:
@@ -20,12 +11,7 @@ import { createDeviceLab, type DeviceLab, type Outcome, type SuiteTest } from ".
 const TEST_PACKAGE = "com.example.basic.test";
 const SERIALS = ["emulator-5554", "emulator-5556", "emulator-5558"];
 
-let server: TestServer;
-let ci: Record<string, string>;
-let agentCredentials: { client_id: string; client_secret: string };
-let scratch: string;
-let lab: DeviceLab | undefined;
-const running: ChildProcess[] = [];
+const android = androidServer();
 
 interface TestItem {
   classname: string;
@@ -47,74 +33,25 @@ const suite = (n: number, durationMs: number, flaky: string | null = null): Suit
 const key = (t: { class: string; method: string }) => `${t.class}#${t.method}`;
 
 async function start(tests: SuiteTest[], step: Record<string, unknown>) {
-  lab = await createDeviceLab({
+  const lab = await android.createLab({
     devices: SERIALS.map((serial) => ({ serial, model: "Pixel 7", release: "14", sdk: 34 })),
     suites: { [TEST_PACKAGE]: { tests } },
     timeScale: 0.05,
   });
-  const plan = await call(`${server.baseUrl}/testplans`, {
-    headers: ci,
-    json: {
-      name: `shards ${Math.random()}`,
-      package_name: "com.example.basic",
-      devices: [{ platform: "android", model: "Pixel 7" }],
-      steps: [{ type: "instrumentation", record_video: "never", ...step }],
-    },
-  });
-  expect(plan.status).toBe(201);
-  const run = await call(`${server.baseUrl}/testplan/run`, {
-    headers: ci,
-    json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.0.0" },
-  });
-  expect(run.status).toBe(200);
-  const id = run.body.execution.id as string;
-  startAgentProcess({
-    name: "rack-1",
-    baseUrl: server.baseUrl,
-    audience: server.config.audience,
-    credentials: agentCredentials,
-    scratch,
-    args: ["--devices", "auto", "--concurrency", "3"],
-    env: lab.env,
-    running,
-  });
+  const id = await android.triggerInstrumentation("1.0.0", { record_video: "never", ...step });
+  android.startAgent("rack-1", lab.env, ["--concurrency", "3"]);
   return { id, lab };
 }
 
 async function finished(id: string) {
-  const view = await waitFor(`execution ${id} to finish`, async () => {
-    const body = (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
-    return !["queued", "running"].includes(body.status) && body;
-  });
-  const tests = (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body
+  const view = await android.finished(id);
+  const tests = (await call(`${android.server.baseUrl}/executions/${id}/tests`, { headers: android.ci })).body
     .items as TestItem[];
   return { view, tests };
 }
 
 /** Each device's test runs, by serial: "Class#method" → runs. */
 const runsBy = (l: DeviceLab) => Object.fromEntries(SERIALS.map((s) => [s, l.testRuns(s)]));
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
-  });
-  scratch = await mkdtemp(path.join(tmpdir(), "testbay-android-shards-"));
-  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
-  agentCredentials = await server.createClient("acme", "agent");
-  await registerBasicApp(server, ci, "1.0.0");
-  await uploadBasicTestPackage(server, ci, "1.0.0");
-});
-
-afterEach(async () => {
-  await stopAgentProcesses(running);
-  lab?.cleanup();
-  lab = undefined;
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(scratch, { recursive: true, force: true });
-});
 
 describe("shards on Android devices (stand-in)", () => {
   it("3 shards on three devices run disjoint lists whose union is the listed set, each test once", async () => {
