@@ -17,6 +17,7 @@ import {
   seedDeviceRun,
   seedInspectRuns,
 } from "../test/sample-data.ts";
+import { flakyTest, seedShardedRun } from "../test/sharded-sample.ts";
 import { requireWebBuild } from "../test/web-build.ts";
 import { recordSampleCaptures } from "./sample-recording.ts";
 
@@ -33,6 +34,7 @@ interface Sample {
   person: Person;
   failedRun: string;
   liveRun: string;
+  shardedRun: string;
 }
 
 async function seed(): Promise<Sample> {
@@ -49,13 +51,15 @@ async function seed(): Promise<Sample> {
   const recorder = await launchChromium();
   const captures = await recordSampleCaptures(recorder).finally(() => recorder.close());
   const failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main", captures });
-  clock.advance(20 * 60 * 1000);
+  clock.advance(5 * 60 * 1000);
+  const shardedRun = await seedShardedRun(server, ci, { branch: "main" });
+  clock.advance(15 * 60 * 1000);
   const liveRun = await seedDeviceRun(server, ci, {
     finish: false,
     branch: "feature/checkout-v2",
     version: "1.3.0",
   });
-  return { server, person, failedRun, liveRun };
+  return { server, person, failedRun, liveRun, shardedRun };
 }
 
 async function signIn(page: Page, origin: string, person: Person): Promise<void> {
@@ -132,6 +136,21 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await page.getByText("New: first run of this test").first().waitFor();
       await shoot(page, `run-failed-${suffix}`);
 
+      // A run split into shards, failed tests rerun: the shards under their device, the flaky test's tries open.
+      await page.goto(`${origin}/runs/${sample.shardedRun}`);
+      await page.getByRole("heading", { name: /Passed on retry \(1\)/ }).waitFor();
+      await page.getByText("Tries (2): failed, then passed").click();
+      await page.getByRole("region", { name: `Logcat of ${flakyTest.name}, try 1` }).waitFor();
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLImageElement>("main li img")].every(
+          (image) => image.complete && image.naturalWidth > 0,
+        ),
+      );
+      await page.getByRole("heading", { name: "All tests (24)" }).waitFor();
+      // The log comes in its own request: a full-page shot taken before it lands is cut short.
+      await page.getByText("Shard 3 of 3: 8 tests run").waitFor();
+      await shoot(page, `run-sharded-${suffix}`);
+
       await page.goto(`${origin}/runs/${sample.liveRun}`);
       await page.getByRole("heading", { name: /All tests \(\d+\)/ }).waitFor();
       await page.getByText("Tests run: 24").waitFor();
@@ -174,6 +193,9 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await instrumentation.locator("summary", { hasText: "Device options" }).click();
       await instrumentation.getByLabel("Classes").fill("com.example.shop.CheckoutTest");
       await instrumentation.getByLabel("Record video").selectOption("always");
+      await instrumentation.locator("summary", { hasText: "Shards and retries" }).click();
+      await instrumentation.getByLabel("Shards", { exact: true }).fill("60");
+      await instrumentation.getByLabel("Retry failed tests").fill("2");
       await page.getByLabel("Timeout (seconds)", { exact: true }).fill("5");
       await page.getByRole("button", { name: "Create plan" }).click();
       await page.getByText("see the messages at the fields below").waitFor();

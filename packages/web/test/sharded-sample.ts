@@ -86,7 +86,13 @@ export async function seedShardedRun(
     server.clock.advance(20_000);
     const at = new Date(server.clock.now()).toISOString();
     let seq = 0;
-    const events: unknown[] = [{ seq: seq++, type: "step_started", at, step_index: 0 }];
+    const log = (line: string) => ({ seq: seq++, type: "log", at, stream: "stdout", line });
+    const events: unknown[] = [
+      { seq: seq++, type: "step_started", at, step_index: 0 },
+      log(
+        `adb -s ${serial} shell am instrument -w -r -e testFile /data/local/tmp/testbay-batch-${shard + 1}.txt com.example.basic.test/androidx.test.runner.AndroidJUnitRunner`,
+      ),
+    ];
     const folder = `device-${serial}`;
     let failed = false;
     for (let n = 0; n < testsPerShard; n++) {
@@ -128,6 +134,7 @@ export async function seedShardedRun(
       }
       failed ||= test.tries.at(-1)?.status === "failed";
     }
+    events.push(log(`Shard ${shard + 1} of 3: ${testsPerShard} tests run`));
     events.push({
       seq: seq++,
       type: "step_finished",

@@ -6,6 +6,7 @@ import { ProblemMessage } from "../../components/problem-message.tsx";
 import { formatBytes } from "../../format/bytes.ts";
 import { artifactKind } from "./artifact-kind.ts";
 import { ArtifactPreview } from "./artifact-preview.tsx";
+import { deviceEntries } from "./shards.ts";
 
 interface Group {
   device: number;
@@ -24,11 +25,26 @@ function grouped(items: readonly Artifact[]): Group[] {
   return groups;
 }
 
-/** "Pixel 8 · 14 · R5CT70XYZ1A": the device the run was on as the agent reported it, else what the plan asked. */
+/**
+ * "Pixel 8 · 14 · R5CT70XYZ1A": the device the run was on as the agent reported it, else what the plan asked. An
+ * artifact names its device entry (`device` is the entry's position), not its shard: a sharded entry's files are
+ * one group, named by what the plan asked and its shards ("Pixel 8 · 3 shards"); each file's name says its device.
+ */
 function deviceName(devices: readonly DeviceRun[], position: number): string {
-  const run = devices[position];
+  const entry = deviceEntries(devices)[position];
+  const run = entry?.runs[0];
   const text = (value: unknown) => (typeof value === "string" && value ? value : undefined);
-  const claimed = run?.claimed_device;
+  const sharded = (entry?.runs.length ?? 0) > 1;
+  const claimed = sharded ? undefined : run?.claimed_device;
+  if (sharded) {
+    return [
+      text(run?.device?.model) ?? text(run?.device?.platform),
+      text(run?.device?.os_version),
+      `${entry?.runs.length} shards`,
+    ]
+      .filter(Boolean)
+      .join(" · ");
+  }
   const parts = claimed
     ? [text(claimed.model), text(claimed.os_version), text(claimed.serial)]
     : [text(run?.device?.model), text(run?.device?.os_version)];

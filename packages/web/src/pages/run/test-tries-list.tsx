@@ -10,6 +10,12 @@ import { ScreenshotThumbnail } from "./screenshot-thumbnail.tsx";
 import { triesInWords, tryLabel } from "./test-tries.ts";
 import { TextExcerpt } from "./text-excerpt.tsx";
 
+/** What a capture is, in a word, for its download link; the full name is its title. */
+function downloadLabel(name: string): string {
+  const kind = artifactKind(name);
+  return kind === "image" ? "screenshot" : kind === "text" ? "logcat" : baseName(name);
+}
+
 /** Each try with its status, duration, message, and what was captured for it (screenshot, logcat cut). */
 function Tries({ runId, test, live }: { runId: string; test: TestCase; live: boolean }) {
   // The run's artifact list, shared with the failures and the Artifacts section: one request for them all.
@@ -76,10 +82,10 @@ function Tries({ runId, test, live }: { runId: string; test: TestCase; live: boo
                       <a
                         href={url(name)}
                         download={baseName(name)}
-                        className="text-accent hover:underline"
+                        className="break-all text-accent hover:underline"
                         title={name}
                       >
-                        Download {baseName(name)}
+                        Download {downloadLabel(name)}
                       </a>
                     </li>
                   ))}
