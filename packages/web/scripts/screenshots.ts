@@ -17,7 +17,7 @@ import {
   seedDeviceRun,
   seedInspectRuns,
 } from "../test/sample-data.ts";
-import { flakyTest, seedShardedRun } from "../test/sharded-sample.ts";
+import { flakyTest, seedShardedRun, shardedPlanName } from "../test/sharded-sample.ts";
 import { requireWebBuild } from "../test/web-build.ts";
 import { recordSampleCaptures } from "./sample-recording.ts";
 
@@ -172,6 +172,16 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
       await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
       await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
       await shoot(page, `plan-${suffix}`);
+
+      // A plan whose step is split into shards and retries its failed tests: its summary says so.
+      await page.goto(`${origin}/plans`);
+      await page.getByRole("link", { name: shardedPlanName }).click();
+      await page.getByText("3 shards by count, failed tests retried up to 2 times").waitFor();
+      await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+      await shoot(page, `plan-sharded-${suffix}`);
+      await page.goto(`${origin}/plans`);
+      await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
+      await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
 
       // The same plan in its form: each step's fields filled in as saved.
       await page.getByRole("link", { name: "Edit" }).click();
