@@ -190,10 +190,10 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
           await reporter.flush();
           return run.options.client.agent.shardTests(job.lease_id, index, tests);
         },
-        nextBatch: async (finished) => {
+        nextBatch: async (finished, options) => {
           // The batch just run is marked done only once its test cases are stored.
           await reporter.flush();
-          return run.options.client.agent.nextBatch(job.lease_id, index, finished);
+          return run.options.client.agent.nextBatch(job.lease_id, index, finished, options);
         },
       },
     };

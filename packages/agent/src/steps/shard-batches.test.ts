@@ -84,10 +84,12 @@ function fakeServer(batches: ShardTest[][]) {
         sharding: "duration",
       };
     },
-    nextBatch: async (finished) => {
-      calls.push(`${index}: next${finished ? ` after ${finished}` : ""}`);
+    nextBatch: async (finished, options) => {
+      const take = options?.take ?? true;
+      calls.push(`${index}: ${take ? "next" : "finish"}${finished ? ` after ${finished}` : ""}`);
       const done = queue.find((b) => b.id === finished);
       if (done) done.state = "done";
+      if (!take) return null;
       const next = queue.find((b) => b.state === "queued");
       if (!next) return null;
       next.state = "running";
@@ -169,7 +171,7 @@ describe("runShardBatches", () => {
     expect(server.queue.map((b) => b.state)).toEqual(["running", "queued"]);
   });
 
-  it("after a last batch (out of time) marks it done and takes no more to run", async () => {
+  it("after a last batch (out of time) marks it done and takes no other batch: the rest stay queued for the others", async () => {
     const server = fakeServer([[t("a")], [t("b")], [t("c")]]);
     const ran: string[] = [];
     const done = await runShardBatches(
@@ -183,8 +185,8 @@ describe("runShardBatches", () => {
     );
     expect(ran).toEqual(["b1"]);
     expect(done.stopped).toBeNull();
-    // The one taken with the mark stays held until the attempt ends, when the server re-queues it.
-    expect(server.queue.map((b) => b.state)).toEqual(["done", "running", "queued"]);
+    expect(server.calls).toEqual(["0: list 0", "0: next", "0: finish after b1"]);
+    expect(server.queue.map((b) => b.state)).toEqual(["done", "queued", "queued"]);
   });
 
   it("errors when a server call fails, and says which", async () => {

@@ -97,9 +97,11 @@ export async function runShardBatches(
     if ("stop" in ran) return { ...done, stopped: ran.stop };
     finished = batch.id;
     if (ran.last) {
-      // Its results are reported, so it must not run again elsewhere: mark it done. The call takes another
-      // batch, which stays held until this attempt ends (in a moment) and the server hands it on.
-      await shard.nextBatch(finished).catch(() => {});
+      // Its results are reported, so it must not run again elsewhere: mark it done, and take none (a batch
+      // taken now would be held unrun until this attempt ends, and by then every other shard may be done).
+      // A failed call is not the step's failure: the attempt's end marks a batch whose tests were all
+      // reported done as well.
+      await shard.nextBatch(finished, { take: false }).catch(() => {});
       return done;
     }
   }

@@ -70,8 +70,11 @@ export interface ShardContext {
   /** How many shards the device entry runs as (the largest `shards` among the plan's steps). */
   count: number;
   listTests(tests: ShardTest[]): Promise<ShardTestsResult>;
-  /** Marks `finishedBatchId` done (when given) and takes the next batch; null when none is left. */
-  nextBatch(finishedBatchId?: string): Promise<ShardBatch | null>;
+  /**
+   * Marks `finishedBatchId` done (when given) and takes the next batch; null when none is left. With
+   * `take: false` it only marks the batch done (the step stops taking batches) and returns null.
+   */
+  nextBatch(finishedBatchId?: string, options?: { take?: boolean }): Promise<ShardBatch | null>;
 }
 
 export interface StepContext {

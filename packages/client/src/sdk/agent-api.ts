@@ -101,14 +101,23 @@ export function agentApi(transport: Transport) {
     /**
      * `POST /agent/jobs/{lease}/steps/{step}/next-batch`: marks the batch just run done and takes the next one.
      * Safe to resend: a batch the lease already holds unfinished (taken by a call whose answer was lost) is
-     * handed out again, not another one.
+     * handed out again, not another one. `take: false`: only marks the batch done and takes none (null), for
+     * a step that stops taking batches.
      */
-    nextBatch: (leaseId: string, stepIndex: number, finishedBatchId?: string): Promise<ShardBatch | null> =>
+    nextBatch: (
+      leaseId: string,
+      stepIndex: number,
+      finishedBatchId?: string,
+      options: { take?: boolean } = {},
+    ): Promise<ShardBatch | null> =>
       transport
         .json<{ batch: ShardBatch | null }>({
           method: "POST",
           path: `/agent/jobs/${segment(leaseId)}/steps/${stepIndex}/next-batch`,
-          json: finishedBatchId === undefined ? {} : { finished_batch_id: finishedBatchId },
+          json: {
+            ...(finishedBatchId === undefined ? {} : { finished_batch_id: finishedBatchId }),
+            ...(options.take === false ? { take: false } : {}),
+          },
           safeToResend: true,
         })
         .then((r) => r.body.batch),

@@ -1071,7 +1071,7 @@ export interface paths {
         put?: never;
         /**
          * Take a sharded step's next batch of tests
-         * @description Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.
+         * @description Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. An agent that stops taking batches while its attempt goes on (its step ran out of time) sends its last finished_batch_id with take: false: the batch is marked done and none is taken, so the queue stays to the other shards. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.
          */
         post: operations["takeNextBatch"];
         delete?: never;
@@ -7373,6 +7373,11 @@ export interface operations {
                 "application/json": {
                     /** @description The batch this agent just ran and reported: it is done (ignored unless this lease holds it) */
                     finished_batch_id?: string;
+                    /**
+                     * @description false: only mark finished_batch_id done and take no batch (batch is null), for an agent that stops taking batches (its step ran out of time): a batch taken then would sit held until the attempt ends, while the other shards may have finished
+                     * @default true
+                     */
+                    take?: boolean;
                 };
             };
         };

@@ -164,7 +164,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       schema: {
         summary: "Take a sharded step's next batch of tests",
         description:
-          "Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.",
+          "Marks finished_batch_id done (when this lease holds it) and hands out the next batch of the step: with duration sharding the next of the queue the shards share, with uniform this shard's own list. Run exactly its tests (instrumentation: -e testFile), report them as test_case events, and ask again with its id until batch is null. An agent that stops taking batches while its attempt goes on (its step ran out of time) sends its last finished_batch_id with take: false: the batch is marked done and none is taken, so the queue stays to the other shards. A batch this lease holds unfinished is handed out again. When an attempt ends (complete, a lapsed lease, a hand-back), the batches it holds go back to the queue for the other shards; a re-queued attempt's finished batches too, since its results are replaced by the next attempt's. 409 shard_plan_missing: the step was never listed.",
         tags: ["agents"],
         params: StepParams,
         body: NextBatchBody,
@@ -177,6 +177,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
         request.params.lease_id,
         request.params.step_index,
         request.body.finished_batch_id ?? null,
+        request.body.take ?? true,
       ),
   );
 

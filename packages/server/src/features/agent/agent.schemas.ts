@@ -332,6 +332,13 @@ export const NextBatchBody = Type.Object(
           "The batch this agent just ran and reported: it is done (ignored unless this lease holds it)",
       }),
     ),
+    take: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "false: only mark finished_batch_id done and take no batch (batch is null), for an agent that stops taking batches (its step ran out of time): a batch taken then would sit held until the attempt ends, while the other shards may have finished",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

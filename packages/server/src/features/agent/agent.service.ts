@@ -234,14 +234,20 @@ export class AgentService {
     return answer;
   }
 
-  /** A shard asks for its next batch of a step's tests, having finished `finishedBatchId` (POST …/next-batch). */
+  /**
+   * A shard asks for its next batch of a step's tests, having finished `finishedBatchId` (POST …/next-batch);
+   * `take` false: it only finishes that batch.
+   */
   async nextBatch(
     organizationId: string,
     leaseId: string,
     stepIndex: number,
     finishedBatchId: string | null,
+    take = true,
   ) {
-    const result = await this.options.runs.shards.next(organizationId, leaseId, stepIndex, finishedBatchId);
+    const result = take
+      ? await this.options.runs.shards.next(organizationId, leaseId, stepIndex, finishedBatchId)
+      : await this.options.runs.shards.finish(organizationId, leaseId, finishedBatchId);
     switch (result.outcome) {
       case "lease_lost":
         throw leaseLost(leaseId);

@@ -168,6 +168,35 @@ export class ShardBatches {
     return { outcome: "batch", batch: null };
   }
 
+  /**
+   * The agent finished `finishedBatchId` (if given and held by this lease) and takes no other batch (POST
+   * …/next-batch with take: false): its step stops taking batches while the attempt goes on (it ran out of
+   * time). A batch taken then would be held, unrun, until the attempt ends, and if every other shard had
+   * finished by then nobody would run it. (A cancelled or lost attempt just ends: its end hands back what it
+   * did not report.)
+   */
+  async finish(
+    organizationId: string,
+    leaseId: string,
+    finishedBatchId: string | null,
+  ): Promise<NextBatchResult> {
+    const run = sql`select 1 from device_runs where lease_id = ${leaseId}
+      and organization_id = ${organizationId} and status = 'running'`;
+    const done = sql`update test_batches set state = 'done'
+      where id = ${finishedBatchId} and lease_id = ${leaseId} and state = 'running' and exists (${run})`;
+    const held =
+      this.dialect === "postgres"
+        ? // One statement: the run's check and the update see one snapshot.
+          await sql<{ held: number | string }>`with finished as (${done} returning id)
+            select (select count(*) from (${run}) r) as held`.execute(this.db)
+        : await this.db.transaction().execute(async (trx) => {
+            await done.execute(trx);
+            return sql<{ held: number }>`select count(*) as held from (${run}) r`.execute(trx);
+          });
+    if (Number(held.rows[0]?.held ?? 0) === 0) return { outcome: "lease_lost" };
+    return { outcome: "batch", batch: null };
+  }
+
   private async readListing(
     organizationId: string,
     leaseId: string,

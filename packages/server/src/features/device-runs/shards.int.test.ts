@@ -86,6 +86,12 @@ const nextBatch = (lease: string, finished?: string, step = 0) =>
     headers: agent,
     json: finished === undefined ? {} : { finished_batch_id: finished },
   });
+/** next-batch with take: false: the agent stops taking batches and only finishes `finished`. */
+const finishOnly = (lease: string, finished?: string, step = 0) =>
+  call(`${server.baseUrl}/agent/jobs/${lease}/steps/${step}/next-batch`, {
+    headers: agent,
+    json: { ...(finished === undefined ? {} : { finished_batch_id: finished }), take: false },
+  });
 const complete = (lease: string, json: Record<string, unknown>) =>
   call(`${server.baseUrl}/agent/jobs/${lease}/complete`, { headers: agent, json });
 const heartbeat = (lease: string) =>
@@ -561,6 +567,56 @@ describe("a shard whose attempt ends for good mid-batch", () => {
     await report(job.lease_id, held.tests);
     await complete(job.lease_id, { status: "passed" });
     expect(await statesOf([held.id])).toEqual({ [held.id]: "done" });
+    await runAll([other]);
+    await complete(other.lease_id, { status: "passed" });
+  });
+});
+
+describe("a shard that stops taking batches (next-batch with take: false)", () => {
+  it("marks its last batch done and takes none, so the other shard runs every other test", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ shards: 2 }));
+    const [stopping, other] = (await claimShards(2)) as [Job, Job];
+    const listed = tests(12);
+    await listTests(stopping.lease_id, listed);
+    await listTests(other.lease_id, listed);
+    const first = (await nextBatch(stopping.lease_id)).body.batch as { id: string; tests: Test[] };
+    await report(stopping.lease_id, first.tests);
+    // Its step ran out of time after this batch: it finishes it and takes nothing more.
+    const stopped = await finishOnly(stopping.lease_id, first.id);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toEqual({ batch: null });
+    expect(await batchStates(stopping.lease_id)).toEqual({ [first.id]: "done" });
+
+    // The other shard takes the whole rest of the queue, before the stopping shard's attempt even ends.
+    const ran = await runAll([other]);
+    const otherTests = (ran.get(other.lease_id) ?? []).flatMap((batch) => batch.tests).map(key);
+    expect(otherTests.sort()).toEqual(
+      listed
+        .map(key)
+        .filter((k) => !first.tests.map(key).includes(k))
+        .sort(),
+    );
+    expect((await complete(other.lease_id, { status: "passed" })).body.status).toBe("passed");
+    expect((await complete(stopping.lease_id, { status: "passed" })).body).toMatchObject({
+      execution_status: "passed",
+    });
+    expect((await execution(executionId)).summary).toMatchObject({ tests: 12, passed: 12 });
+  });
+
+  it("takes nothing when it finished no batch, and refuses a lost lease", async () => {
+    await drainQueue();
+    await trigger(await createPlan({ shards: 2 }));
+    const [job, other] = (await claimShards(2)) as [Job, Job];
+    await listTests(job.lease_id, tests(4));
+    expect((await finishOnly(job.lease_id)).body).toEqual({ batch: null });
+    expect(await batchStates(job.lease_id)).toEqual({});
+    // A batch held by another lease is not this one's to finish.
+    const held = (await nextBatch(other.lease_id)).body.batch as { id: string };
+    expect((await finishOnly(job.lease_id, held.id)).body).toEqual({ batch: null });
+    expect(await statesOf([held.id])).toEqual({ [held.id]: "running" });
+    await complete(job.lease_id, { status: "passed" });
+    expect((await finishOnly(job.lease_id)).body).toMatchObject({ code: "lease_lost" });
     await runAll([other]);
     await complete(other.lease_id, { status: "passed" });
   });
