@@ -23,7 +23,8 @@ export function newId(
     | "art"
     | "usr"
     | "aud"
-    | "tb",
+    | "tb"
+    | "evt",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

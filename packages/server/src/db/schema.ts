@@ -28,6 +28,7 @@ export interface Database {
   test_quarantines: TestQuarantinesTable;
   shard_plans: ShardPlansTable;
   test_batches: TestBatchesTable;
+  events: EventsTable;
 }
 
 export interface OrganizationsTable {
@@ -384,4 +385,21 @@ export interface TestBatchesTable {
   state: TestBatchState;
   device_run_id: string | null;
   lease_id: string | null;
+}
+
+/**
+ * The event outbox (migration 2026-11-24-0020): what happened, appended in the transaction that made it
+ * happen (features/events), for webhooks to deliver.
+ */
+export interface EventsTable {
+  /** `evt_…`: sorts by creation time. */
+  id: string;
+  organization_id: string;
+  /** `test.flaky_detected`, … (features/events/types.ts). */
+  type: string;
+  /** What the event is about: a test's ID for test.flaky_detected, an execution's for execution.*. */
+  subject_id: string;
+  /** JSON text: the event's `data` as webhooks send it. */
+  payload: string;
+  created_at: string;
 }

@@ -12,7 +12,8 @@ import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import type { Summary } from "../executions/executions.repo.ts";
-import { type AttemptEnd, type FinalStatus, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
+import { appendFlakyDetected } from "../tests/flaky-detected.ts";
+import { type AttemptEnd, type FinalStatus, isFinal, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
 import { claimRun } from "./claim-query.ts";
 import { writeEnd } from "./end-attempt-query.ts";
 import { type HeldRun, readHeld } from "./held-run.ts";
@@ -95,6 +96,8 @@ export class DeviceRuns {
         const held = await readHeld(this.db, this.dialect, { leaseId, organizationId, withReports: true });
         if (!held) return undefined;
         const done = await this.end(this.db, held, (summary) => decide(held, summary), reason, at, true);
+        // Finishing the execution with flaky tests appends events with it: in the transaction below.
+        if (done === "lock") break;
         if (done !== "changed") return done;
       }
     }
@@ -107,7 +110,7 @@ export class DeviceRuns {
       });
       if (!held) return undefined;
       const done = await this.end(trx, held, (summary) => decide(held, summary), reason, at, false);
-      return done === "changed" ? undefined : done;
+      return done === "changed" || done === "lock" ? undefined : done;
     });
   }
 
@@ -145,7 +148,7 @@ export class DeviceRuns {
           false,
         );
         // Agents are woken for a re-queued run, and for batches handed back to shards still running.
-        if (done && done !== "changed" && (done.requeued || done.batchesReturned > 0)) {
+        if (done && done !== "changed" && done !== "lock" && (done.requeued || done.batchesReturned > 0)) {
           woken.add(held.organizationId);
         }
       });
@@ -217,11 +220,23 @@ export class DeviceRuns {
     reason: string | null,
     at: string,
     optimistic: boolean,
-  ): Promise<Ended | "changed" | undefined> {
+  ): Promise<Ended | "changed" | "lock" | undefined> {
     const summary = attemptSummary(held.reports, held.attempt);
     const end = decide(summary);
     const written = await writeEnd(db, this.dialect, held, end, reason, summary, at, optimistic);
-    if (!written.written) return written.changed ? "changed" : undefined;
+    if (!written.written) return written.lock ? "lock" : written.changed ? "changed" : undefined;
+    // This statement finished the execution (a final execution is never settled again), with flaky tests:
+    // the tests that newly turned flaky get test.flaky_detected, in the caller's transaction. The optimistic
+    // path never gets here with flaky tests (writeEnd answers `lock`).
+    const finished = written.executionStatus && isFinal(written.executionStatus);
+    if (finished && written.executionFlaky > 0 && held.testPlanId !== undefined) {
+      await appendFlakyDetected(db, {
+        organizationId: held.organizationId,
+        testPlanId: held.testPlanId,
+        executionId: held.executionId,
+        at,
+      });
+    }
     return {
       executionId: held.executionId,
       status: end.status,

@@ -6,6 +6,8 @@
  * row, so this statement then writes nothing and the caller reads again, instead of settling from runs as
  * they were before the sibling ended. On SQLite the caller's transaction (IMMEDIATE) keeps other writers out.
  * A sharded run's end also hands its lease's test batches back to the queue (batch-hand-over.ts).
+ * An optimistic end that would finish the execution with flaky tests writes nothing (`lock`): the caller
+ * ends it again in a transaction, where test.flaky_detected is appended with the finish (device-runs.ts).
  */
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
@@ -18,12 +20,29 @@ import { settleExecution } from "./settle-query.ts";
 
 export type EndWritten =
   /**
-   * Written; the execution's status after it (undefined: it had ended already and was left as it was), and
-   * how many of the lease's test batches went back to the queue (batch-hand-over.ts).
+   * Written; the execution's status after it (undefined: it had ended already and was left as it was), its
+   * flaky tests as settled (0 when not settled), and how many of the lease's test batches went back to the
+   * queue (batch-hand-over.ts).
    */
-  | { written: true; executionStatus: ExecutionStatus | undefined; batchesReturned: number }
-  /** Nothing written: the lease is no longer held, or (`changed`) the execution changed since it was read. */
-  | { written: false; changed: boolean };
+  | {
+      written: true;
+      executionStatus: ExecutionStatus | undefined;
+      executionFlaky: number;
+      batchesReturned: number;
+    }
+  /**
+   * Nothing written: the lease is no longer held, or (`changed`) the execution changed since it was read,
+   * or (`lock`) the end would finish the execution with flaky tests, which needs a transaction.
+   */
+  | { written: false; changed: boolean; lock?: boolean };
+
+const finals = sql.join(["passed", "failed", "errored", "cancelled"].map((status) => sql.lit(status)));
+
+/** The flaky count of a settled execution's summary (JSON text), 0 when it has none. */
+function flakyOf(summary: string | null | undefined): number {
+  if (!summary) return 0;
+  return Number((JSON.parse(summary) as { flaky?: number }).flaky ?? 0);
+}
 
 export async function writeEnd(
   db: Kysely<Database>,
@@ -45,6 +64,15 @@ export async function writeEnd(
   const attempt = sql`status = ${end.status}, reason = ${reason}, summary = ${summaryText}, finished_at = ${at}`;
   if (dialect === "postgres") {
     const version = optimistic ? sql`and cast(xmin as text) = ${held.executionVersion ?? ""}` : sql``;
+    // Whether this end finishes the execution with flaky tests: the run ends for good, every other run has
+    // ended, and one of them or this attempt found a flaky test. Checked only on the optimistic path.
+    const finishesFlaky =
+      optimistic && !end.requeued
+        ? sql`(not exists (select 1 from device_runs where execution_id = ${held.executionId} and id <> ${held.deviceRunId}
+              and status not in (${finals}))
+            and (${summary.flaky} > 0 or exists (select 1 from device_runs where execution_id = ${held.executionId}
+              and id <> ${held.deviceRunId} and cast(cast(summary as json) ->> 'flaky' as integer) > 0)))`
+        : sql`false`;
     const settle = settleExecution(
       dialect,
       held.executionId,
@@ -57,9 +85,12 @@ export async function writeEnd(
       guarded: number | string;
       ended: number | string;
       status: ExecutionStatus | null;
+      summary: string | null;
+      finishes_flaky: boolean;
       batches_returned: number | string;
     }>`
-      with guard as (select id from executions where id = ${held.executionId} ${version} for update),
+      with guard as (select id from executions where id = ${held.executionId} ${version} and not ${finishesFlaky}
+        for update),
       attempt_ended as (
         update device_run_attempts set ${attempt}
         where device_run_id = ${held.deviceRunId} and attempt = ${held.attempt} and exists (select 1 from guard)
@@ -75,15 +106,17 @@ export async function writeEnd(
       ),
       settled as (${settle})
       select (select count(*) from guard) as guarded, (select count(*) from ended) as ended,
-        (select status from settled) as status, (select count(*) from batches_returned where state = 'queued') as batches_returned`.execute(
-      db,
-    );
+        (select status from settled) as status, (select summary from settled) as summary,
+        ${finishesFlaky} as finishes_flaky,
+        (select count(*) from batches_returned where state = 'queued') as batches_returned`.execute(db);
     const row = result.rows[0];
+    if (row?.finishes_flaky) return { written: false, changed: true, lock: true };
     if (!row || Number(row.guarded) === 0) return { written: false, changed: true };
     if (Number(row.ended) === 0) return { written: false, changed: false };
     return {
       written: true,
       executionStatus: row.status ?? undefined,
+      executionFlaky: flakyOf(row.summary),
       batchesReturned: Number(row.batches_returned),
     };
   }
@@ -102,6 +135,7 @@ export async function writeEnd(
   return {
     written: true,
     executionStatus: (settled.rows[0]?.status as ExecutionStatus | undefined) ?? undefined,
+    executionFlaky: flakyOf(settled.rows[0]?.summary),
     batchesReturned: returned.filter((batch) => batch.state === "queued").length,
   };
 }

@@ -1,0 +1,58 @@
+/**
+ * Appending test.flaky_detected for an execution that just finished with flaky tests (newly-flaky.ts
+ * decides which). Called by features/device-runs inside the transaction that settled the execution, so the
+ * events and the finish commit together: the final settle happens once per execution, so each test gets at
+ * most one event per execution. Reads the window with the history's own repository (two statements), then
+ * one insert per event; only executions whose summary has flaky > 0 come here.
+ */
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import { append } from "../events/index.ts";
+import { flakyWindow, newlyFlaky } from "./newly-flaky.ts";
+import { TestHistoryRepo } from "./test-history.repo.ts";
+
+export interface FinishedExecution {
+  organizationId: string;
+  testPlanId: string;
+  executionId: string;
+  /** When it finished (ISO), the events' time. */
+  at: string;
+}
+
+/** Appends one test.flaky_detected per newly flaky test of the execution; returns how many. */
+export async function appendFlakyDetected(
+  db: Kysely<Database>,
+  finished: FinishedExecution,
+): Promise<number> {
+  const repo = new TestHistoryRepo(db);
+  // One more than the window: the execution itself is in it (finished in this transaction).
+  const window = await repo.window(finished.organizationId, finished.testPlanId, flakyWindow + 1);
+  const execution = window.find((e) => e.id === finished.executionId) ?? {
+    id: finished.executionId,
+    createdAt: finished.at,
+  };
+  const ids = new Set([execution.id, ...window.map((e) => e.id)]);
+  const cases = await repo.finalCases([...ids]);
+  const tests = newlyFlaky(finished.testPlanId, execution, window, cases);
+  for (const test of tests) {
+    await append(db, {
+      organizationId: finished.organizationId,
+      type: "test.flaky_detected",
+      subjectId: test.id,
+      at: finished.at,
+      // API.md §9's {test, test_plan_id, flaky_rate}, and the fields a receiver filters on without digging.
+      data: {
+        test,
+        test_plan_id: finished.testPlanId,
+        flaky_rate: test.flaky_rate,
+        test_id: test.id,
+        classname: test.classname,
+        name: test.name,
+        execution_id: finished.executionId,
+        flaky_runs: test.flaky_runs,
+        runs: test.runs,
+      },
+    });
+  }
+  return tests.length;
+}
