@@ -111,7 +111,7 @@ describe("a sharded run with retries", () => {
     await expect(
       first.getByRole("link", { name: "Download screenshot" }).getAttribute("href"),
     ).resolves.toMatch(
-      /screenshots\/com\.example\.basic\.VoucherTest\.appliesVoucherOnce\.try1\.png\?device=0&attempt=1$/,
+      /screenshots\/com\.example\.basic\.VoucherTest\.appliesVoucherOnce\.try1\.png\?device=0&shard=1&attempt=1$/,
     );
     const second = flaky.getByRole("listitem", { name: "Try 2 · rerun alone: passed" });
     await second.waitFor();

@@ -848,7 +848,7 @@ export interface paths {
         };
         /**
          * The execution's test cases
-         * @description One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.
+         * @description One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&shard={shard}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.
          */
         get: operations["listExecutionTests"];
         put?: never;
@@ -905,7 +905,7 @@ export interface paths {
         };
         /**
          * Download an artifact
-         * @description By name; with several device runs or attempts, ?device= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.
+         * @description By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.
          */
         get: operations["downloadExecutionArtifact"];
         put?: never;
@@ -1517,6 +1517,8 @@ export interface components {
             name: string;
             /** @description Position of the device run in the plan's devices (0 for a host run) */
             device: number;
+            /** @description The device run's shard of that device entry (0 unless its step has `shards`) */
+            shard: number;
             attempt: number;
             size_bytes: number;
             sha256: string;
@@ -6492,6 +6494,7 @@ export interface operations {
         parameters: {
             query?: {
                 device?: number;
+                shard?: number;
                 attempt?: number;
             };
             header?: {

@@ -12,13 +12,19 @@ export type Artifact = components["schemas"]["Artifact"];
 export const textPreviewBytes = 256 * 1024;
 
 /**
- * Where the browser gets an artifact of one device run's attempt. The name's folders stay path segments
+ * Where the browser gets an artifact of one device run's attempt (a device entry's shard: two shards may run on
+ * the same device one after the other, under the same names). The name's folders stay path segments
  * ("device-emulator-5554/screenshots/x.png"), each encoded; the session cookie authenticates a plain URL, so it
  * serves <img>, <video> and download links alike.
  */
-export function artifactUrl(runId: string, name: string, device: number, attempt: number): string {
+export function artifactUrl(
+  runId: string,
+  name: string,
+  run: { device: number; shard: number; attempt: number },
+): string {
   const path = name.split("/").map(encodeURIComponent).join("/");
-  return `/v1/executions/${encodeURIComponent(runId)}/artifacts/${path}?device=${device}&attempt=${attempt}`;
+  const { device, shard, attempt } = run;
+  return `/v1/executions/${encodeURIComponent(runId)}/artifacts/${path}?device=${device}&shard=${shard}&attempt=${attempt}`;
 }
 
 /**

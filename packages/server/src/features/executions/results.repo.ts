@@ -265,14 +265,15 @@ export class ResultsRepo {
     throw new Error(`artifact ${artifact.name}: replaced concurrently ten times in a row`);
   }
 
-  async artifacts(executionId: string): Promise<Array<ArtifactRecord & { position: number }>> {
+  async artifacts(executionId: string): Promise<Array<ArtifactRecord & { position: number; shard: number }>> {
     const rows = await this.db
       .selectFrom("artifacts")
       .innerJoin("device_runs", "device_runs.id", "artifacts.device_run_id")
       .selectAll("artifacts")
-      .select("device_runs.position as position")
+      .select(["device_runs.position as position", "device_runs.shard as shard"])
       .where("artifacts.execution_id", "=", executionId)
       .orderBy("device_runs.position")
+      .orderBy("device_runs.shard")
       .orderBy("artifacts.attempt")
       .orderBy("artifacts.name")
       .execute();
@@ -287,6 +288,7 @@ export class ResultsRepo {
       blobKey: row.blob_key,
       createdAt: row.created_at,
       position: Number(row.position),
+      shard: Number(row.shard),
     }));
   }
 }

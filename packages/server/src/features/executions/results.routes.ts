@@ -19,6 +19,9 @@ export const ArtifactView = Type.Object({
   device: Type.Integer({
     description: "Position of the device run in the plan's devices (0 for a host run)",
   }),
+  shard: Type.Integer({
+    description: "The device run's shard of that device entry (0 unless its step has `shards`)",
+  }),
   attempt: Type.Integer(),
   size_bytes: Type.Integer(),
   sha256: Type.String(),
@@ -86,6 +89,7 @@ const TestCasesQuery = Type.Object(
 const ArtifactQuery = Type.Object(
   {
     device: Type.Optional(Type.Integer({ minimum: 0, maximum: 19 })),
+    shard: Type.Optional(Type.Integer({ minimum: 0, maximum: 49 })),
     attempt: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   },
   { additionalProperties: false },
@@ -132,7 +136,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "The execution's test cases",
         description:
-          "One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.",
+          "One item per test of each device run, in the order they ran: its final status (from the last try of the run's latest attempt), message and stack trace, the device, every try (`attempts`: each attempt of the device run, and each rerun alone within one when the plan has retry_failed_tests, with its own artifacts), and the names of the artifacts captured for its final try (GET …/artifacts/{name}?device={device.position}&shard={shard}&attempt={attempt}). `flaky`: it failed on an earlier try and passed in the end. `quarantined`: the test is quarantined now (PUT /v1/tests/{test_id}/quarantine), whatever it was when this execution ran. ?status= filters.",
         tags: ["executions"],
         params: ExecutionParams,
         querystring: TestCasesQuery,
@@ -202,12 +206,13 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       const items = (await results.artifacts(execution.id)).map((a) => ({
         name: a.name,
         device: a.position,
+        shard: a.shard,
         attempt: a.attempt,
         size_bytes: a.sizeBytes,
         sha256: a.sha256,
         content_type: a.contentType,
         created_at: a.createdAt,
-        url: `/v1/executions/${execution.id}/artifacts/${a.name}?device=${a.position}&attempt=${a.attempt}`,
+        url: `/v1/executions/${execution.id}/artifacts/${a.name}?device=${a.position}&shard=${a.shard}&attempt=${a.attempt}`,
       }));
       return { items };
     },
@@ -219,7 +224,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "Download an artifact",
         description:
-          "By name; with several device runs or attempts, ?device= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.",
+          "By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.",
         tags: ["executions"],
         params: Type.Object({ id: ExecutionId, "*": Type.String() }),
         querystring: ArtifactQuery,
@@ -229,18 +234,22 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const execution = await executions.get(principalOf(request).organizationId, request.params.id);
       const name = request.params["*"];
-      const { device, attempt } = request.query;
+      const { device, shard, attempt } = request.query;
       const candidates = (await results.artifacts(execution.id)).filter(
         (a) =>
           a.name === name &&
           (device === undefined || a.position === device) &&
+          (shard === undefined || a.shard === shard) &&
           (attempt === undefined || a.attempt === attempt),
       );
-      const position = candidates[0]?.position;
-      const artifact = candidates.filter((a) => a.position === position).at(-1);
+      // The first device run that has it (by entry, then shard), its latest attempt.
+      const first = candidates[0];
+      const artifact = candidates
+        .filter((a) => a.position === first?.position && a.shard === first?.shard)
+        .at(-1);
       if (!artifact) {
         throw new ApiError("artifact_not_found", {
-          detail: `Execution ${execution.id} has no artifact ${JSON.stringify(name.slice(0, 200))}${device === undefined ? "" : ` on device ${device}`}${attempt === undefined ? "" : ` in attempt ${attempt}`}.`,
+          detail: `Execution ${execution.id} has no artifact ${JSON.stringify(name.slice(0, 200))}${device === undefined ? "" : ` on device ${device}`}${shard === undefined ? "" : ` shard ${shard}`}${attempt === undefined ? "" : ` in attempt ${attempt}`}.`,
         });
       }
       // Artifacts are whatever a test wrote: sandboxed even if someone opens one in a browser.

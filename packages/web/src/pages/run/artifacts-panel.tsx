@@ -58,7 +58,7 @@ const openUpTo = 40;
 function ArtifactRow({ runId, artifact }: { runId: string; artifact: Artifact }) {
   const [previewing, setPreviewing] = useState(false);
   const kind = artifactKind(artifact.name, artifact.content_type);
-  const url = artifactUrl(runId, artifact.name, artifact.device, artifact.attempt);
+  const url = artifactUrl(runId, artifact.name, artifact);
   return (
     <li className="space-y-2 py-2">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">

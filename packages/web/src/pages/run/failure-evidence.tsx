@@ -35,7 +35,8 @@ export function FailureEvidence({ runId, test, live }: { runId: string; test: Te
       (a) => a.name === name && a.device === test.device.position && a.attempt === test.attempt,
     ) ?? false;
   const available = test.artifacts.filter(isStored);
-  const url = (name: string) => artifactUrl(runId, name, test.device.position, test.attempt);
+  const url = (name: string) =>
+    artifactUrl(runId, name, { device: test.device.position, shard: test.shard, attempt: test.attempt });
   const first = (kind: string) => available.find((name) => artifactKind(name) === kind);
   const screenshot = first("image");
   const video = first("video");

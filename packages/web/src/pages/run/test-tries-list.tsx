@@ -28,7 +28,12 @@ function Tries({ runId, test, live }: { runId: string; test: TestCase; live: boo
         {tries.map((one, index) => {
           const label = tryLabel(tries, index);
           // A try's files are those of its device run attempt (each rerun names its own).
-          const url = (name: string) => artifactUrl(runId, name, test.device.position, one.attempt);
+          const url = (name: string) =>
+            artifactUrl(runId, name, {
+              device: test.device.position,
+              shard: test.shard,
+              attempt: one.attempt,
+            });
           const available = one.artifacts.filter(
             (name) =>
               stored.data?.some(
