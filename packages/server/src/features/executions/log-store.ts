@@ -119,7 +119,8 @@ export class LogStore {
    * a slow reader holds one chunk's read buffer, not the log.
    */
   async *read(executionId: string): AsyncGenerator<string | Buffer> {
-    let after: { position: number; attempt: number; firstSeq: number } | undefined;
+    // Shards of one device entry share its position: each is its own section, in shard order.
+    let after: { position: number; shard: number; attempt: number; firstSeq: number } | undefined;
     let section = "";
     for (;;) {
       let query = this.options.db
@@ -127,6 +128,8 @@ export class LogStore {
         .innerJoin("device_runs", "device_runs.id", "log_chunks.device_run_id")
         .select([
           "device_runs.position as position",
+          "device_runs.shard as shard",
+          "device_runs.shard_count as shard_count",
           "log_chunks.attempt as attempt",
           "log_chunks.first_seq as first_seq",
           "log_chunks.last_seq as last_seq",
@@ -134,23 +137,27 @@ export class LogStore {
         ])
         .where("log_chunks.execution_id", "=", executionId);
       if (after) {
-        const { position, attempt, firstSeq } = after;
+        const { position, shard, attempt, firstSeq } = after;
         query = query.where(
-          sql<boolean>`(device_runs.position, log_chunks.attempt, log_chunks.first_seq) > (${position}, ${attempt}, ${firstSeq})`,
+          sql<boolean>`(device_runs.position, device_runs.shard, log_chunks.attempt, log_chunks.first_seq) > (${position}, ${shard}, ${attempt}, ${firstSeq})`,
         );
       }
       const rows = await query
         .orderBy("device_runs.position")
+        .orderBy("device_runs.shard")
         .orderBy("log_chunks.attempt")
         .orderBy("log_chunks.first_seq")
         .limit(indexPageSize)
         .execute();
       for (const row of rows) {
         const position = Number(row.position);
+        const shard = Number(row.shard);
+        const shardCount = Number(row.shard_count);
         const attempt = Number(row.attempt);
-        if (`${position}/${attempt}` !== section) {
-          section = `${position}/${attempt}`;
-          yield `=== device ${position + 1}, attempt ${attempt} ===\n`;
+        if (`${position}/${shard}/${attempt}` !== section) {
+          section = `${position}/${shard}/${attempt}`;
+          const which = shardCount > 1 ? ` shard ${shard + 1} of ${shardCount},` : "";
+          yield `=== device ${position + 1},${which} attempt ${attempt} ===\n`;
         }
         yield* this.chunkText(row.blob_key, Number(row.first_seq), Number(row.last_seq));
       }
@@ -158,6 +165,7 @@ export class LogStore {
       if (!lastRow || rows.length < indexPageSize) return;
       after = {
         position: Number(lastRow.position),
+        shard: Number(lastRow.shard),
         attempt: Number(lastRow.attempt),
         firstSeq: Number(lastRow.first_seq),
       };

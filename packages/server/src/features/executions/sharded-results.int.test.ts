@@ -1,5 +1,6 @@
-// Artifacts of a sharded run: two shards of one device entry can run on the same device one after the other, so
-// their files have the same names (device-SERIAL/logcat.txt) in the same attempt. The shard tells them apart.
+// Results of a sharded run: two shards of one device entry can run on the same device one after the other, so
+// their files have the same names (device-SERIAL/logcat.txt) in the same attempt, and their log lines the same
+// device position and attempt. The shard tells them apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
@@ -10,7 +11,7 @@ let agent: Record<string, string>;
 const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
 const logcat = "device-emulator-5554/logcat.txt";
 
-/** Claims the next shard on the one device, stores `text` as its logcat and completes it. */
+/** Claims the next shard on the one device, logs and stores `text` as its logcat, and completes it. */
 async function runShardOnTheDevice(text: string): Promise<number> {
   const claimed = await call(`${server.baseUrl}/agent/claim`, {
     headers: agent,
@@ -18,6 +19,12 @@ async function runShardOnTheDevice(text: string): Promise<number> {
   });
   expect(claimed.status).toBe(200);
   const { lease_id: lease, device_run: run } = claimed.body.job;
+  const line = { seq: 1, type: "log", at: new Date().toISOString(), stream: "agent", line: text };
+  const logged = await call(`${server.baseUrl}/agent/jobs/${lease}/events`, {
+    headers: agent,
+    json: { events: [line] },
+  });
+  expect(logged.status).toBe(200);
   const put = await fetch(`${server.baseUrl}/agent/jobs/${lease}/artifacts/${logcat}`, {
     method: "PUT",
     headers: { ...agent, "content-type": "text/plain" },
@@ -40,8 +47,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe("artifacts of two shards that ran on the same device", () => {
-  it("are listed and downloaded per shard", async () => {
+describe("two shards that ran on the same device", () => {
+  it("have their artifacts listed and downloaded per shard, and their log in a section each", async () => {
     const plan = await call(`${server.baseUrl}/testplans`, {
       headers: ci,
       json: {
@@ -78,5 +85,19 @@ describe("artifacts of two shards that ran on the same device", () => {
     // Without ?shard= the first device run that has it answers, as before sharding.
     const plain = await fetch(`${server.baseUrl}/executions/${id}/artifacts/${logcat}`, { headers: ci });
     expect(await plain.text()).toBe(texts[0]);
+
+    // The log: a section per shard, in shard order, each with its own lines.
+    const log = await fetch(`${server.baseUrl}/executions/${id}/log`, { headers: ci });
+    const shardOf = Object.fromEntries(
+      listed.body.items.map((a: { shard: number }, i: number) => [a.shard, texts[i]]),
+    );
+    const lines = (await log.text()).split("\n");
+    expect(lines).toEqual([
+      "=== device 1, shard 1 of 2, attempt 1 ===",
+      expect.stringMatching(new RegExp(` \\[agent\\] ${shardOf[0]}$`)),
+      "=== device 1, shard 2 of 2, attempt 1 ===",
+      expect.stringMatching(new RegExp(` \\[agent\\] ${shardOf[1]}$`)),
+      "",
+    ]);
   });
 });
