@@ -9,13 +9,13 @@
 import { type Kysely, sql } from "kysely";
 import { isoTime } from "../../clock.ts";
 import type { Dialect } from "../../db/kysely.ts";
-import type { Database } from "../../db/schema.ts";
+import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import type { Summary } from "../executions/executions.repo.ts";
 import { appendFlakyDetected } from "../tests/flaky-detected.ts";
 import { type AttemptEnd, type FinalStatus, isFinal, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
 import { claimRun } from "./claim-query.ts";
-import { writeEnd } from "./end-attempt-query.ts";
+import { flakyOf, writeEnd } from "./end-attempt-query.ts";
 import { type HeldRun, readHeld } from "./held-run.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { settleExecution } from "./settle-query.ts";
@@ -208,7 +208,16 @@ export class DeviceRuns {
         ${this.dialect === "postgres" ? sql`for update skip locked` : sql``}`;
       await sql`update device_runs set status = 'cancelled', finished_at = ${at}, reason = 'cancelled'
         where id in (${queued})`.execute(trx);
-      await settleExecution(this.dialect, executionId, at).execute(trx);
+      const settled = (await settleExecution(this.dialect, executionId, at).execute(trx)).rows[0];
+      // Cancelling the queued runs can finish the execution after runs that found flaky tests.
+      if (settled && isFinal(settled.status as ExecutionStatus) && flakyOf(settled.summary) > 0) {
+        const { test_plan_id: testPlanId } = await trx
+          .selectFrom("executions")
+          .select("test_plan_id")
+          .where("id", "=", executionId)
+          .executeTakeFirstOrThrow();
+        await appendFlakyDetected(trx, { organizationId, testPlanId, executionId, at });
+      }
       return true;
     });
   }

@@ -39,7 +39,7 @@ export type EndWritten =
 const finals = sql.join(["passed", "failed", "errored", "cancelled"].map((status) => sql.lit(status)));
 
 /** The flaky count of a settled execution's summary (JSON text), 0 when it has none. */
-function flakyOf(summary: string | null | undefined): number {
+export function flakyOf(summary: string | null | undefined): number {
   if (!summary) return 0;
   return Number((JSON.parse(summary) as { flaky?: number }).flaky ?? 0);
 }

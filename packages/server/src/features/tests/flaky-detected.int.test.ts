@@ -12,6 +12,7 @@ let server: TestServer;
 let ci: Record<string, string>;
 let agent: Record<string, string>;
 let planId: string;
+let twoDevicesPlanId: string;
 
 const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
 /** A test's tries in one attempt: each a test_case event with retry 0, 1, … */
@@ -200,7 +201,8 @@ describe("test.flaky_detected", () => {
       },
     });
     expect(created.status).toBe(201);
-    const id = await trigger(created.body.id);
+    twoDevicesPlanId = created.body.id;
+    const id = await trigger(twoDevicesPlanId);
     await attempt(pixel, [["signsIn", "failed", "passed"]]);
     // Still running: the other device's run has not ended, so nothing is detected yet.
     expect((await flakyEvents("acme")).filter((event) => event.data.execution_id === id)).toEqual([]);
@@ -211,6 +213,20 @@ describe("test.flaky_detected", () => {
     expect(events).toMatchObject([
       { data: { name: "signsIn", test_plan_id: created.body.id, runs: 1, flaky_runs: 1, flaky_rate: 1 } },
     ]);
+  });
+
+  it("is appended when a cancel finishes the execution after a device run found a newly flaky test", async () => {
+    const id = await trigger(twoDevicesPlanId);
+    await attempt(pixel, [["opensSettings", "failed", "passed"]]);
+    const cancelled = await call(`${server.baseUrl}/executions/${id}/cancel`, {
+      method: "POST",
+      headers: ci,
+    });
+    expect(cancelled.status).toBeLessThan(300);
+    const read = await call(`${server.baseUrl}/executions/${id}`, { headers: ci });
+    expect(read.body).toMatchObject({ status: "cancelled", summary: { flaky: 1 } });
+    const events = (await flakyEvents("acme")).filter((event) => event.data.execution_id === id);
+    expect(events).toMatchObject([{ data: { name: "opensSettings", test_plan_id: twoDevicesPlanId } }]);
   });
 
   it("is not seen by another organization", async () => {

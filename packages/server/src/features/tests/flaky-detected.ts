@@ -2,14 +2,16 @@
  * Appending test.flaky_detected for an execution that just finished with flaky tests (newly-flaky.ts
  * decides which). Called by features/device-runs inside the transaction that settled the execution, so the
  * events and the finish commit together: the final settle happens once per execution, so each test gets at
- * most one event per execution. Reads the window with the history's own repository (two statements), then
- * one insert per event; only executions whose summary has flaky > 0 come here.
+ * most one event per execution. Reads with the history's own repository (the window, this execution's
+ * cases, the flaky tests' past: three statements), then one insert per event; only executions whose summary
+ * has flaky > 0 come here.
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { append } from "../events/index.ts";
 import { flakyWindow, newlyFlaky } from "./newly-flaky.ts";
 import { TestHistoryRepo } from "./test-history.repo.ts";
+import { testHistories } from "./test-history.ts";
 
 export interface FinishedExecution {
   organizationId: string;
@@ -31,9 +33,19 @@ export async function appendFlakyDetected(
     id: finished.executionId,
     createdAt: finished.at,
   };
-  const ids = new Set([execution.id, ...window.map((e) => e.id)]);
-  const cases = await repo.finalCases([...ids]);
-  const tests = newlyFlaky(finished.testPlanId, execution, window, cases);
+  // This execution's cases first; the window's only for the tests flaky in it, so a plan of thousands of
+  // tests reads a few tests' past, not 20 executions of everything, inside the finishing transaction.
+  const current = await repo.finalCases([execution.id]);
+  const flaky = testHistories(finished.testPlanId, [execution], current).filter(
+    (test) => test.flaky_runs > 0,
+  );
+  if (flaky.length === 0) return 0;
+  const previous = window.filter((e) => e.id !== execution.id).map((e) => e.id);
+  const past = await repo.finalCases(
+    previous,
+    flaky.map((test) => test.id),
+  );
+  const tests = newlyFlaky(finished.testPlanId, execution, window, [...current, ...past]);
   for (const test of tests) {
     await append(db, {
       organizationId: finished.organizationId,

@@ -49,9 +49,13 @@ export class TestHistoryRepo {
    * pass here: measured on 5,000 tests × 20 executions, picking the final case with window functions in SQL
    * cost twice the time of reading the rows, because the database sorts every partition first.
    */
-  async finalCases(executionIds: readonly string[]): Promise<FinalTestCase[]> {
-    if (executionIds.length === 0) return [];
-    const rows = await this.db
+  async finalCases(
+    executionIds: readonly string[],
+    /** Only these tests (testId()s): test.flaky_detected looks up a few tests' past, not the whole plan's. */
+    testIds?: readonly string[],
+  ): Promise<FinalTestCase[]> {
+    if (executionIds.length === 0 || testIds?.length === 0) return [];
+    let query = this.db
       .selectFrom("device_runs")
       .innerJoin("test_cases", "test_cases.device_run_id", "device_runs.id")
       .select([
@@ -65,8 +69,9 @@ export class TestHistoryRepo {
         "test_cases.status",
         "test_cases.duration_ms",
       ])
-      .where("device_runs.execution_id", "in", executionIds)
-      .execute();
+      .where("device_runs.execution_id", "in", executionIds);
+    if (testIds) query = query.where("test_cases.test_id", "in", testIds);
+    const rows = await query.execute();
     const finals = new Map<string, FinalTestCase & { attempt: number; seq: number; runAttempt: number }>();
     for (const row of rows) {
       const key = `${row.device_run_id}\u0000${row.classname}\u0000${row.name}`;
