@@ -229,6 +229,27 @@ describe("test.flaky_detected", () => {
     expect(events).toMatchObject([{ data: { name: "opensSettings", test_plan_id: twoDevicesPlanId } }]);
   });
 
+  it("is appended when a lapsed lease finishes the execution after a device run found a newly flaky test", async () => {
+    const id = await trigger(twoDevicesPlanId);
+    await attempt(pixel, [["rotatesScreen", "failed", "passed"]]);
+    const claimed = await call(`${server.baseUrl}/agent/claim`, {
+      headers: agent,
+      json: {
+        agent_id: "rack-2",
+        devices: [{ ...pixel, serial: "emulator-5556", model: "Pixel 8" }],
+        step_types: ["maestro"],
+      },
+    });
+    expect(claimed.status).toBe(200);
+    // Its agent is never heard from again: the sweep ends its only attempt, which finishes the execution.
+    server.clock.advance(server.config.leaseTtlSeconds * 1000 + 1);
+    await server.app.services.agents.sweep();
+    const read = await call(`${server.baseUrl}/executions/${id}`, { headers: ci });
+    expect(read.body).toMatchObject({ status: "errored", summary: { flaky: 1 } });
+    const events = (await flakyEvents("acme")).filter((event) => event.data.execution_id === id);
+    expect(events).toMatchObject([{ data: { name: "rotatesScreen", test_plan_id: twoDevicesPlanId } }]);
+  });
+
   it("is not seen by another organization", async () => {
     expect(await flakyEvents("globex")).toEqual([]);
     expect(await eventsOf(server.app.services.database.db, await organizationId("globex"))).toEqual([]);
