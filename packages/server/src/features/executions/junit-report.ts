@@ -30,11 +30,14 @@ function seconds(ms: number | null): string {
   return ((ms ?? 0) / 1000).toFixed(3);
 }
 
+/** Unique per device run: the shards of one device entry are told apart by their shard. */
 function suiteName(run: DeviceRunRecord): string {
   const device = run.device;
   if (!device) return `agent host (attempt ${run.attempt})`;
   const parts = [device.platform, device.model, device.os_version].filter((p) => typeof p === "string");
-  return `device ${run.position + 1}: ${parts.join(" ")} (attempt ${run.attempt})`;
+  const shardCount = run.shardCount ?? 1;
+  const shard = shardCount > 1 ? `, shard ${(run.shard ?? 0) + 1} of ${shardCount}` : "";
+  return `device ${run.position + 1}${shard}: ${parts.join(" ")} (attempt ${run.attempt})`;
 }
 
 const key = (c: StoredTestCase) => `${c.classname}\u0000${c.name}`;

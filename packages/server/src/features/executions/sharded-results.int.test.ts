@@ -48,7 +48,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("two shards that ran on the same device", () => {
-  it("have their artifacts listed and downloaded per shard, and their log in a section each", async () => {
+  it("have their artifacts listed and downloaded per shard, their log and JUnit suite one each", async () => {
     const plan = await call(`${server.baseUrl}/testplans`, {
       headers: ci,
       json: {
@@ -98,6 +98,13 @@ describe("two shards that ran on the same device", () => {
       "=== device 1, shard 2 of 2, attempt 1 ===",
       expect.stringMatching(new RegExp(` \\[agent\\] ${shardOf[1]}$`)),
       "",
+    ]);
+
+    // The JUnit report: a testsuite per shard, named so that a CI test reporter keeps them apart.
+    const junit = await (await fetch(`${server.baseUrl}/executions/${id}/junit`, { headers: ci })).text();
+    expect([...junit.matchAll(/<testsuite name="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      "device 1, shard 1 of 2: android (attempt 1)",
+      "device 1, shard 2 of 2: android (attempt 1)",
     ]);
   });
 });
