@@ -3,6 +3,14 @@
 // sharding protocol. Device time is shortened by FAKE_ADB_TIME_SCALE; each run's tests take their durations
 // × a seeded log-normal factor, as in the simulation. Wall time is read from the devices' own logs: from the
 // first test started in a batch to the last test finished, on any device.
+//
+// What it models: a stand-in at time scale s is a device s⁻¹ times as fast as a real one at its tests, but not
+// at its processes: an `adb push` and an `am instrument` start cost the stand-in a few hundred real ms, which
+// is s⁻¹ times that in device time. At s = 0.1 that is a few seconds, as an `am instrument` start on a real
+// device is (~1–3 s, what the planner assumes); at 0.02 it was tens of seconds, a device no one has. So every
+// time here is device time (real ms ÷ s): the history is seeded as a real device would have recorded it
+// (the suite's durations, not shrunk), through the agent API (shard-history.ts) instead of run, and the
+// planner's 2 s runner start is then 2 s of the same clock as the durations it plans with.
 
 import type { ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -22,7 +30,9 @@ import {
   uploadBasicTestPackage,
 } from "../../packages/server/test/harness.ts";
 import { logNormalFactor, seededRandom } from "./seeded-random.ts";
+import { seedExecution } from "./shard-history.ts";
 import { idealMs } from "./shard-simulation.ts";
+import { median } from "./stats.ts";
 
 const TEST_PACKAGE = "com.example.basic.test";
 const SERIALS = ["emulator-5554", "emulator-5556", "emulator-5558", "emulator-5560"];
@@ -30,13 +40,17 @@ const SERIALS = ["emulator-5554", "emulator-5556", "emulator-5558", "emulator-55
 export interface StandInRunOptions {
   /** Device ms → real ms. */
   timeScale: number;
-  /** Executions of the duration plan before the measured ones, for its history. */
+  /** Executions of the duration plan before the measured ones, for its history (seeded, not run). */
   historyRuns: number;
+  /** Real ms the measured executions may take in all; one that would not fit is left out, and says so. */
+  budgetMs: number;
   sigma: number;
   log: (line: string) => void;
 }
 
 export interface StandInOutcome {
+  /** Left out: the bench's time budget would not hold it (then every measure is 0). */
+  skipped?: string;
   deviceSet: "equal" | "slow";
   sharding: "duration" | "uniform";
   /** First test started to last test finished, on any device (real ms). */
@@ -45,11 +59,18 @@ export interface StandInOutcome {
   idealMs: number;
   /** The execution, from trigger to finished as the bench saw it (real ms). */
   executionMs: number;
+  /**
+   * The median gap on a device between one batch's last test and the next one's first (real ms): the cost
+   * of a batch beyond its tests as the stand-ins had it (NaN with one batch per device).
+   */
+  batchGapMs: number;
   /** `am instrument -e testFile` runs: the batches run (a batch handed on after a lost device counts twice). */
   batches: number;
   status: string;
   summaryTests: number;
 }
+
+const emptyOutcome = { wallMs: 0, batchGapMs: 0, idealMs: 0, executionMs: 0, batches: 0, summaryTests: 0 };
 
 /**
  * The suite as an instrumentation test package: the timings' tests under Java names (the data file's are
@@ -96,13 +117,27 @@ export async function runOnStandIns(
       if (plan.status !== 201) throw new Error(`plan: ${plan.status} ${JSON.stringify(plan.body)}`);
       plans[sharding] = plan.body.id;
     }
+    // The history, before any agent is there to claim its jobs: each execution's durations in device ms.
+    const agent = { "x-api-key": await server.token(agentCredentials) };
+    for (let i = 0; i < options.historyRuns; i++) {
+      const started = performance.now();
+      const history = suite.map((t) => ({
+        classname: t.class,
+        name: t.method,
+        durationMs: t.ms * logNormalFactor(random, options.sigma),
+      }));
+      await seedExecution(server, { ci, agent }, plans.duration, "1.0.0", SERIALS, history);
+      log(
+        `history execution ${i + 1}/${options.historyRuns} seeded in ${Math.round(performance.now() - started)} ms`,
+      );
+    }
     lab = await createDeviceLab({
       devices: SERIALS.map((serial) => ({ serial, model: "Pixel 7" })),
       suites: {},
       timeScale,
     });
     const theLab = lab;
-    startAgentProcess({
+    const agentProcess = startAgentProcess({
       name: "bench-rack",
       baseUrl: server.baseUrl,
       audience: server.config.audience,
@@ -114,7 +149,11 @@ export async function runOnStandIns(
     });
 
     /** One execution of `sharding`'s plan with this run's durations; its measures once it finished. */
-    const execute = async (sharding: "duration" | "uniform", deviceSet: "equal" | "slow") => {
+    const execute = async (
+      sharding: "duration" | "uniform",
+      deviceSet: "equal" | "slow",
+      limitMs: number,
+    ) => {
       const durations = suite.map((t) => Math.round(t.ms * logNormalFactor(random, options.sigma)));
       const tests: SuiteTest[] = suite.map((t, i) => ({
         class: t.class,
@@ -135,11 +174,18 @@ export async function runOnStandIns(
       for (;;) {
         view = (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
         if (!["queued", "running"].includes(view.status)) break;
+        if (performance.now() - started > limitMs) {
+          const devices = (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body.devices;
+          throw new Error(
+            `execution ${id} (${sharding}, ${deviceSet}) not finished after ${limitMs / 1000} s: ${JSON.stringify(devices)}\nagent log:\n${agentProcess.output().slice(-6000)}`,
+          );
+        }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const executionMs = performance.now() - started;
       const speeds = theLab.devices().map((d) => d.speed);
       const actual = new Map(durations.map((ms, i) => [String(i), ms * timeScale]));
+      const logs = readDeviceLogs(theLab, suite.length);
       const batchCalls = theLab
         .calls()
         .slice(callsBefore)
@@ -147,7 +193,8 @@ export async function runOnStandIns(
       return {
         deviceSet,
         sharding,
-        wallMs: batchWallMs(theLab, suite.length),
+        wallMs: logs.wallMs,
+        batchGapMs: median(logs.gapsMs),
         idealMs: idealMs(actual, speeds),
         executionMs,
         batches: batchCalls.length,
@@ -156,22 +203,33 @@ export async function runOnStandIns(
       };
     };
 
-    for (let i = 0; i < options.historyRuns; i++) {
-      const h = await execute("duration", "equal");
-      log(`history run ${i + 1}/${options.historyRuns}: ${h.status}, ${(h.executionMs / 1000).toFixed(1)} s`);
-      clearLogs(theLab);
-    }
     const outcomes: StandInOutcome[] = [];
+    const measuredFrom = performance.now();
     for (const deviceSet of ["equal", "slow"] as const) {
       if (deviceSet === "slow") {
         // The last device becomes one of half the speed (the stand-in reads it on every test).
         theLab.plug({ serial: SERIALS.at(-1) as string, model: "Pixel 7", speed: 0.5 });
       }
       for (const sharding of ["duration", "uniform"] as const) {
-        const outcome = await execute(sharding, deviceSet);
+        // About: uniform, the slowest device's quarter; duration, Σ ÷ Σ speeds and a margin.
+        const speeds = theLab.devices().map((d) => d.speed);
+        const scaled = suite.reduce((sum, t) => sum + t.ms, 0) * timeScale;
+        const expectedMs =
+          sharding === "uniform"
+            ? scaled / (speeds.length * Math.min(...speeds))
+            : (1.25 * scaled) / speeds.reduce((a, b) => a + b, 0);
+        const left = options.budgetMs - (performance.now() - measuredFrom);
+        if (expectedMs > left) {
+          const skipped = `left out: up to ${Math.round(expectedMs / 1000)} s, ${Math.round(left / 1000)} s of the budget left`;
+          log(`${deviceSet}, ${sharding}: ${skipped}`);
+          outcomes.push({ ...emptyOutcome, deviceSet, sharding, skipped, status: "skipped" });
+          continue;
+        }
+        // Three times the estimate: an execution that takes longer is stuck, and the bench says how.
+        const outcome = await execute(sharding, deviceSet, 3 * expectedMs + 30_000);
         clearLogs(theLab);
         log(
-          `${deviceSet}, ${sharding}: ${outcome.status}, wall ${(outcome.wallMs / 1000).toFixed(2)} s ÷ ideal ${(outcome.idealMs / 1000).toFixed(2)} s = ${(outcome.wallMs / outcome.idealMs).toFixed(3)}, ${outcome.batches} batches`,
+          `${deviceSet}, ${sharding}: ${outcome.status}, wall ${(outcome.wallMs / 1000).toFixed(2)} s ÷ ideal ${(outcome.idealMs / 1000).toFixed(2)} s = ${(outcome.wallMs / outcome.idealMs).toFixed(3)}, ${outcome.batches} batches, ${Math.round(outcome.batchGapMs)} ms between batches`,
         );
         outcomes.push(outcome);
       }
@@ -187,14 +245,19 @@ export async function runOnStandIns(
 
 /**
  * From the devices' logs since the last clearLogs: the first `started:` to the last `finished:` of the batch
- * runs on any device. A listing (`-e log true`) logs every test as started and finished at once; its process
+ * runs on any device (`wallMs`), and the gaps on one device between a batch's last `finished:` and the next
+ * batch's first `started:` (`gapsMs`): what a batch costs beyond its tests (reporting, next-batch, adb push,
+ * the runner's start). A listing (`-e log true`) logs every test as started and finished at once; its process
  * is told apart by its `run started: N tests` with N the whole suite, which no batch of 4 shards holds.
  */
-function batchWallMs(lab: DeviceLab, suiteSize: number): number {
+function readDeviceLogs(lab: DeviceLab, suiteSize: number): { wallMs: number; gapsMs: number[] } {
   let first = Number.POSITIVE_INFINITY;
   let last = Number.NEGATIVE_INFINITY;
+  const gapsMs: number[] = [];
   for (const serial of SERIALS) {
     const listingPids = new Set<string>();
+    // Per batch process on this device: its first started and last finished.
+    const batches = new Map<string, { first: number; last: number }>();
     for (const line of lab.logcat(serial)) {
       const parsed = /^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})\s+(\d+)\s+\d+ \w (\S+)\s*: (.*)$/.exec(
         line,
@@ -212,11 +275,25 @@ function batchWallMs(lab: DeviceLab, suiteSize: number): number {
         Number(s),
         Number(ms),
       ).getTime();
-      if (message?.startsWith("started: ")) first = Math.min(first, at);
-      if (message?.startsWith("finished: ")) last = Math.max(last, at);
+      const batch = batches.get(pid as string) ?? { first: Number.POSITIVE_INFINITY, last: at };
+      batches.set(pid as string, batch);
+      if (message?.startsWith("started: ")) {
+        first = Math.min(first, at);
+        batch.first = Math.min(batch.first, at);
+      }
+      if (message?.startsWith("finished: ")) {
+        last = Math.max(last, at);
+        batch.last = Math.max(batch.last, at);
+      }
+    }
+    const ordered = [...batches.values()]
+      .filter((b) => Number.isFinite(b.first))
+      .sort((a, b) => a.first - b.first);
+    for (let i = 1; i < ordered.length; i++) {
+      gapsMs.push((ordered[i] as { first: number }).first - (ordered[i - 1] as { last: number }).last);
     }
   }
-  return last - first;
+  return { wallMs: last - first, gapsMs };
 }
 
 /**
