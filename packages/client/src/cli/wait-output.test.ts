@@ -8,7 +8,14 @@ import { Captured, ScriptedServer } from "../../test/scripted-server.ts";
 import { FakeClock } from "../sdk/clock.ts";
 import type { Execution, TestCase } from "../sdk/models.ts";
 import { type CliIo, main } from "./main.ts";
-import { executionLine, finalReportMarkdown, stackHead, waitView } from "./wait-view.ts";
+import {
+  executionLine,
+  failedTestLine,
+  finalReportMarkdown,
+  finalReportText,
+  stackHead,
+  waitView,
+} from "./wait-view.ts";
 
 let server: ScriptedServer;
 let dir: string;
@@ -291,6 +298,42 @@ describe("the live view", () => {
 });
 
 describe("the report's pieces", () => {
+  it("says how many tries a failed test had and its shard, and does not repeat the message from the stack", () => {
+    const test = {
+      ...testCase(
+        "wrongPassword",
+        "java.lang.AssertionError: no",
+        "java.lang.AssertionError: no\n\tat X.y(X.kt:1)",
+      ),
+      shard: 2,
+      attempts: [1, 2, 3].map((retry) => ({
+        attempt: 1,
+        retry,
+        status: "failed" as const,
+        duration_ms: 5,
+        message: "no",
+        artifacts: [],
+      })),
+    };
+    expect(failedTestLine(test, true)).toBe(
+      "  ✗ com.example.LoginTest.wrongPassword (failed on all 3 tries, Pixel 8 emulator-5554, shard 3)",
+    );
+    expect(failedTestLine({ ...test, attempts: [] }, false)).toBe(
+      "  ✗ com.example.LoginTest.wrongPassword (failed, Pixel 8 emulator-5554)",
+    );
+    const plain = execution("ex_s", "failed", {}, ["failed", "failed", "failed"]);
+    const sharded = { ...plain, devices: plain.devices.map((run, shard) => ({ ...run, shard })) };
+    const text = finalReportText({
+      executions: [sharded],
+      names: new Map(),
+      failedTests: new Map([["ex_s", { items: [test], more: false }]]),
+      baseUrl: "http://testbay.example/v1",
+    });
+    expect(text.split("\n").filter((line) => line.includes("java.lang.AssertionError: no"))).toHaveLength(1);
+    expect(text).toContain("at X.y(X.kt:1)");
+    expect(text).toContain("shard 3)");
+  });
+
   it("keeps the first stack lines and counts the rest", () => {
     expect(stackHead(null)).toEqual([]);
     expect(stackHead("a\n\nb\nc", 2)).toEqual(["a", "b", "… 1 more line"]);

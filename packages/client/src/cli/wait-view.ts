@@ -116,6 +116,23 @@ function deviceLabel(test: TestCase): string {
   return what || (d.platform ? d.platform : "agent host");
 }
 
+/**
+ * A failed test's one line: its status, how many tries it had when it was run again (retry_failed_tests, or
+ * another attempt of its device run), and where it ran, with its shard when the execution was sharded.
+ */
+export function failedTestLine(test: TestCase, sharded: boolean): string {
+  const tries = test.attempts.length > 1 ? ` on all ${test.attempts.length} tries` : "";
+  const shard = sharded ? `, shard ${test.shard + 1}` : "";
+  return `  ✗ ${test.classname}.${test.name} (${test.status}${tries}, ${deviceLabel(test)}${shard})`;
+}
+
+/** The stack's head, without its first line when that only repeats the message (Java: "Type: message"). */
+function stackAfterMessage(test: TestCase): string[] {
+  const head = stackHead(test.stack_trace);
+  const first = test.message?.split(/\r?\n/, 1)[0]?.trim();
+  return first && head[0]?.trim() === first ? head.slice(1) : head;
+}
+
 /** What happened, for a person at a terminal or a CI log: failed tests with why, waits with why, links. */
 export function finalReportText(report: FinalReport): string {
   const out: string[] = [];
@@ -123,8 +140,9 @@ export function finalReportText(report: FinalReport): string {
     const failed = report.failedTests.get(execution.id);
     if (!failed || failed.items.length === 0) continue;
     out.push(`Failed in ${execution.id} ${planLabel(execution, report.names)}:`);
+    const sharded = (execution.devices ?? []).some((device) => (device.shard ?? 0) > 0);
     for (const test of failed.items) {
-      out.push(`  ✗ ${test.classname}.${test.name} (${test.status}, ${deviceLabel(test)})`);
+      out.push(failedTestLine(test, sharded));
       if (test.message)
         out.push(
           ...test.message
@@ -132,7 +150,7 @@ export function finalReportText(report: FinalReport): string {
             .slice(0, 3)
             .map((l) => `      ${l}`),
         );
-      out.push(...stackHead(test.stack_trace).map((l) => `        ${l.trim()}`));
+      out.push(...stackAfterMessage(test).map((l) => `        ${l.trim()}`));
     }
     if (failed.more) out.push(`  … more: testbay junit ${execution.id}`);
   }
