@@ -75,7 +75,7 @@ describe("two shards that ran on the same device", () => {
       [logcat, 0, `/v1/executions/${id}/artifacts/${logcat}?device=0&shard=0&attempt=1`],
       [logcat, 1, `/v1/executions/${id}/artifacts/${logcat}?device=0&shard=1&attempt=1`],
     ]);
-    const texts = [];
+    const texts: string[] = [];
     for (const item of listed.body.items) {
       const download = await fetch(`${server.baseUrl}${item.url.slice("/v1".length)}`, { headers: ci });
       expect(download.status).toBe(200);
