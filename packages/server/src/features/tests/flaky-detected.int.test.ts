@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pixel7, reportAttempt, type Tries } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { eventsOf, type StoredEvent } from "../events/index.ts";
 
@@ -14,9 +15,7 @@ let agent: Record<string, string>;
 let planId: string;
 let twoDevicesPlanId: string;
 
-const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
-/** A test's tries in one attempt: each a test_case event with retry 0, 1, … */
-type Tries = [name: string, ...statuses: Array<"passed" | "failed">];
+const pixel = pixel7;
 
 /** Triggers an execution of `plan`; its ID. */
 async function trigger(plan: string): Promise<string> {
@@ -38,38 +37,7 @@ async function execution(tests: Tries[]): Promise<string> {
 
 /** A device run's only attempt on `device`: every try reported, completed by the final statuses. */
 async function attempt(device: typeof pixel, tests: Tries[]): Promise<void> {
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: { agent_id: "rack-1", devices: [device], step_types: ["maestro"] },
-  });
-  expect(claimed.status).toBe(200);
-  const lease = claimed.body.job.lease_id;
-  let seq = 0;
-  const events = tests.flatMap(([name, ...statuses]) =>
-    statuses.map((status, retry) => ({
-      seq: ++seq,
-      type: "test_case",
-      step_index: 0,
-      classname: "com.example.CartTest",
-      name,
-      status,
-      retry,
-      duration_ms: 1000,
-      message: status === "failed" ? `${name} broke` : null,
-    })),
-  );
-  const sent = await call(`${server.baseUrl}/agent/jobs/${lease}/events`, {
-    headers: agent,
-    json: { events },
-  });
-  expect(sent.status).toBe(200);
-  const failed = tests.some((tries) => tries.at(-1) === "failed");
-  const done = await call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
-    headers: agent,
-    json: { status: failed ? "failed" : "passed" },
-  });
-  expect(done.status).toBe(200);
-  expect(done.body).toMatchObject({ requeued: false });
+  expect(await reportAttempt(server, agent, tests, { device })).toMatchObject({ requeued: false });
 }
 
 async function organizationId(name: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportAttempt } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
 /**
@@ -11,38 +12,10 @@ let ci: Record<string, string>;
 let agent: Record<string, string>;
 let planId: string;
 
-const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
 type Case = [name: string, status: "passed" | "failed"];
 
 /** One attempt: the agent reports `cases` and completes failed if one failed, as agents do. */
-async function attempt(cases: Case[]) {
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: { agent_id: "rack-1", devices: [pixel], step_types: ["maestro"] },
-  });
-  expect(claimed.status).toBe(200);
-  const lease = claimed.body.job.lease_id;
-  const events = cases.map(([name, status], i) => ({
-    seq: i + 1,
-    type: "test_case",
-    step_index: 0,
-    classname: "com.example.CartTest",
-    name,
-    status,
-    duration_ms: 1000,
-    message: status === "failed" ? `${name} broke` : null,
-  }));
-  expect(
-    (await call(`${server.baseUrl}/agent/jobs/${lease}/events`, { headers: agent, json: { events } })).status,
-  ).toBe(200);
-  const failed = cases.some(([, status]) => status === "failed");
-  const done = await call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
-    headers: agent,
-    json: { status: failed ? "failed" : "passed" },
-  });
-  expect(done.status).toBe(200);
-  return done.body as { status: string; requeued: boolean };
-}
+const attempt = (cases: Case[]) => reportAttempt(server, agent, cases);
 
 /** An execution of the plan (max_attempts 2): every attempt reports `cases`. Returns it and its attempts' ends. */
 async function execution(cases: Case[]) {

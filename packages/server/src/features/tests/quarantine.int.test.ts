@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reportAttempt } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
 /** PUT/DELETE /v1/tests/{test_id}/quarantine, and where a quarantine shows (API.md §6). */
@@ -20,8 +21,6 @@ interface Session {
   cookie: string;
   csrf: string;
 }
-
-const pixel = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
 
 async function signIn(email: string, role: "viewer" | "member" | "admin"): Promise<Session> {
   const account = await server.app.services.people.createUser({ email, role, org: "acme" });
@@ -55,33 +54,7 @@ async function run(cases: Array<[string, "passed" | "failed"]>): Promise<string>
     json: { test_plan_id: planId, package_name: "com.example.basic", version: "1.2.3" },
   });
   expect(triggered.status).toBe(200);
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: { agent_id: "rack-1", devices: [pixel], step_types: ["maestro"] },
-  });
-  expect(claimed.status).toBe(200);
-  const lease = claimed.body.job.lease_id;
-  const events = cases.map(([name, status], i) => ({
-    seq: i + 1,
-    type: "test_case",
-    step_index: 0,
-    classname: "com.example.CartTest",
-    name,
-    status,
-    duration_ms: 1000,
-    message: status === "failed" ? `${name} broke` : null,
-  }));
-  const sent = await call(`${server.baseUrl}/agent/jobs/${lease}/events`, {
-    headers: agent,
-    json: { events },
-  });
-  expect(sent.status).toBe(200);
-  const failed = cases.some(([, status]) => status === "failed");
-  const done = await call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
-    headers: agent,
-    json: { status: failed ? "failed" : "passed" },
-  });
-  expect(done.status).toBe(200);
+  await reportAttempt(server, agent, cases);
   return triggered.body.execution.id;
 }
 
