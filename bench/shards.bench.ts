@@ -294,7 +294,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       { label: "wall ÷ ideal", value: o.skipped ? 0 : o.wallMs / o.idealMs, unit: "", decimals: 3 },
       { label: "batches", value: o.batches, unit: "", decimals: 0 },
       // What a batch cost beyond its tests, in the device time the stand-ins model (— with one per device).
-      { label: "per batch, device s", value: o.batchGapMs / timeScale / 1000, unit: "s", decimals: 1 },
+      { label: "per batch, device", value: o.batchGapMs / timeScale / 1000, unit: "s", decimals: 1 },
       { label: "execution", value: o.executionMs / 1000, unit: "s", decimals: 1 },
       { label: "tests", value: o.summaryTests, unit: "", decimals: 0 },
     ],

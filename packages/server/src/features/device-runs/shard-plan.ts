@@ -25,7 +25,9 @@ export interface DurationBatchOptions {
   unknownTestMs?: number;
   /**
    * What a batch costs beyond its tests: an `am instrument` (or maestro) start on a real device, ~1–3 s.
-   * It sets how small the last batches may get.
+   * It sets how small the last batches may get. Fixed rather than learned from the plan's earlier batches:
+   * the floor goes with its square root, so a wrong guess costs little (bench/README.md, shards: cut for 2 s
+   * on devices taking 8 s per batch, 1.074 of the ideal; cut for the 8 s a planner would have measured, 1.071).
    */
   batchOverheadMs?: number;
   /** Each batch is at most the remaining work ÷ (factor × shards) (see `durationBatches`). */
