@@ -167,8 +167,14 @@ function walk(root: string, dir: string, out: Record<string, Buffer>): void {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(root, full, out);
-    else out[`/${relative(root, full).split("\\").join("/")}`] = readFileSync(full);
+    try {
+      if (statSync(full).isDirectory()) walk(root, full, out);
+      else out[`/${relative(root, full).split("\\").join("/")}`] = readFileSync(full);
+    } catch (error) {
+      // Gone between the listing and the read: a stand-in process renamed or removed it meanwhile (screenrecord
+      // writes a .part file and renames it when it stops). The device no longer has it.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
   }
 }
 
