@@ -20,6 +20,7 @@ import { type HeldRun, readHeld } from "./held-run.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { settleExecution } from "./settle-query.ts";
 import { ShardBatches } from "./shard-batches.ts";
+import { recordStrandedTests } from "./stranded-tests.ts";
 import { attemptSummary } from "./test-summary.ts";
 import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";
 
@@ -230,8 +231,19 @@ export class DeviceRuns {
     at: string,
     optimistic: boolean,
   ): Promise<Ended | "changed" | "lock" | undefined> {
-    const summary = attemptSummary(held.reports, held.attempt);
-    const end = decide(summary);
+    let summary = attemptSummary(held.reports, held.attempt);
+    let end = decide(summary);
+    if (held.shardCount > 1 && !end.requeued) {
+      // Ending for good can strand a batch nobody is left to run (stranded-tests.ts): recorded in a
+      // transaction, where no sibling run starts or ends meanwhile.
+      if (optimistic) return "lock";
+      const stranded = await recordStrandedTests(db, held, reason ?? end.status);
+      if (stranded.length > 0) {
+        summary = attemptSummary([...held.reports, ...stranded], held.attempt);
+        // Tests that did not run can fail an attempt reported passed, and so send it back to the queue.
+        end = decide(summary);
+      }
+    }
     const written = await writeEnd(db, this.dialect, held, end, reason, summary, at, optimistic);
     if (!written.written) return written.lock ? "lock" : written.changed ? "changed" : undefined;
     // This statement finished the execution (a final execution is never settled again), with flaky tests:

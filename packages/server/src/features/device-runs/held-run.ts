@@ -16,6 +16,9 @@ export interface HeldRun extends LeasedRun {
   /** PostgreSQL: the execution row's version as read (xmin); undefined on SQLite. */
   executionVersion: string | undefined;
   reports: TestReport[];
+  /** Which shard of its device entry the run is (0-based), and of how many (1: not sharded). */
+  shard: number;
+  shardCount: number;
 }
 
 type HeldRow = {
@@ -23,6 +26,8 @@ type HeldRow = {
   execution_id: string;
   organization_id: string | null;
   position: number;
+  shard: number;
+  shard_count: number;
   attempt: number;
   max_attempts: number | null;
   lease_id: string | null;
@@ -71,7 +76,7 @@ export async function readHeld(
     ...(query.lapsedBefore === undefined ? [] : [sql`dr.lease_expires_at < ${query.lapsedBefore}`]),
   ];
   const result = await sql<HeldRow>`select dr.id as device_run_id, dr.execution_id, dr.organization_id,
-      dr.position, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
+      dr.position, dr.shard, dr.shard_count, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
       e.test_plan_id, e.cancel_requested, e.status as execution_status
       ${dialect === "postgres" ? sql`, cast(e.xmin as text) as execution_version` : sql``}
       ${query.withReports ? sql`, ${reports} as reports` : sql``}
@@ -97,6 +102,8 @@ export async function readHeld(
     executionStatus: row.execution_status,
     executionVersion: row.execution_version,
     reports: toReports(row.reports),
+    shard: Number(row.shard),
+    shardCount: Number(row.shard_count),
   };
 }
 

@@ -572,6 +572,73 @@ describe("a shard whose attempt ends for good mid-batch", () => {
   });
 });
 
+describe("tests no shard is left to run", () => {
+  it("are errored 'did not run' when the last shard ends for good mid-batch: each listed test counted once", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ shards: 2 }, { max_attempts: 1 }));
+    const [lapsing, alive] = (await claimShards(2)) as [Job, Job];
+    const listed = tests(12);
+    await listTests(lapsing.lease_id, listed);
+    const held = (await nextBatch(lapsing.lease_id)).body.batch as { id: string; tests: Test[] };
+    const [reported, ...unreported] = held.tests as [Test, ...Test[]];
+    await report(lapsing.lease_id, [reported]);
+    // The other shard runs everything else and finishes while the first still holds its batch.
+    await runAll([alive]);
+    expect((await complete(alive.lease_id, { status: "passed" })).body.execution_status).toBe("running");
+
+    server.clock.advance(ttlSeconds * 1200);
+    await server.app.services.agents.sweep();
+    expect(await statesOf([held.id])).toEqual({ [held.id]: "done" });
+    const done = await execution(executionId);
+    expect(done.status).toBe("errored");
+    expect(done.summary).toMatchObject({ tests: 12, passed: 12 - unreported.length });
+    const items = await executionTests(executionId);
+    expect(items).toHaveLength(12);
+    const notRun = items.filter((item) => item.status === "errored");
+    expect(new Set(notRun.map(key))).toEqual(new Set(unreported.map(key)));
+    for (const item of notRun) {
+      expect(item).toMatchObject({
+        shard: lapsing.device_run.shard,
+        message: expect.stringMatching(/^did not run: shard \d of 2 ended \(agent_lost\)/),
+      });
+    }
+  });
+
+  it("are errored when a uniform shard ends for good before taking its list, and fail an attempt reported passed", async () => {
+    await drainQueue();
+    const executionId = await trigger(
+      await createPlan({ shards: 2, sharding: "uniform" }, { max_attempts: 1 }),
+    );
+    const [quitter, worker] = (await claimShards(2)) as [Job, Job];
+    const listed = tests(6);
+    await listTests(worker.lease_id, listed);
+    await runAll([worker]);
+    await complete(worker.lease_id, { status: "passed" });
+    // The other shard's fixed list: only it could have run it.
+    const ended = await complete(quitter.lease_id, { status: "passed" });
+    expect(ended.body).toMatchObject({ status: "failed", requeued: false, execution_status: "failed" });
+    expect((await execution(executionId)).summary).toMatchObject({ tests: 6, passed: 3, failed: 3 });
+    const notRun = (await executionTests(executionId)).filter((item) => item.status === "errored");
+    expect(notRun).toHaveLength(3);
+    expect(new Set(notRun.map((item) => item.shard))).toEqual(new Set([quitter.device_run.shard]));
+  });
+
+  it("are handed back, not errored, while another shard can still run them", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ shards: 2 }, { max_attempts: 1 }));
+    const [quitter, worker] = (await claimShards(2)) as [Job, Job];
+    const listed = tests(8);
+    await listTests(quitter.lease_id, listed);
+    const held = (await nextBatch(quitter.lease_id)).body.batch as { id: string; tests: Test[] };
+    await complete(quitter.lease_id, { status: "errored", reason: "step_timeout" });
+    expect(await statesOf([held.id])).toEqual({ [held.id]: "queued" });
+    await runAll([worker]);
+    await complete(worker.lease_id, { status: "passed" });
+    const items = await executionTests(executionId);
+    expect(items.map((item) => item.status)).toEqual(Array(8).fill("passed"));
+  });
+});
+
 describe("a shard that stops taking batches (next-batch with take: false)", () => {
   it("marks its last batch done and takes none, so the other shard runs every other test", async () => {
     await drainQueue();
