@@ -217,7 +217,7 @@ export class DeviceRuns {
           .select("test_plan_id")
           .where("id", "=", executionId)
           .executeTakeFirstOrThrow();
-        await appendFlakyDetected(trx, { organizationId, testPlanId, executionId, at });
+        await appendFlakyDetected(trx, this.dialect, { organizationId, testPlanId, executionId, at });
       }
       return true;
     });
@@ -251,7 +251,7 @@ export class DeviceRuns {
     // path never gets here with flaky tests (writeEnd answers `lock`).
     const finished = written.executionStatus && isFinal(written.executionStatus);
     if (finished && written.executionFlaky > 0 && held.testPlanId !== undefined) {
-      await appendFlakyDetected(db, {
+      await appendFlakyDetected(db, this.dialect, {
         organizationId: held.organizationId,
         testPlanId: held.testPlanId,
         executionId: held.executionId,

@@ -218,6 +218,63 @@ describe("test.flaky_detected", () => {
     expect(events).toMatchObject([{ data: { name: "rotatesScreen", test_plan_id: twoDevicesPlanId } }]);
   });
 
+  it("is appended once when two executions of the plan turn one test flaky and finish at the same moment", async () => {
+    const created = await call(`${server.baseUrl}/testplans`, {
+      headers: ci,
+      json: {
+        name: "finishing together",
+        package_name: "com.example.basic",
+        devices: [{ platform: "android" }],
+        steps: [
+          { type: "maestro", flows: ["appId: com.example.basic\n---\n- launchApp\n"], retry_failed_tests: 1 },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    // A few rounds, a new test each, so that the two completions really overlap in some of them.
+    for (let round = 0; round < 4; round++) {
+      const name = `syncsCart${round}`;
+      const executions = [await trigger(created.body.id), await trigger(created.body.id)];
+      const leases: string[] = [];
+      for (const serial of ["emulator-5570", "emulator-5572"]) {
+        const claimed = await call(`${server.baseUrl}/agent/claim`, {
+          headers: agent,
+          json: { agent_id: `rack-${serial}`, devices: [{ ...pixel, serial }], step_types: ["maestro"] },
+        });
+        expect(claimed.status).toBe(200);
+        const lease = claimed.body.job.lease_id;
+        const tries = ["failed", "passed"].map((status, retry) => ({
+          seq: retry + 1,
+          type: "test_case",
+          step_index: 0,
+          classname: "com.example.CartTest",
+          name,
+          status,
+          retry,
+          duration_ms: 1000,
+        }));
+        const sent = await call(`${server.baseUrl}/agent/jobs/${lease}/events`, {
+          headers: agent,
+          json: { events: tries },
+        });
+        expect(sent.status).toBe(200);
+        leases.push(lease);
+      }
+      const completed = await Promise.all(
+        leases.map((lease) =>
+          call(`${server.baseUrl}/agent/jobs/${lease}/complete`, {
+            headers: agent,
+            json: { status: "passed" },
+          }),
+        ),
+      );
+      expect(completed.map((done) => done.body.execution_status)).toEqual(["passed", "passed"]);
+      const events = (await flakyEvents("acme")).filter((event) => event.data.name === name);
+      expect(events).toHaveLength(1);
+      expect(executions).toContain(events[0]?.data.execution_id);
+    }
+  });
+
   it("is not seen by another organization", async () => {
     expect(await flakyEvents("globex")).toEqual([]);
     expect(await eventsOf(server.app.services.database.db, await organizationId("globex"))).toEqual([]);

@@ -6,7 +6,8 @@
  * cases, the flaky tests' past: three statements), then one insert per event; only executions whose summary
  * has flaky > 0 come here.
  */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { append } from "../events/index.ts";
 import { flakyWindow, newlyFlaky } from "./newly-flaky.ts";
@@ -24,8 +25,16 @@ export interface FinishedExecution {
 /** Appends one test.flaky_detected per newly flaky test of the execution; returns how many. */
 export async function appendFlakyDetected(
   db: Kysely<Database>,
+  dialect: Dialect,
   finished: FinishedExecution,
 ): Promise<number> {
+  if (dialect === "postgres") {
+    // Two executions of one plan finishing at the same moment would each miss the other's (uncommitted) flaky
+    // test in the window and both announce it: the plan's row, locked until the finish commits, makes the
+    // second wait and then read the first. NO KEY UPDATE: triggers inserting executions (a key share on the
+    // plan) are not held up.
+    await sql`select id from test_plans where id = ${finished.testPlanId} for no key update`.execute(db);
+  }
   const repo = new TestHistoryRepo(db);
   // One more than the window: the execution itself is in it (finished in this transaction).
   const window = await repo.window(finished.organizationId, finished.testPlanId, flakyWindow + 1);
