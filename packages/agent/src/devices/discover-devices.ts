@@ -1,10 +1,15 @@
 /**
- * Lists the Android devices this host can run steps on: `adb devices -l`, then one `adb shell getprop`
- * per ready device for its model and release. A host without adb simply has no Android devices, and
- * says why.
+ * Lists the devices this host can run steps on: Android devices from `adb devices -l`, then one `adb shell
+ * getprop` per ready device for its model and release; on a Mac, iOS simulators and devices from xcrun
+ * (apple/apple-devices.ts), which travel through the same listing as entries already described. A host
+ * without adb simply has no Android devices, one without xcrun no iOS ones, and says why.
  */
 import { execFile } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
+import { appleDevices, parseDevicectlDevices, parseSimctlDevices } from "../apple/apple-devices.ts";
 import type { Device } from "../steps/step-types.ts";
 import { which } from "../steps/which.ts";
 import { type AdbDeviceEntry, parseAdbDevices, usableDevices } from "./adb-devices.ts";
@@ -23,7 +28,7 @@ export interface DiscoverOptions {
 
 /** A device as offered, plus where its model came from (see claimDevice). */
 export interface FoundDevice extends Device {
-  modelFrom: "getprop" | "adb";
+  modelFrom: "getprop" | "adb" | "xcrun";
   /** adb's transport_id: a device unplugged and plugged back between two looks gets a new one. */
   transportId: string | null;
 }
@@ -36,11 +41,27 @@ export interface Discovery {
 
 export type Listing = { entries: AdbDeviceEntry[]; reason: null } | { entries: null; reason: string };
 
-/** The ready entries of `adb devices -l`, or why adb could not say. */
+/** Marks an entry that is an iOS simulator or device, described by xcrun already (no getprop). */
+const IOS_ENTRY = "testbay_ios";
+
+/**
+ * The ready entries of `adb devices -l` and the iOS devices xcrun lists, or why they could not be listed (the
+ * last known set is kept then: one failed look says nothing about the devices).
+ */
 export async function listReadyDevices(options: DiscoverOptions = {}): Promise<Listing> {
+  const [android, ios] = await Promise.all([listAndroidDevices(options), listIosDevices(options)]);
+  if (android.entries === null && !android.absent) return android;
+  if (ios.entries === null && !ios.absent) return ios;
+  if (android.entries === null && ios.entries === null) return android;
+  return { entries: [...(android.entries ?? []), ...(ios.entries ?? [])], reason: null };
+}
+
+type ToolListing = Listing & { absent?: boolean };
+
+async function listAndroidDevices(options: DiscoverOptions): Promise<ToolListing> {
   const env = options.env ?? process.env;
   const adb = await which("adb", env.PATH ?? "");
-  if (adb === null) return { entries: null, reason: "adb is not on PATH" };
+  if (adb === null) return { entries: null, reason: "adb is not on PATH", absent: true };
   try {
     const { stdout } = await run(adb, ["devices", "-l"], {
       env,
@@ -54,6 +75,52 @@ export async function listReadyDevices(options: DiscoverOptions = {}): Promise<L
 }
 
 /**
+ * Available iOS simulators (`xcrun simctl list devices --json`) and paired devices (`xcrun devicectl list
+ * devices --json-output FILE`; an Xcode before 15 has no devicectl, and then simply no devices).
+ */
+async function listIosDevices(options: DiscoverOptions): Promise<ToolListing> {
+  const env = options.env ?? process.env;
+  const xcrun = await which("xcrun", env.PATH ?? "");
+  if (xcrun === null) return { entries: null, reason: "xcrun is not on PATH", absent: true };
+  const timeout = options.timeoutMs ?? 30_000;
+  let simulators: ReturnType<typeof parseSimctlDevices>;
+  try {
+    const { stdout } = await run(xcrun, ["simctl", "list", "devices", "--json"], {
+      env,
+      timeout,
+      signal: options.signal,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    simulators = parseSimctlDevices(JSON.parse(stdout));
+  } catch (error) {
+    return {
+      entries: null,
+      reason: `simctl list devices failed: ${(error as Error).message.split("\n")[0]}`,
+    };
+  }
+  const file = path.join(tmpdir(), `testbay-devicectl-${process.pid}-${Date.now()}-${Math.random()}.json`);
+  let physical: ReturnType<typeof parseDevicectlDevices> = [];
+  try {
+    await run(xcrun, ["devicectl", "list", "devices", "--json-output", file], {
+      env,
+      timeout,
+      signal: options.signal,
+    });
+    physical = parseDevicectlDevices(JSON.parse(await readFile(file, "utf8")));
+  } catch {
+    physical = [];
+  } finally {
+    await rm(file, { force: true });
+  }
+  const entries = appleDevices(simulators, physical).map((device) => ({
+    serial: device.serial,
+    state: "device",
+    attributes: { [IOS_ENTRY]: "1", model: device.model, os_version: device.os_version },
+  }));
+  return { entries, reason: null };
+}
+
+/**
  * Model and release of one ready device from a single `getprop` (all properties); adb's `model:` and
  * "unknown" when the device does not answer in time.
  */
@@ -61,6 +128,16 @@ export async function describeDevice(
   entry: AdbDeviceEntry,
   options: DiscoverOptions = {},
 ): Promise<FoundDevice> {
+  if (entry.attributes[IOS_ENTRY] !== undefined) {
+    return {
+      serial: entry.serial,
+      platform: "ios",
+      model: entry.attributes.model ?? "iPhone",
+      os_version: entry.attributes.os_version ?? "unknown",
+      modelFrom: "xcrun",
+      transportId: null,
+    };
+  }
   const env = options.env ?? process.env;
   let props: Map<string, string> | null = null;
   try {

@@ -55,17 +55,20 @@ function refusesThisClient(error: TestbayApiError): boolean {
  * Pro", or "sdk_gphone64_x86_64" on an emulator); one that came from adb's `model:` attribute (the
  * fallback, and any device described elsewhere) has adb's underscores turned back into spaces.
  */
-export function claimDevice(device: Device & { modelFrom?: "getprop" | "adb" }): AgentDevice {
+export function claimDevice(device: Device & { modelFrom?: FoundDevice["modelFrom"] }): AgentDevice {
   const { serial, platform, model, os_version } = device;
+  // xcrun's names are Apple's own ("iPhone SE (3rd generation)"), as the device names itself.
+  const asNamed = device.modelFrom === "getprop" || device.modelFrom === "xcrun";
   return {
     serial,
     platform,
-    model: device.modelFrom === "getprop" ? model : model.replaceAll("_", " "),
+    model: asNamed ? model : model.replaceAll("_", " "),
     os_version,
   };
 }
 
-const describe = (d: Device) => `${d.serial} (${d.model}, Android ${d.os_version})`;
+const describe = (d: Device) =>
+  `${d.serial} (${d.model}, ${d.platform === "ios" ? "iOS" : "Android"} ${d.os_version})`;
 
 /**
  * The agent loop: `concurrency` workers, each claiming (long poll) the next job it can do with the
@@ -81,7 +84,7 @@ export class Agent {
   private readonly health = new DeviceHealth();
   private workers: Promise<void>[] = [];
   private tracker: DeviceTracker | null = null;
-  private tools = { adbAvailable: false, maestroAvailable: false };
+  private tools = { adbAvailable: false, maestroAvailable: false, xcodeAvailable: false };
   private stepTypes: string[] = ["inspect"];
   /** Aborted (and replaced) whenever the devices to offer change: claims under way end and start again. */
   private offerChanged = new AbortController();

@@ -6,7 +6,19 @@ import { FAKE_BIN_DIR, FIXTURES_DIR } from "./test-context.ts";
 import { which } from "./which.ts";
 
 const PHONE: Device = { serial: "2B161FDH2007TX", platform: "android", model: "Pixel_8", os_version: "14" };
-const none = { allowShell: false, adbAvailable: false, maestroAvailable: false, devices: [] };
+const SIMULATOR: Device = {
+  serial: "9EC90A99-6924-472D-8CDD-4D8234AB4779",
+  platform: "ios",
+  model: "iPhone 11",
+  os_version: "14.0",
+};
+const none = {
+  allowShell: false,
+  adbAvailable: false,
+  maestroAvailable: false,
+  xcodeAvailable: false,
+  devices: [],
+};
 
 describe("runnableStepTypes", () => {
   it("always allows inspect", () => {
@@ -25,12 +37,24 @@ describe("runnableStepTypes", () => {
     );
   });
 
+  it("allows xcuitest only with xcrun and xcodebuild and an iOS device", () => {
+    expect(runnableStepTypes({ ...none, xcodeAvailable: true }).has("xcuitest" as never)).toBe(false);
+    expect(runnableStepTypes({ ...none, devices: [SIMULATOR] }).has("xcuitest" as never)).toBe(false);
+    expect(
+      runnableStepTypes({ ...none, xcodeAvailable: true, devices: [PHONE] }).has("xcuitest" as never),
+    ).toBe(false);
+    const mac = runnableStepTypes({ ...none, xcodeAvailable: true, devices: [SIMULATOR] });
+    expect(mac.has("xcuitest" as never)).toBe(true);
+    expect(mac.has("instrumentation")).toBe(false);
+  });
+
   it("allows maestro when its CLI is on PATH", () => {
     expect([
       ...runnableStepTypes({
         allowShell: true,
         adbAvailable: true,
         maestroAvailable: true,
+        xcodeAvailable: false,
         devices: [PHONE],
       }),
     ]).toEqual(["inspect", "shell", "instrumentation", "maestro"]);
@@ -55,7 +79,11 @@ describe("which", () => {
 
 describe("detectTools", () => {
   it("reports adb and maestro found on PATH", async () => {
-    expect(await detectTools(FAKE_BIN_DIR)).toEqual({ adbAvailable: true, maestroAvailable: true });
-    expect(await detectTools("/nonexistent")).toEqual({ adbAvailable: false, maestroAvailable: false });
+    expect(await detectTools(FAKE_BIN_DIR)).toMatchObject({ adbAvailable: true, maestroAvailable: true });
+    expect(await detectTools("/nonexistent")).toEqual({
+      adbAvailable: false,
+      maestroAvailable: false,
+      xcodeAvailable: false,
+    });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Which step types this host can run, so the agent only claims work it can do: inspect needs nothing,
- * shell needs the operator's consent, instrumentation needs adb and an Android device, maestro its CLI.
+ * shell needs the operator's consent, instrumentation needs adb and an Android device, xcuitest Xcode's tools
+ * (xcrun, xcodebuild) and an iOS simulator or device, maestro its CLI.
  */
 import type { Step } from "@testbay/client";
 import type { Device } from "./step-types.ts";
@@ -13,6 +14,8 @@ export interface HostFacts {
   allowShell: boolean;
   adbAvailable: boolean;
   maestroAvailable: boolean;
+  /** xcrun and xcodebuild are on PATH (Xcode's command line tools, on a Mac). */
+  xcodeAvailable: boolean;
   devices: readonly Device[];
 }
 
@@ -20,14 +23,23 @@ export function runnableStepTypes(facts: HostFacts): Set<StepType> {
   const types = new Set<StepType>(["inspect"]);
   if (facts.allowShell) types.add("shell");
   if (facts.adbAvailable && facts.devices.some((d) => d.platform === "android")) types.add("instrumentation");
+  if (facts.xcodeAvailable && facts.devices.some((d) => d.platform === "ios")) {
+    types.add("xcuitest" as StepType);
+  }
   if (facts.maestroAvailable) types.add("maestro");
   return types;
 }
 
-/** Looks for adb and maestro on PATH. */
+/** Looks for adb, maestro, xcrun and xcodebuild on PATH. */
 export async function detectTools(
   pathEnv = process.env.PATH ?? "",
-): Promise<{ adbAvailable: boolean; maestroAvailable: boolean }> {
-  const [adb, maestro] = await Promise.all([which("adb", pathEnv), which("maestro", pathEnv)]);
-  return { adbAvailable: adb !== null, maestroAvailable: maestro !== null };
+): Promise<{ adbAvailable: boolean; maestroAvailable: boolean; xcodeAvailable: boolean }> {
+  const [adb, maestro, xcrun, xcodebuild] = await Promise.all(
+    ["adb", "maestro", "xcrun", "xcodebuild"].map((tool) => which(tool, pathEnv)),
+  );
+  return {
+    adbAvailable: adb !== null,
+    maestroAvailable: maestro !== null,
+    xcodeAvailable: xcrun !== null && xcodebuild !== null,
+  };
 }

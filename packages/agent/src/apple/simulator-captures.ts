@@ -1,0 +1,133 @@
+/**
+ * What an xcuitest step captures on a simulator around its tests (API.md §5 device options): the device log
+ * (`xcrun simctl spawn UDID log stream`, followed into a file until the run ends) and, when asked, video
+ * (`xcrun simctl io UDID recordVideo`). recordVideo must be stopped with SIGINT: only then does it finish the
+ * file; a killed recording is a file no player opens. A physical device has neither here (its log and screen
+ * need tools that are not part of Xcode's command line).
+ */
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { artifactSegment } from "../android/artifact-names.ts";
+import type { StepContext } from "../steps/step-types.ts";
+import type { XcodeTools } from "./xcrun.ts";
+
+export interface SimulatorCaptureOptions {
+  logcat?: boolean;
+  record_video?: "never" | "on_failure" | "always";
+}
+
+export interface SimulatorCaptures {
+  /** Artifact folder of this device's captures: "device-<UDID>". */
+  folder: string;
+  /** The whole device log's artifact name, when it is captured. */
+  logArtifact: string | null;
+  /** The video's artifact name when video is recorded (kept at the end if the mode says so), else null. */
+  videoArtifact: string | null;
+  stop(): Promise<void>;
+  /** Keeps the video when `always`, or `on_failure` and something failed; returns its artifact name if kept. */
+  collect(anyFailure: boolean): Promise<string[]>;
+}
+
+/** How long a stopped recorder may take to finish its file before it is killed. */
+const finishMs = 15_000;
+
+export async function startSimulatorCaptures(
+  options: SimulatorCaptureOptions,
+  ctx: StepContext,
+  tools: XcodeTools,
+  udid: string,
+): Promise<SimulatorCaptures> {
+  const folder = `device-${artifactSegment(udid)}`;
+  await mkdir(path.join(ctx.artifactsDir, folder), { recursive: true });
+  const logArtifact = options.logcat === false ? null : `${folder}/device-log.txt`;
+  const log = logArtifact ? followLog(tools, udid, path.join(ctx.artifactsDir, logArtifact)) : null;
+  const videoMode = options.record_video ?? "on_failure";
+  const videoArtifact = `${folder}/video/part-01.mp4`;
+  const videoFile = path.join(ctx.artifactsDir, videoArtifact);
+  let video: Recording | null = null;
+  if (videoMode !== "never") {
+    await mkdir(path.dirname(videoFile), { recursive: true });
+    video = recordVideo(udid, videoFile, ctx.workDir, (line) => ctx.log("agent", line));
+  }
+  return {
+    folder,
+    logArtifact,
+    videoArtifact: video ? videoArtifact : null,
+    async stop() {
+      await Promise.all([log?.stop(), video?.stop()]);
+    },
+    async collect(anyFailure) {
+      if (!video) return [];
+      if ((videoMode === "always" || anyFailure) && (await video.finished)) return [videoArtifact];
+      await rm(videoFile, { force: true });
+      return [];
+    },
+  };
+}
+
+function followLog(tools: XcodeTools, udid: string, file: string) {
+  const out = createWriteStream(file, { mode: 0o600 });
+  const stop = new AbortController();
+  // No time limit of its own: it lives as long as the run, and stop() ends it.
+  const following = tools.run(
+    "xcrun",
+    ["simctl", "spawn", udid, "log", "stream", "--level", "debug", "--style", "compact"],
+    24 * 3600 * 1000,
+    "quiet",
+    (stream, line) => {
+      if (stream === "stdout") out.write(`${line}\n`);
+    },
+    stop.signal,
+  );
+  return {
+    async stop() {
+      stop.abort();
+      await following;
+      await new Promise<void>((resolve) => out.end(resolve));
+    },
+  };
+}
+
+interface Recording {
+  stop(): Promise<void>;
+  /** Resolves true when the recorder ended cleanly after SIGINT (its file is complete). */
+  finished: Promise<boolean>;
+}
+
+function recordVideo(udid: string, file: string, cwd: string, log: (line: string) => void): Recording {
+  const child = spawn("xcrun", ["simctl", "io", udid, "recordVideo", "--codec=h264", "--force", file], {
+    cwd,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    if (stderr.length < 4096) stderr += chunk;
+  });
+  let stopping = false;
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("error", (error) => {
+      stderr ||= error.message;
+      resolve({ code: null, signal: null });
+    });
+    child.on("close", (code, signal) => resolve({ code, signal }));
+  });
+  const finished = ended.then(({ code, signal }) => {
+    const clean = stopping && (code === 0 || signal === "SIGINT");
+    if (!clean) log(`video: recordVideo ended: ${stderr.trim().split("\n").at(-1) || `exit code ${code}`}`);
+    return clean;
+  });
+  return {
+    finished,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGINT");
+      const timer = setTimeout(() => child.kill("SIGKILL"), finishMs);
+      await ended;
+      clearTimeout(timer);
+    },
+  };
+}
