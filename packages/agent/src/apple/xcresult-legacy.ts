@@ -45,13 +45,19 @@ export function parseLegacyRoot(text: string): LegacyRoot | { error: string } {
     }
   }
   const failures = new Map<string, string[]>();
-  const issues = (json as Wrapped | null)?.issues;
-  for (const failure of values(issues, "testFailureSummaries")) {
+  // The record's own issues, and each action's (where Xcode puts them for a test action): the same failure
+  // may be in both, and is kept once.
+  const issues = [
+    (json as Wrapped | null)?.issues,
+    ...values(json, "actions").map((action) => (action.actionResult as Wrapped | undefined)?.issues),
+  ];
+  for (const failure of issues.flatMap((summaries) => values(summaries, "testFailureSummaries"))) {
     const testCaseName = value(failure, "testCaseName");
     const message = value(failure, "message");
     if (testCaseName === null || message === null) continue;
     const key = `${value(failure, "producingTarget") ?? ""}#${normalizedCaseName(testCaseName)}`;
-    failures.set(key, [...(failures.get(key) ?? []), message]);
+    const known = failures.get(key) ?? [];
+    if (!known.includes(message)) failures.set(key, [...known, message]);
   }
   return { testsRef, failures };
 }
