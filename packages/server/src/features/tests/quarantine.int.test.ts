@@ -142,6 +142,33 @@ describe("PUT /v1/tests/{test_id}/quarantine", () => {
     ]);
   });
 
+  it("GET /tests lists a quarantined test that did not run in the window, with no last run, to release it", async () => {
+    const testId = ids.paysWithCard as string;
+    // The newest execution did not run it (its flow was disabled while it is fixed, say).
+    await run([["addsToCart", "failed"]]);
+    const listed = await call(`${server.baseUrl}/tests?test_plan_id=${planId}&window=1`, { headers: ci });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toMatchObject([
+      { id: ids.addsToCart, runs: 1, failures: 1, last_status: "failed", quarantined: false },
+      {
+        id: testId,
+        classname: "com.example.CartTest",
+        name: "paysWithCard",
+        runs: 0,
+        failures: 0,
+        flaky_rate: 0,
+        p80_ms: null,
+        last_status: null,
+        last_execution_id: null,
+        last_run_at: null,
+        first_seen_at: null,
+        new: false,
+        quarantined: true,
+        quarantine: { reason: "Flaky on the payment sandbox: TB-123" },
+      },
+    ]);
+  });
+
   it("changes the reason on a second PUT, keeping who quarantined it and since when; both are audited", async () => {
     const testId = ids.addsToCart as string;
     const first = await quarantine(testId, "Times out on CI", asPerson(member));

@@ -1,10 +1,20 @@
 import type { TestPlansService } from "../testplans/testplans.service.ts";
 import type { QuarantineRecord, QuarantineRepo } from "./quarantine.repo.ts";
 import type { TestHistoryRepo } from "./test-history.repo.ts";
-import { type TestHistory, testHistories } from "./test-history.ts";
+import { byFailuresThenName, type TestHistory, testHistories } from "./test-history.ts";
 
-/** A test of GET /v1/tests: its history, and its quarantine if it has one. */
-export interface ListedTest extends TestHistory {
+type LastRun = "last_status" | "last_execution_id" | "last_run_at" | "first_seen_at";
+
+/**
+ * A test of GET /v1/tests: its history, and its quarantine if it has one. A quarantined test that did not run
+ * in the window has no last run (those fields null, runs 0): listed all the same, so that it can be found and
+ * released where it was quarantined.
+ */
+export interface ListedTest extends Omit<TestHistory, LastRun> {
+  last_status: TestHistory["last_status"] | null;
+  last_execution_id: string | null;
+  last_run_at: string | null;
+  first_seen_at: string | null;
   quarantined: boolean;
   quarantine: QuarantineRecord | null;
 }
@@ -37,10 +47,14 @@ export class TestHistoryService {
       this.histories(organizationId, testPlanId, size),
       this.quarantines.ofPlan(organizationId, testPlanId),
     ]);
-    return histories.map((history) => {
+    const listed: ListedTest[] = histories.map((history) => {
       const quarantine = quarantines.get(history.id) ?? null;
       return { ...history, quarantined: quarantine !== null, quarantine };
     });
+    const inWindow = new Set(histories.map((history) => history.id));
+    const notRun = [...quarantines.values()].filter((quarantine) => !inWindow.has(quarantine.testId));
+    if (notRun.length === 0) return listed;
+    return [...listed, ...notRun.map(notRunInWindow)].sort(byFailuresThenName);
   }
 
   private async histories(organizationId: string, testPlanId: string, size: number): Promise<TestHistory[]> {
@@ -66,4 +80,25 @@ export class TestHistoryService {
     if (this.cache.size > cachedPlans) this.cache.delete(this.cache.keys().next().value as string);
     return histories;
   }
+}
+
+function notRunInWindow(quarantine: QuarantineRecord): ListedTest {
+  return {
+    id: quarantine.testId,
+    classname: quarantine.classname,
+    name: quarantine.name,
+    runs: 0,
+    failures: 0,
+    flaky_runs: 0,
+    flaky_rate: 0,
+    p50_ms: null,
+    p80_ms: null,
+    last_status: null,
+    last_execution_id: null,
+    last_run_at: null,
+    first_seen_at: null,
+    new: false,
+    quarantined: true,
+    quarantine,
+  };
 }

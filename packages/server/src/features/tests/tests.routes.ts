@@ -7,7 +7,6 @@ import { principalOf } from "../auth/index.ts";
 import { TestPlanId } from "../testplans/testplans.schemas.ts";
 import { QuarantineView, quarantineView } from "./quarantine.schemas.ts";
 import type { ListedTest, TestHistoryService } from "./test-history.service.ts";
-import type { TestHistory } from "./test-history.ts";
 
 const TestStatus = Type.Union(["passed", "failed", "errored", "skipped"].map((s) => Type.Literal(s)));
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -26,13 +25,22 @@ const TestHistoryItem = Type.Object({
     Type.Integer({ description: "Median duration of its final results (skipped ones aside)" }),
   ),
   p80_ms: Nullable(Type.Integer({ description: "80th percentile of the same durations" })),
-  last_status: TestStatus,
-  last_execution_id: Type.String({ description: "The execution last_status comes from" }),
-  last_run_at: Type.String({ format: "date-time", description: "When that execution was triggered" }),
-  first_seen_at: Type.String({
-    format: "date-time",
-    description: "When the oldest execution of the window it ran in was triggered",
-  }),
+  last_status: Nullable(TestStatus),
+  last_execution_id: Nullable(
+    Type.String({
+      description:
+        "The execution last_status comes from; null for a quarantined test that did not run in the window",
+    }),
+  ),
+  last_run_at: Nullable(
+    Type.String({ format: "date-time", description: "When that execution was triggered" }),
+  ),
+  first_seen_at: Nullable(
+    Type.String({
+      format: "date-time",
+      description: "When the oldest execution of the window it ran in was triggered",
+    }),
+  ),
   new: Type.Boolean({ description: "It ran only in the newest execution of the window" }),
   quarantined: Type.Boolean({
     description:
@@ -70,9 +78,9 @@ const TestHistoryQuery = Type.Object(
  * for a cursor). The next page starts right after that test; if a run finished in between and the test left
  * the window, after the tests with as many failures or more.
  */
-const cursorOf = (t: TestHistory) => encodeCursor({ createdAt: String(t.failures), id: t.id });
+const cursorOf = (t: ListedTest) => encodeCursor({ createdAt: String(t.failures), id: t.id });
 
-function pageStart(all: readonly TestHistory[], cursor: string | undefined): number {
+function pageStart(all: readonly ListedTest[], cursor: string | undefined): number {
   const position = decodeCursor(cursor);
   if (!position) return 0;
   const failures = Number(position.createdAt);
@@ -105,7 +113,7 @@ export const testsRoutes: FastifyPluginAsyncTypebox<{ history: TestHistoryServic
       schema: {
         summary: "A test plan's tests and their history",
         description:
-          "One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, whether it is new (seen only in the newest execution), and whether it is quarantined (with who quarantined it, when and why). A quarantined test that did not run in the window is not listed. Most failures first, then by name; paged by cursor.",
+          "One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, whether it is new (seen only in the newest execution), and whether it is quarantined (with who quarantined it, when and why). A quarantined test that did not run in the window is listed too, with runs 0 and no last run (last_status, last_execution_id, last_run_at and first_seen_at null), so that it can be released. Most failures first, then by name; paged by cursor.",
         tags: ["tests"],
         querystring: TestHistoryQuery,
         response: { 200: TestHistoryPage, ...ProblemResponses },
