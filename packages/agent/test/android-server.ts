@@ -31,6 +31,8 @@ export interface AndroidServer {
   startAgent(name: string, labEnv: Record<string, string>, args?: string[]): AgentProcess;
   /** Creates a plan for a Pixel 7 with this one instrumentation step and triggers it; the execution ID. */
   triggerInstrumentation(version: string, step?: Record<string, unknown>): Promise<string>;
+  /** The same with any one step (its `type` included). */
+  triggerStep(version: string, step: { type: string } & Record<string, unknown>): Promise<string>;
   /** GET /executions/{id}. */
   execution(id: string): Promise<Body>;
   /** The execution once it has ended. */
@@ -99,14 +101,17 @@ export function androidServer(options: { versions?: string[] } = {}): AndroidSer
         running,
       });
     },
-    async triggerInstrumentation(version, step = {}) {
+    triggerInstrumentation(version, step = {}) {
+      return this.triggerStep(version, { type: "instrumentation", ...step });
+    },
+    async triggerStep(version, step) {
       const plan = await call(`${state.server.baseUrl}/testplans`, {
         headers: state.ci,
         json: {
           name: `android ${version} ${Math.random()}`,
           package_name: "com.example.basic",
           devices: [{ platform: "android", model: "Pixel 7" }],
-          steps: [{ type: "instrumentation", ...step }],
+          steps: [step],
         },
       });
       expect(plan.status).toBe(201);

@@ -140,4 +140,44 @@ describe("shards on Android devices (stand-in)", () => {
     expect(runs[where[0] as string]?.[`${tests[4]?.class}#case4`]).toBe(2);
     expect(items.filter((t) => t.flaky)).toHaveLength(1);
   });
+
+  it("a maestro step's flows are split over the shards, each flow run once, a flaky one rerun alone", async () => {
+    const lab = await android.createLab({
+      devices: SERIALS.map((serial) => ({ serial, model: "Pixel 7", release: "14", sdk: 34 })),
+      suites: {},
+      timeScale: 0.05,
+    });
+    const names = Array.from({ length: 9 }, (_, i) => `Checkout ${i}`);
+    // The sixth flow has no config name: maestro names it after its file, flow-06.
+    const flows = names.map((name, i) =>
+      i === 5
+        ? "appId: com.example.basic\n---\n- launchApp\n"
+        : `appId: com.example.basic\nname: ${name}\n---\n- launchApp\n- assertVisible: "${i === 2 ? "FAIL 1x total" : "Total"}"\n`,
+    );
+    const id = await android.triggerStep("1.0.0", {
+      type: "maestro",
+      flows,
+      shards: 3,
+      retry_failed_tests: 1,
+      record_video: "never",
+    });
+    android.startAgent("rack-1", lab.env, ["--concurrency", "3"]);
+    const { view, tests: items } = await finished(id);
+    expect(view.status).toBe("passed");
+    expect(view.summary).toMatchObject({ tests: 9, passed: 9, failed: 0, flaky: 1 });
+    const expected = names.map((name, i) => (i === 5 ? "flow-06" : name)).sort();
+    expect(items.map((t) => t.name).sort()).toEqual(expected);
+    expect(items.find((t) => t.name === "Checkout 2")).toMatchObject({ flaky: true, status: "passed" });
+
+    // Each flow ran on one device only, once (the flaky one twice, there); the three devices shared them.
+    const runs = runsBy(lab);
+    const ran = SERIALS.flatMap((serial) =>
+      Object.entries(runs[serial] ?? {}).map(([flow, n]) => [serial, flow, n]),
+    );
+    expect(ran.map(([, flow]) => flow).sort()).toEqual(expected.map((name) => `flow:${name}`).sort());
+    for (const [, flow, n] of ran) expect(n).toBe(flow === "flow:Checkout 2" ? 2 : 1);
+    for (const item of items)
+      expect(Object.keys(runs[item.device.serial as string] ?? {})).toContain(`flow:${item.name}`);
+    expect(new Set(items.map((t) => t.shard)).size).toBeGreaterThan(1);
+  });
 });

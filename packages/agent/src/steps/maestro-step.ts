@@ -14,9 +14,11 @@ import { type Captures, failing, startCaptures } from "../android/device-capture
 import { apkNamed, installApk } from "../android/install-apk.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
 import { runFlowsWithRetries } from "./maestro-retries.ts";
-import { abortMessage } from "./outcome.ts";
+import { runFlowBatches } from "./maestro-shards.ts";
+import { abortMessage, testCasesOutcome } from "./outcome.ts";
 import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
 import { runProcess } from "./process-runner.ts";
+import { takesBatches } from "./shard-batches.ts";
 import { withoutAgentSecrets } from "./shell-step.ts";
 import type { StepContext, StepOutcome } from "./step-types.ts";
 
@@ -54,6 +56,34 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
     return { result, ran: processOutcome(result, ctx, timeoutMs, "maestro") };
   };
   const retries = step.retry_failed_tests ?? 0;
+  const lost = (when: string): StepOutcome => ({
+    status: "errored",
+    message: `device ${adb?.serial} was lost ${when}`,
+    deviceLost: true,
+  });
+  if (takesBatches(step, ctx.shard)) {
+    const done = await runFlowBatches({
+      ctx,
+      shard: ctx.shard,
+      files: step.flows.map((_, index) => flowFile(flowsDir, index)),
+      flows: step.flows,
+      retries,
+      runMaestro,
+      reportPath: (label) => join(ctx.workDir, `maestro-report-${label}.xml`),
+      devicePresent: adb && (() => adb.present()),
+      lost,
+      failureArtifacts: captures?.logcatArtifact ? [captures.logcatArtifact] : [],
+    });
+    await captures?.stop();
+    if ("stop" in done) {
+      await captures?.collect(false, [], false);
+      return done.stop;
+    }
+    // A lost device's run is handed back: its video is not kept.
+    const failed = done.stopped !== null || done.final.some(failing);
+    await captures?.collect(!done.stopped?.deviceLost && failed, [], false);
+    return done.stopped ?? testCasesOutcome(done.final);
+  }
   if (retries > 0) {
     return runFlowsWithRetries({
       ctx,
@@ -63,11 +93,7 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       runMaestro,
       reportPath: (label) => join(ctx.workDir, `maestro-report-${label}.xml`),
       devicePresent: adb && (() => adb.present()),
-      lost: (when) => ({
-        status: "errored",
-        message: `device ${adb?.serial} was lost ${when}`,
-        deviceLost: true,
-      }),
+      lost,
     });
   }
   const report = join(ctx.workDir, MAESTRO_REPORT);

@@ -47,10 +47,15 @@ describe("skippedOnShard (rule 1)", () => {
     expect(skippedOnShard(instrumentation(), { index: 1, count: 3 })).toBe(
       "this step has no shards; this device run is shard 1",
     );
-    // Maestro does not split its flows yet: whole, on shard 0, whatever its shards.
+    // A maestro step's flows split like tests.
     const maestro = { type: "maestro", flows: ["- launchApp"], shards: 3 } as Step;
-    expect(skippedOnShard(maestro, { index: 0, count: 3 })).toBeNull();
-    expect(skippedOnShard(maestro, { index: 2, count: 3 })).toBe("maestro steps run on shard 0 only");
+    expect(skippedOnShard(maestro, { index: 2, count: 3 })).toBeNull();
+    expect(skippedOnShard({ ...maestro, shards: 2 } as Step, { index: 2, count: 3 })).toBe(
+      "this step has 2 shards; this device run is shard 2",
+    );
+    expect(skippedOnShard({ type: "shell", run: "true" } as Step, { index: 2, count: 3 })).toBe(
+      "shell steps run on shard 0 only",
+    );
   });
 });
 

@@ -22,11 +22,10 @@ export function stepSharding(step: Step): { shards: number; sharding: Sharding }
 }
 
 /**
- * Step types whose tests are split over shards. The others would report the same results on every shard. The
- * maestro step does not split its flows yet (its report names a flow by its `name`, not its file, so a batch's
- * flows need the one-flow-per-run mode of its retries): it runs whole, on shard 0.
+ * Step types whose tests are split over shards (a maestro step's tests are its flows: maestro-shards.ts). The
+ * others would report the same results on every shard.
  */
-const splitsTests = new Set<Step["type"]>(["instrumentation"]);
+const splitsTests = new Set<string>(["instrumentation", "xcuitest", "maestro"]);
 
 /**
  * Rule 1: a step whose own `shards` k is below the device run's shard count runs on shards 0 … k-1 only, and
