@@ -80,6 +80,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         binary: { ...ANDROID_BINARY, package_name: "com.example.basic" },
         packageName: "com.example.basic",
         testPackage: {
+          format: "apk",
           sha256: "0".repeat(64),
           size_bytes: statSync(path.join(binaries, "app-basic-androidTest.apk")).size,
           test: { package_name: testPackage, runner, target_package: "com.example.basic" },

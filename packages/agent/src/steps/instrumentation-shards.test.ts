@@ -78,6 +78,7 @@ async function contextFor(serial: string, shard: ShardContext) {
     binary: { ...ANDROID_BINARY, package_name: "com.example.basic" },
     packageName: "com.example.basic",
     testPackage: {
+      format: "apk",
       sha256: "0".repeat(64),
       size_bytes: statSync(TEST_APK).size,
       test: { package_name: TEST_PACKAGE, runner: RUNNER, target_package: "com.example.basic" },

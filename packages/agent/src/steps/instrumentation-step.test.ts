@@ -62,6 +62,7 @@ async function setUp(options: { suite?: Suite; sdk?: number; timeScale?: number 
     binary: { ...ANDROID_BINARY, package_name: "com.example.basic" },
     packageName: "com.example.basic",
     testPackage: {
+      format: "apk",
       sha256: "0".repeat(64),
       size_bytes: statSync(TEST_APK).size,
       test: { package_name: TEST_PACKAGE, runner: RUNNER, target_package: "com.example.basic" },

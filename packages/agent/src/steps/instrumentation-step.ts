@@ -51,10 +51,10 @@ export async function runInstrumentationStep(
     };
   }
   const testPackage = ctx.testPackage;
-  if (testPackage === null) {
+  if (testPackage === null || testPackage.format !== "apk") {
     return {
       status: "errored",
-      message: `version ${ctx.version} has no test package: upload its test APK (testbay upload --test-file)`,
+      message: `version ${ctx.version} has no test package that is an APK: upload its test APK (testbay upload --test-file)`,
     };
   }
   const target: InstrumentationTarget = {

@@ -10,6 +10,7 @@ export type { BinaryMetadata } from "@testbay/client";
 import type {
   AgentDevice,
   AgentEvent,
+  AgentJob,
   BinaryMetadata,
   ShardBatch,
   ShardTest,
@@ -53,12 +54,20 @@ export interface StepOutcome {
   deviceLost?: boolean;
 }
 
-/** The version's test package (instrumentation APK) as the server described it in the job. */
-export interface TestPackageInfo {
-  sha256: string;
-  size_bytes: number;
-  test: { package_name: string; runner: string; target_package: string };
-}
+type JobTestPackage = NonNullable<AgentJob["test_package"]>;
+
+/** The version's test package (an instrumentation APK or an XCUITest zip, by `format`) as the job describes it. */
+export type TestPackageInfo =
+  | {
+      format: "apk";
+      sha256: string;
+      size_bytes: number;
+      test: Pick<
+        Extract<JobTestPackage, { format: "apk" }>["test"],
+        "package_name" | "runner" | "target_package"
+      >;
+    }
+  | Omit<Extract<JobTestPackage, { format: "xctest" }>, "url">;
 
 /**
  * The device run's shard (API.md §5 `shards`) and the server calls a sharded step makes on its behalf: the

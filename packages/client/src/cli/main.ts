@@ -207,8 +207,12 @@ async function uploadTests(
         onProgress: progress.onProgress,
       });
     progress.stop();
-    const { sha256, test } = result.testPackage;
-    const what = `sha256 ${sha256.slice(0, 12)}…, ${test.package_name} instrumenting ${test.target_package}`;
+    const { sha256 } = result.testPackage;
+    const tests =
+      result.testPackage.format === "apk"
+        ? `${result.testPackage.test.package_name} instrumenting ${result.testPackage.test.target_package}`
+        : `XCUITest targets ${result.testPackage.test.test_targets.map((target) => target.name).join(", ")}`;
+    const what = `sha256 ${sha256.slice(0, 12)}…, ${tests}`;
     if (result.outcome === "skipped") {
       session.say(
         `${capitalize(label)} is uploaded already, the same file (${what}): skipped the upload (nothing was transferred).`,

@@ -63,7 +63,7 @@ describe("parsePlansFile", () => {
       "app: com.example.shop\nplans:\n  - name: smoke\n    steps:\n      - type: espresso\n        run: x\n";
     const lines = problems(text);
     expect(lines).toEqual([
-      "testbay.yaml:5:15: plans[0].steps[0].type must be one of inspect, shell, instrumentation, maestro",
+      "testbay.yaml:5:15: plans[0].steps[0].type must be one of inspect, shell, instrumentation, xcuitest, maestro",
     ]);
     expect(lines.join("\n")).not.toMatch(/oneOf|schema/);
   });

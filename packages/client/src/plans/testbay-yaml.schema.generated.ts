@@ -430,9 +430,99 @@ export const testbayYamlSchema: Record<string, unknown> = {
           $ref: "#/definitions/InstrumentationStep",
         },
         {
+          $ref: "#/definitions/XcuitestStep",
+        },
+        {
           $ref: "#/definitions/MaestroStep",
         },
       ],
+    },
+    XcuitestStep: {
+      title: "XcuitestStep",
+      type: "object",
+      required: ["type"],
+      properties: {
+        type: {
+          type: "string",
+          enum: ["xcuitest"],
+        },
+        name: {
+          type: "string",
+          minLength: 1,
+          maxLength: 200,
+          description: "Shown in results.",
+        },
+        only_testing: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+          },
+          minItems: 1,
+          maxItems: 200,
+          uniqueItems: true,
+          description:
+            "xcodebuild -only-testing: run only these, each Target, Target/Class or Target/Class/method (e.g. ShopUITests/CheckoutTests/testPayWithCard)",
+        },
+        skip_testing: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+          },
+          minItems: 1,
+          maxItems: 200,
+          uniqueItems: true,
+          description: "xcodebuild -skip-testing: leave these out, in the same Target[/Class[/method]] form",
+        },
+        clear_package_data: {
+          type: "boolean",
+          description: "pm clear the app before its tests run (default false)",
+        },
+        record_video: {
+          description: "Screen recording kept never, only when a test failed (the default), or always",
+          type: "string",
+          enum: ["never", "on_failure", "always"],
+        },
+        logcat: {
+          type: "boolean",
+          description: "Capture logcat during the run, whole and cut per test (default true)",
+        },
+        screenshot_on_failure: {
+          type: "boolean",
+          description: "A screenshot the moment a test fails (default true)",
+        },
+        shards: {
+          type: "integer",
+          minimum: 1,
+          maximum: 50,
+          description:
+            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+        },
+        sharding: {
+          description:
+            "How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count",
+          type: "string",
+          enum: ["duration", "uniform"],
+        },
+        retry_failed_tests: {
+          type: "integer",
+          minimum: 0,
+          maximum: 5,
+          description:
+            "Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change.",
+        },
+        timeout_seconds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 86400,
+        },
+      },
+      additionalProperties: false,
+      description:
+        "iOS XCUITest tests run with xcodebuild test-without-building on a macOS agent's simulator or device, from the version's test package (a zip of xcodebuild build-for-testing output, PUT …/test-package). For iOS, logcat means the device log and clear_package_data uninstalls the app (or erases the simulator) first.",
     },
   },
 };

@@ -1240,21 +1240,21 @@ export interface components {
             created_at: string;
             binary: components["schemas"]["BinaryMetadata"];
             /** @description The version's test package (PUT …/test-package), null when it has none. */
-            test_package: {
-                /** @description The app's package name (the version's, not the test APK's) */
+            test_package: ({
+                /** @description The app's package name (the version's, not the test package's) */
                 package_name: string;
                 version: string;
-                /**
-                 * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
-                 * @enum {string}
-                 */
-                format: "apk" | "xctest";
                 size_bytes: number;
                 /** @description Hex SHA-256 of the package */
                 sha256: string;
                 /** Format: date-time */
                 created_at: string;
-                /** @description What the server read from the package itself. */
+                /**
+                 * @description An Android instrumentation APK
+                 * @enum {string}
+                 */
+                format: "apk";
+                /** @description An Android instrumentation APK's <instrumentation> (format apk). */
                 test: {
                     /** @description The test APK's own package, e.g. com.example.app.test */
                     package_name: string;
@@ -1265,14 +1265,41 @@ export interface components {
                     min_sdk: number | null;
                     target_sdk: number | null;
                 };
-            } | null;
+            } | {
+                /** @description The app's package name (the version's, not the test package's) */
+                package_name: string;
+                version: string;
+                size_bytes: number;
+                /** @description Hex SHA-256 of the package */
+                sha256: string;
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * @description A zip of what xcodebuild build-for-testing writes, for iOS
+                 * @enum {string}
+                 */
+                format: "xctest";
+                /** @description An iOS XCUITest bundle's .xctestrun (format xctest). */
+                test: {
+                    /** @description The .xctestrun file's path inside the zip, for xcodebuild test-without-building -xctestrun */
+                    xctestrun: string;
+                    test_targets: {
+                        /** @description The test target, the first part of an -only-testing identifier */
+                        name: string;
+                        /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
+                        bundle_id: string | null;
+                        /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                        ui_target_app: string | null;
+                    }[];
+                };
+            }) | null;
         };
         DeviceSpec: {
             platform: components["schemas"]["Platform"];
             model?: string;
             os_version?: string;
         };
-        Step: components["schemas"]["InspectStep"] | components["schemas"]["ShellStep"] | components["schemas"]["InstrumentationStep"] | components["schemas"]["MaestroStep"];
+        Step: components["schemas"]["InspectStep"] | components["schemas"]["ShellStep"] | components["schemas"]["InstrumentationStep"] | components["schemas"]["XcuitestStep"] | components["schemas"]["MaestroStep"];
         /** @description Checks the uploaded binary's metadata; needs no device. */
         InspectStep: {
             /**
@@ -1337,6 +1364,41 @@ export interface components {
                  */
                 size?: "small" | "medium" | "large";
             };
+            /** @description pm clear the app before its tests run (default false) */
+            clear_package_data?: boolean;
+            /**
+             * @description Screen recording kept never, only when a test failed (the default), or always
+             * @enum {string}
+             */
+            record_video?: "never" | "on_failure" | "always";
+            /** @description Capture logcat during the run, whole and cut per test (default true) */
+            logcat?: boolean;
+            /** @description A screenshot the moment a test fails (default true) */
+            screenshot_on_failure?: boolean;
+            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
+            shards?: number;
+            /**
+             * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
+             * @enum {string}
+             */
+            sharding?: "duration" | "uniform";
+            /** @description Rerun each failed test alone on the same device up to this many times, stopping at its first pass (default 0). A test that passes on a rerun is flaky; the number of tests does not change. */
+            retry_failed_tests?: number;
+            timeout_seconds?: number;
+        };
+        /** @description iOS XCUITest tests run with xcodebuild test-without-building on a macOS agent's simulator or device, from the version's test package (a zip of xcodebuild build-for-testing output, PUT …/test-package). For iOS, logcat means the device log and clear_package_data uninstalls the app (or erases the simulator) first. */
+        XcuitestStep: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "xcuitest";
+            /** @description Shown in results. */
+            name?: string;
+            /** @description xcodebuild -only-testing: run only these, each Target, Target/Class or Target/Class/method (e.g. ShopUITests/CheckoutTests/testPayWithCard) */
+            only_testing?: string[];
+            /** @description xcodebuild -skip-testing: leave these out, in the same Target[/Class[/method]] form */
+            skip_testing?: string[];
             /** @description pm clear the app before its tests run (default false) */
             clear_package_data?: boolean;
             /**
@@ -1563,19 +1625,50 @@ export interface components {
                 size_bytes: number;
                 metadata: components["schemas"]["BinaryMetadata"];
             };
-            /** @description The version's test package (instrumentation APK), null when it has none */
+            /** @description The version's test package by its format, null when it has none */
             test_package: {
-                /** @description Where to download the test APK; absolute like binary_url */
+                /** @description Where to download the test package; absolute like binary_url */
                 url: string;
                 sha256: string;
                 size_bytes: number;
-                /** @description What its manifest's <instrumentation> says */
+                /**
+                 * @description An instrumentation APK
+                 * @enum {string}
+                 */
+                format: "apk";
+                /** @description An Android instrumentation APK's <instrumentation> (format apk). */
                 test: {
+                    /** @description The test APK's own package, e.g. com.example.app.test */
                     package_name: string;
+                    /** @description <instrumentation android:name>, e.g. androidx.test.runner.AndroidJUnitRunner */
                     runner: string;
+                    /** @description <instrumentation android:targetPackage>: the app under test */
                     target_package: string;
                     min_sdk: number | null;
                     target_sdk: number | null;
+                };
+            } | {
+                /** @description Where to download the test package; absolute like binary_url */
+                url: string;
+                sha256: string;
+                size_bytes: number;
+                /**
+                 * @description A zip of xcodebuild build-for-testing output (.xctestrun, -Runner.app, test bundles)
+                 * @enum {string}
+                 */
+                format: "xctest";
+                /** @description An iOS XCUITest bundle's .xctestrun (format xctest). */
+                test: {
+                    /** @description The .xctestrun file's path inside the zip, for xcodebuild test-without-building -xctestrun */
+                    xctestrun: string;
+                    test_targets: {
+                        /** @description The test target, the first part of an -only-testing identifier */
+                        name: string;
+                        /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
+                        bundle_id: string | null;
+                        /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                        ui_target_app: string | null;
+                    }[];
                 };
             } | null;
             device: components["schemas"]["AgentDevice"] | null;
@@ -1867,12 +1960,12 @@ export interface components {
              */
             host?: boolean;
             /**
-             * @description The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; maestro with the maestro CLI.
+             * @description The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI.
              * @default [
              *       "inspect"
              *     ]
              */
-            step_types?: ("inspect" | "shell" | "instrumentation" | "maestro")[];
+            step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro")[];
             /** @default 0 */
             wait_seconds?: number;
         };
@@ -4868,20 +4961,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The app's package name (the version's, not the test APK's) */
+                        /** @description The app's package name (the version's, not the test package's) */
                         package_name: string;
                         version: string;
-                        /**
-                         * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
-                         * @enum {string}
-                         */
-                        format: "apk" | "xctest";
                         size_bytes: number;
                         /** @description Hex SHA-256 of the package */
                         sha256: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description What the server read from the package itself. */
+                        /**
+                         * @description An Android instrumentation APK
+                         * @enum {string}
+                         */
+                        format: "apk";
+                        /** @description An Android instrumentation APK's <instrumentation> (format apk). */
                         test: {
                             /** @description The test APK's own package, e.g. com.example.app.test */
                             package_name: string;
@@ -4891,6 +4984,33 @@ export interface operations {
                             target_package: string;
                             min_sdk: number | null;
                             target_sdk: number | null;
+                        };
+                    } | {
+                        /** @description The app's package name (the version's, not the test package's) */
+                        package_name: string;
+                        version: string;
+                        size_bytes: number;
+                        /** @description Hex SHA-256 of the package */
+                        sha256: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description A zip of what xcodebuild build-for-testing writes, for iOS
+                         * @enum {string}
+                         */
+                        format: "xctest";
+                        /** @description An iOS XCUITest bundle's .xctestrun (format xctest). */
+                        test: {
+                            /** @description The .xctestrun file's path inside the zip, for xcodebuild test-without-building -xctestrun */
+                            xctestrun: string;
+                            test_targets: {
+                                /** @description The test target, the first part of an -only-testing identifier */
+                                name: string;
+                                /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
+                                bundle_id: string | null;
+                                /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                                ui_target_app: string | null;
+                            }[];
                         };
                     };
                 };
@@ -4961,7 +5081,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The Android instrumentation APK (app-debug-androidTest.apk), streamed; Content-Length or chunked. */
+        /** @description The Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes (one .xctestrun, the -Runner.app and the test bundles), streamed; Content-Length or chunked. */
         requestBody: {
             content: {
                 "application/octet-stream": Blob;
@@ -4983,20 +5103,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The app's package name (the version's, not the test APK's) */
+                        /** @description The app's package name (the version's, not the test package's) */
                         package_name: string;
                         version: string;
-                        /**
-                         * @description apk: an Android instrumentation APK. xctest (iOS XCUITest bundles) is not accepted yet.
-                         * @enum {string}
-                         */
-                        format: "apk" | "xctest";
                         size_bytes: number;
                         /** @description Hex SHA-256 of the package */
                         sha256: string;
                         /** Format: date-time */
                         created_at: string;
-                        /** @description What the server read from the package itself. */
+                        /**
+                         * @description An Android instrumentation APK
+                         * @enum {string}
+                         */
+                        format: "apk";
+                        /** @description An Android instrumentation APK's <instrumentation> (format apk). */
                         test: {
                             /** @description The test APK's own package, e.g. com.example.app.test */
                             package_name: string;
@@ -5006,6 +5126,33 @@ export interface operations {
                             target_package: string;
                             min_sdk: number | null;
                             target_sdk: number | null;
+                        };
+                    } | {
+                        /** @description The app's package name (the version's, not the test package's) */
+                        package_name: string;
+                        version: string;
+                        size_bytes: number;
+                        /** @description Hex SHA-256 of the package */
+                        sha256: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /**
+                         * @description A zip of what xcodebuild build-for-testing writes, for iOS
+                         * @enum {string}
+                         */
+                        format: "xctest";
+                        /** @description An iOS XCUITest bundle's .xctestrun (format xctest). */
+                        test: {
+                            /** @description The .xctestrun file's path inside the zip, for xcodebuild test-without-building -xctestrun */
+                            xctestrun: string;
+                            test_targets: {
+                                /** @description The test target, the first part of an -only-testing identifier */
+                                name: string;
+                                /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
+                                bundle_id: string | null;
+                                /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                                ui_target_app: string | null;
+                            }[];
                         };
                     };
                 };
@@ -7277,7 +7424,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Every test the step would run on this device (instrumentation: class and method as listed with -e log true; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once. */
+                    /** @description Every test the step would run on this device (instrumentation: class and method as listed with -e log true; xcuitest: as its test_case events name them, from which the agent builds -only-testing identifiers; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once. */
                     tests: {
                         classname: string;
                         name: string;

@@ -43,6 +43,7 @@ export type DeviceSpec = Schema<"DeviceSpec">;
 export type InspectStep = Schema<"InspectStep">;
 export type ShellStep = Schema<"ShellStep">;
 export type InstrumentationStep = Schema<"InstrumentationStep">;
+export type XcuitestStep = Schema<"XcuitestStep">;
 export type MaestroStep = Schema<"MaestroStep">;
 export type Step = Schema<"Step">;
 

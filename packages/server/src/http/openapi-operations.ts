@@ -98,7 +98,7 @@ export const operationDocs: Record<string, OperationDoc> = {
     rawBody: {
       mediaTypes: ["application/octet-stream"],
       description:
-        "The Android instrumentation APK (app-debug-androidTest.apk), streamed; Content-Length or chunked.",
+        "The Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes (one .xctestrun, the -Runner.app and the test bundles), streamed; Content-Length or chunked.",
     },
     location: "201",
     headers: ["ContentDigest"],

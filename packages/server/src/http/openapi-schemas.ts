@@ -35,6 +35,7 @@ import {
   TestPlanList,
   TestPlanState,
   TestPlanView,
+  XcuitestStep,
 } from "../features/testplans/testplans.schemas.ts";
 import {
   BatchTriggerBody,
@@ -96,6 +97,7 @@ export const namedSchemas: ReadonlyArray<readonly [string, object | undefined]> 
   ["InspectStep", InspectStep],
   ["ShellStep", ShellStep],
   ["InstrumentationStep", InstrumentationStep],
+  ["XcuitestStep", XcuitestStep],
   ["MaestroStep", MaestroStep],
   ["Step", Step],
   ["TestPlanState", TestPlanState],

@@ -1,5 +1,6 @@
 import { type Static, Type } from "typebox";
 import type { RunEvent } from "../executions/index.ts";
+import { InstrumentationTest, XctestTest } from "../versions/index.ts";
 
 const Text = (maxLength: number) => Type.String({ maxLength });
 const Timestamp = Type.String({ format: "date-time" });
@@ -10,7 +11,7 @@ const Seq = Type.Integer({
 });
 const StepIndex = Type.Integer({ minimum: 0, maximum: 49 });
 const StepTypeName = Type.Union(
-  ["inspect", "shell", "instrumentation", "maestro"].map((t) => Type.Literal(t)),
+  ["inspect", "shell", "instrumentation", "xcuitest", "maestro"].map((t) => Type.Literal(t)),
 );
 
 export const AgentDevice = Type.Object(
@@ -48,7 +49,7 @@ export const ClaimBody = Type.Object(
         uniqueItems: true,
         default: ["inspect"],
         description:
-          "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; maestro with the maestro CLI.",
+          "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI.",
       }),
     ),
     wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0 })),
@@ -56,6 +57,12 @@ export const ClaimBody = Type.Object(
   { additionalProperties: false },
 );
 export type ClaimBody = Static<typeof ClaimBody>;
+
+const jobTestPackageFields = {
+  url: Type.String({ description: "Where to download the test package; absolute like binary_url" }),
+  sha256: Type.String(),
+  size_bytes: Type.Integer(),
+};
 
 export const Job = Type.Object({
   lease_id: Type.String(),
@@ -93,23 +100,20 @@ export const Job = Type.Object({
   test_package: Type.Union(
     [
       Type.Object({
-        url: Type.String({ description: "Where to download the test APK; absolute like binary_url" }),
-        sha256: Type.String(),
-        size_bytes: Type.Integer(),
-        test: Type.Object(
-          {
-            package_name: Type.String(),
-            runner: Type.String(),
-            target_package: Type.String(),
-            min_sdk: Type.Union([Type.Integer(), Type.Null()]),
-            target_sdk: Type.Union([Type.Integer(), Type.Null()]),
-          },
-          { description: "What its manifest's <instrumentation> says" },
-        ),
+        ...jobTestPackageFields,
+        format: Type.Literal("apk", { description: "An instrumentation APK" }),
+        test: InstrumentationTest,
+      }),
+      Type.Object({
+        ...jobTestPackageFields,
+        format: Type.Literal("xctest", {
+          description: "A zip of xcodebuild build-for-testing output (.xctestrun, -Runner.app, test bundles)",
+        }),
+        test: XctestTest,
       }),
       Type.Null(),
     ],
-    { description: "The version's test package (instrumentation APK), null when it has none" },
+    { description: "The version's test package by its format, null when it has none" },
   ),
   device: Type.Union([AgentDevice, Type.Null()]),
 });
@@ -302,7 +306,7 @@ export const ListTestsBody = Type.Object(
     tests: Type.Array(ListedTest, {
       maxItems: 20_000,
       description:
-        "Every test the step would run on this device (instrumentation: class and method as listed with -e log true; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once.",
+        "Every test the step would run on this device (instrumentation: class and method as listed with -e log true; xcuitest: as its test_case events name them, from which the agent builds -only-testing identifiers; maestro: the flow file name as classname and the flow's name), as its test_case events will name them. Repeats are counted once.",
     }),
   },
   { additionalProperties: false },

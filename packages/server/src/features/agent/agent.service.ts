@@ -17,7 +17,7 @@ import type {
 } from "../device-runs/index.ts";
 import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
-import { BodyTooLargeError, receiveBody } from "../versions/index.ts";
+import { BodyTooLargeError, receiveBody, testPackageContent } from "../versions/index.ts";
 import type { AgentsRepo } from "./agents.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 
@@ -212,8 +212,8 @@ export class AgentService {
           detail:
             result.stepType === null
               ? `The plan has no step ${stepIndex}.`
-              : `Step ${stepIndex} is a ${result.stepType} step: only instrumentation and maestro steps split their tests over shards.`,
-          fix: "List tests only for the job's instrumentation and maestro steps, by their index in plan.steps.",
+              : `Step ${stepIndex} is a ${result.stepType} step: only instrumentation, xcuitest and maestro steps split their tests over shards.`,
+          fix: "List tests only for the job's instrumentation, xcuitest and maestro steps, by their index in plan.steps.",
         });
       case "not_on_shard":
         throw new ApiError("invalid_request", {
@@ -348,9 +348,9 @@ export class AgentService {
       test_package: run.testPackage
         ? {
             url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
+            ...testPackageContent(run.testPackage.test),
             sha256: run.testPackage.sha256,
             size_bytes: run.testPackage.sizeBytes,
-            test: run.testPackage.test,
           }
         : null,
       device: run.device,

@@ -17,6 +17,7 @@ export interface WaitingReason {
 const howToOffer: Record<string, string> = {
   shell: "start one with --allow-shell",
   instrumentation: "start one on a host with adb and a connected Android device",
+  xcuitest: "start one on a Mac with Xcode (xcrun, xcodebuild) and an iOS simulator or device",
   maestro: "start one on a host with the maestro CLI on its PATH",
   inspect: "start one with testbay-agent",
 };

@@ -24,6 +24,7 @@ beforeAll(async () => {
   for (const [package_name, platform] of [
     ["com.acme.shop", "android"],
     ["com.acme.ios", "ios"],
+    ["com.acme.xcui", "ios"],
   ]) {
     expect(
       (await call(`${server.baseUrl}/apps`, { headers: acme, json: { package_name, platform } })).status,
@@ -105,6 +106,81 @@ describe("creating test plans", () => {
     });
     expect(ios.status).toBe(400);
     expect(ios.body.errors[0].path).toBe("/steps/0/type");
+  });
+
+  it("takes xcuitest steps for iOS apps only, with their device options", async () => {
+    const xcuitest = {
+      type: "xcuitest",
+      only_testing: ["ShopUITests", "ShopUITests/CheckoutTests", "ShopUITests/CheckoutTests/testPayWithCard"],
+      skip_testing: ["Shop UITests/Flaky_Tests/checkout(card:)"],
+      shards: 3,
+      sharding: "uniform",
+      retry_failed_tests: 2,
+      clear_package_data: true,
+      record_video: "always",
+      logcat: false,
+      screenshot_on_failure: true,
+      timeout_seconds: 900,
+    };
+    const maestro = { type: "maestro", flows: ["appId: com.acme.xcui\n---\n- launchApp\n"] };
+    const ios = await createPlan({
+      package_name: "com.acme.xcui",
+      devices: [{ platform: "ios", model: "iPhone 15" }],
+      steps: [xcuitest, maestro],
+    });
+    expect(ios.status).toBe(201);
+    expect(ios.body.steps).toEqual([xcuitest, maestro]);
+
+    const android = await createPlan({ steps: [{ type: "xcuitest" }] });
+    expect(android.status).toBe(400);
+    expect(android.body).toMatchObject({
+      code: "invalid_request",
+      errors: [{ path: "/steps/0/type", message: "xcuitest steps are for iOS apps" }],
+    });
+    expect(android.body.fix).toContain("com.acme.shop is an Android app");
+
+    // PATCH checks the same: an Android plan cannot gain an xcuitest step.
+    const plan = await createPlan({ steps: [inspect] });
+    const patched = await call(planUrl(plan.body.id), {
+      method: "PATCH",
+      headers: acme,
+      json: { steps: [{ type: "xcuitest" }] },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.errors[0].path).toBe("/steps/0/type");
+  });
+
+  it("refuses xcuitest identifiers that are not Target[/Class[/method]], saying how to write them", async () => {
+    const cases: Array<[string, string]> = [
+      ["ShopUITests/", "/steps/0/only_testing/0"],
+      ["ShopUITests/CheckoutTests/testPay/extra", "/steps/0/only_testing/0"],
+      ["ShopUITests/CheckoutTests.testPay", "/steps/0/only_testing/0"],
+      ["-only-testing:ShopUITests", "/steps/0/only_testing/0"],
+    ];
+    for (const [identifier, path] of cases) {
+      const { status, body } = await createPlan({
+        package_name: "com.acme.xcui",
+        steps: [{ type: "xcuitest", only_testing: [identifier] }],
+      });
+      expect(status, identifier).toBe(400);
+      expect(body.code).toBe("invalid_request");
+      expect(body.errors[0].path, identifier).toBe(path);
+      expect(body.fix).toContain("ShopUITests/CheckoutTests/testPayWithCard");
+    }
+    const skip = await createPlan({
+      package_name: "com.acme.xcui",
+      steps: [inspect, { type: "xcuitest", skip_testing: ["ShopUITests", "a//b"] }],
+    });
+    expect(skip.status).toBe(400);
+    expect(skip.body.errors).toEqual([
+      { path: "/steps/1/skip_testing/1", in: "body", message: expect.stringContaining("empty class") },
+    ]);
+    const schema = await createPlan({
+      package_name: "com.acme.xcui",
+      steps: [{ type: "xcuitest", only_testing: ["A", "A"] }],
+    });
+    expect(schema.status).toBe(400);
+    expect(schema.body.errors[0].path).toBe("/steps/0/only_testing");
   });
 
   it("answers 404 app_not_found for an app the organization does not have", async () => {

@@ -162,6 +162,36 @@ export const MaestroStep = Type.Object(
   },
 );
 
+const TestIdentifiers = (description: string) =>
+  Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
+      minItems: 1,
+      maxItems: 200,
+      uniqueItems: true,
+      description,
+    }),
+  );
+
+export const XcuitestStep = Type.Object(
+  {
+    type: Type.Literal("xcuitest"),
+    name: StepName,
+    only_testing: TestIdentifiers(
+      "xcodebuild -only-testing: run only these, each Target, Target/Class or Target/Class/method (e.g. ShopUITests/CheckoutTests/testPayWithCard)",
+    ),
+    skip_testing: TestIdentifiers(
+      "xcodebuild -skip-testing: leave these out, in the same Target[/Class[/method]] form",
+    ),
+    ...DeviceOptions,
+    timeout_seconds: StepTimeout,
+  },
+  {
+    additionalProperties: false,
+    description:
+      "iOS XCUITest tests run with xcodebuild test-without-building on a macOS agent's simulator or device, from the version's test package (a zip of xcodebuild build-for-testing output, PUT …/test-package). For iOS, logcat means the device log and clear_package_data uninstalls the app (or erases the simulator) first.",
+  },
+);
+
 /**
  * A step, told apart by `type`. Declared as a discriminated oneOf so a mistake in a step is reported
  * against that step's own fields, not as "matches none of four shapes".
@@ -171,11 +201,12 @@ export const Step = Type.Unsafe<
   | Static<typeof ShellStep>
   | Static<typeof InstrumentationStep>
   | Static<typeof MaestroStep>
+  | Static<typeof XcuitestStep>
 >({
   type: "object",
   required: ["type"],
   discriminator: { propertyName: "type" },
-  oneOf: [InspectStep, ShellStep, InstrumentationStep, MaestroStep],
+  oneOf: [InspectStep, ShellStep, InstrumentationStep, XcuitestStep, MaestroStep],
 });
 export type Step = Static<typeof Step>;
 

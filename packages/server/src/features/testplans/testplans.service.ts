@@ -9,6 +9,7 @@ import type { AppRecord, AppsService } from "../apps/index.ts";
 import type { Actor, AuditAction, AuditLog } from "../audit/index.ts";
 import type { TestPlanRecord, TestPlansRepo } from "./testplans.repo.ts";
 import type { CreateTestPlanBody, PatchTestPlanBody, Step } from "./testplans.schemas.ts";
+import { testIdentifierFix, testIdentifierProblem } from "./xcode-test-identifier.ts";
 
 /** Deleted plans can be restored for this long, then they are purged. */
 export const restoreWindowMs = 30 * 24 * 3600 * 1000;
@@ -67,11 +68,12 @@ function checkFitsApp(app: AppRecord, devices: TestPlanRecord["devices"], steps:
     }
   });
   steps.forEach((step, i) => {
-    if (step.type === "instrumentation" && app.platform !== "android") {
+    const platform = stepPlatform[step.type];
+    if (platform !== undefined && app.platform !== platform) {
       errors.push({
         path: `/steps/${i}/type`,
         in: "body",
-        message: "instrumentation steps are for Android apps",
+        message: `${step.type} steps are for ${platformName[platform]} apps`,
       });
     }
   });
@@ -79,6 +81,38 @@ function checkFitsApp(app: AppRecord, devices: TestPlanRecord["devices"], steps:
   if (first) {
     throw new ApiError("invalid_request", {
       detail: `The plan does not fit app ${app.packageName}: ${first.path} ${first.message}.`,
+      fix: `Correct the fields listed in \`errors\`: ${app.packageName} is an ${platformName[app.platform]} app, so its device entries and platform-specific steps must be for ${platformName[app.platform]} (instrumentation for Android, xcuitest for iOS; maestro, inspect and shell run on both).`,
+      extra: { errors },
+    });
+  }
+}
+
+/** Step types that run on one platform only; maestro, inspect and shell run on both. */
+const stepPlatform: Partial<Record<Step["type"], "android" | "ios">> = {
+  instrumentation: "android",
+  xcuitest: "ios",
+};
+const platformName = { android: "Android", ios: "iOS" } as const;
+
+/** xcuitest identifiers must be what xcodebuild takes: a JSON Schema pattern could say no better than "must match". */
+function checkTestIdentifiers(steps: Step[]): void {
+  const errors: Array<{ path: string; in: string; message: string }> = [];
+  steps.forEach((step, i) => {
+    if (step.type !== "xcuitest") return;
+    for (const field of ["only_testing", "skip_testing"] as const) {
+      step[field]?.forEach((identifier, j) => {
+        const problem = testIdentifierProblem(identifier);
+        if (problem !== null) {
+          errors.push({ path: `/steps/${i}/${field}/${j}`, in: "body", message: problem });
+        }
+      });
+    }
+  });
+  const first = errors[0];
+  if (first) {
+    throw new ApiError("invalid_request", {
+      detail: `The request is invalid: body ${first.path} ${first.message}.`,
+      fix: testIdentifierFix,
       extra: { errors },
     });
   }
@@ -118,6 +152,7 @@ export class TestPlansService {
   ): Promise<TestPlanRecord> {
     const app = await this.apps.get(organizationId, body.package_name);
     const devices = body.devices ?? [];
+    checkTestIdentifiers(body.steps);
     checkFitsApp(app, devices, body.steps);
     const now = this.clock.now();
     const plan: TestPlanRecord = {
@@ -183,6 +218,7 @@ export class TestPlansService {
       maxAttempts: patch.max_attempts ?? plan.maxAttempts,
       updatedAt: isoTime(this.clock.now()),
     };
+    checkTestIdentifiers(updated.steps);
     const app = await this.apps.get(organizationId, plan.packageName);
     checkFitsApp(app, updated.devices, updated.steps);
     await this.repo.update(updated);

@@ -1,9 +1,12 @@
 export type { BinaryMetadata } from "./inspection/index.ts";
 export {
+  InstrumentationTest,
   type TestPackageRecord,
   TestPackagesRepo,
   TestPackagesService,
+  testPackageContent,
   testPackagesRoutes,
+  XctestTest,
 } from "./test-packages/index.ts";
 export { settleBodyFailure } from "./upload/body-failure.ts";
 export { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";

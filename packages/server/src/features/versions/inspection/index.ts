@@ -3,3 +3,4 @@ export { inspectBinary } from "./inspect-binary.ts";
 export { inspectTestPackage, XctestNotSupportedError } from "./inspect-test-package.ts";
 export type { InstrumentationInfo } from "./instrumentation-manifest.ts";
 export { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
+export type { XctestInfo, XctestTarget } from "./xctest-info.ts";

@@ -1,25 +1,27 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
-import type { InstrumentationInfo } from "../inspection/index.ts";
+import type { InstrumentationInfo, XctestInfo } from "../inspection/index.ts";
 
-export interface TestPackageRecord {
+/** What was read from the package, by its format: an instrumentation APK or an XCUITest bundle zip. */
+export type TestPackageContent =
+  | { format: "apk"; test: InstrumentationInfo }
+  | { format: "xctest"; test: XctestInfo };
+
+export type TestPackageRecord = TestPackageContent & {
   appVersionId: string;
-  format: "apk";
   sizeBytes: number;
   sha256: string;
   blobKey: string;
-  test: InstrumentationInfo;
   createdAt: string;
-}
+};
 
 function toRecord(row: Database["test_packages"]): TestPackageRecord {
   return {
     appVersionId: row.app_version_id,
-    format: row.format as TestPackageRecord["format"],
+    ...({ format: row.format, test: JSON.parse(row.test) } as TestPackageContent),
     sizeBytes: Number(row.size_bytes),
     sha256: row.sha256,
     blobKey: row.blob_key,
-    test: JSON.parse(row.test) as InstrumentationInfo,
     createdAt: row.created_at,
   };
 }
