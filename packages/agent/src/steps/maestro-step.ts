@@ -12,6 +12,7 @@ import type { MaestroStep } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { type Captures, failing, startCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
+import { prepareIosForMaestro } from "../apple/prepare-ios-device.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
 import { runFlowsWithRetries } from "./maestro-retries.ts";
 import { runFlowBatches } from "./maestro-shards.ts";
@@ -35,6 +36,9 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
     const prepared = await prepareDevice(step, ctx, adb, deadline);
     if (prepared) return prepared;
     captures = await startCaptures({ ...step, screenshot_on_failure: false }, ctx, adb);
+  } else if (ctx.device?.platform === "ios") {
+    const prepared = await prepareIosForMaestro(ctx, step.clear_package_data === true);
+    if (prepared) return prepared;
   } else {
     ctx.log(
       "agent",

@@ -14,7 +14,8 @@ import { copyFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { testArtifactName } from "../android/artifact-names.ts";
 import { testKey } from "../android/logcat-cut.ts";
-import { IosDevice } from "../apple/ios-device.ts";
+import type { IosDevice } from "../apple/ios-device.ts";
+import { prepareIosDevice } from "../apple/prepare-ios-device.ts";
 import {
   type AttachmentsByTest,
   attachmentKey,
@@ -22,7 +23,7 @@ import {
   readTestResults,
 } from "../apple/read-xcresult.ts";
 import { type SimulatorCaptures, startSimulatorCaptures } from "../apple/simulator-captures.ts";
-import { unpackApp, unpackTestPackage } from "../apple/unpack.ts";
+import { unpackTestPackage } from "../apple/unpack.ts";
 import {
   enumerateTestsArgs,
   parseEnumeration,
@@ -71,8 +72,7 @@ export async function runXcuitestStep(
   deps: XcuitestDeps = {},
 ): Promise<StepOutcome> {
   if (ctx.signal.aborted) return cancelled(ctx);
-  const assigned = ctx.device;
-  if (assigned === null || assigned.platform !== "ios") {
+  if (ctx.device === null || ctx.device.platform !== "ios") {
     return errored("xcuitest needs an iOS simulator or device");
   }
   if (ctx.binary.format !== "ipa" && ctx.binary.format !== "app") {
@@ -83,7 +83,7 @@ export async function runXcuitestStep(
       `version ${ctx.version} has no test package: upload the zip of what xcodebuild build-for-testing wrote (testbay upload --test-file)`,
     );
   }
-  const udid = assigned.serial;
+  const udid = ctx.device.serial;
   const timeoutMs = stepTimeoutMs(step, ctx);
   const deadline = Date.now() + timeoutMs;
   const left = () => Math.max(1, deadline - Date.now());
@@ -94,9 +94,8 @@ export async function runXcuitestStep(
     deviceLost: true,
   });
 
-  // 1. The files: the test package unpacked whole (the xctestrun's paths are relative to it), the .app.
+  // 1. The test package, unpacked whole (the xctestrun's paths are relative to it).
   let xctestrun: string;
-  let app: string;
   try {
     const tests = await unpackTestPackage(
       await ctx.testPackagePath(),
@@ -105,38 +104,18 @@ export async function runXcuitestStep(
     );
     if ("error" in tests) return errored(tests.error);
     xctestrun = tests.path;
-    const unpacked = await unpackApp(await ctx.appPath(), path.join(ctx.workDir, "app"), ctx.signal);
-    if ("error" in unpacked) return errored(unpacked.error);
-    app = unpacked.path;
   } catch (error) {
-    return errored(`could not fetch the app or its test package: ${(error as Error).message}`);
+    return errored(`could not fetch the test package: ${(error as Error).message}`);
   }
   if (ctx.signal.aborted) return cancelled(ctx);
 
   // 2. The device: found, cleared if asked, booted, the app installed.
-  const device = await IosDevice.find(udid, tools, ctx.workDir);
-  if (device === null) return lost("neither simctl nor devicectl lists it");
-  let erased = false;
-  if (
-    step.clear_package_data &&
-    device.kind === "simulator" &&
-    (await device.simulatorState()) === "Shutdown"
-  ) {
-    // A shut down simulator is erased whole: quicker than booting it to remove one app.
-    const done = await device.erase();
-    if (!done.ok) return done.lost ? lost(done.message) : errored(done.message);
-    erased = true;
-  }
-  const booted = await device.boot();
-  if (ctx.signal.aborted) return cancelled(ctx);
-  if (!booted.ok) return booted.lost ? lost(booted.message) : errored(booted.message);
-  if (step.clear_package_data && !erased) {
-    const removed = await device.uninstall(ctx.packageName);
-    if (!removed.ok) return removed.lost ? lost(removed.message) : errored(removed.message);
-  }
-  const installed = await device.install(app);
-  if (ctx.signal.aborted) return cancelled(ctx);
-  if (!installed.ok) return installed.lost ? lost(installed.message) : errored(installed.message);
+  const prepared = await prepareIosDevice(ctx, tools, {
+    clearPackageData: step.clear_package_data === true,
+    what: "xcuitest",
+  });
+  if ("outcome" in prepared) return prepared.outcome;
+  const device = prepared.device;
 
   // 3. The tests, listed without running them: the whole set, so a crash cannot make tests go missing.
   const target: XcodebuildTarget = { xctestrun, udid };
