@@ -38,13 +38,13 @@ describe("runnableStepTypes", () => {
   });
 
   it("allows xcuitest only with xcrun and xcodebuild and an iOS device", () => {
-    expect(runnableStepTypes({ ...none, xcodeAvailable: true }).has("xcuitest" as never)).toBe(false);
-    expect(runnableStepTypes({ ...none, devices: [SIMULATOR] }).has("xcuitest" as never)).toBe(false);
-    expect(
-      runnableStepTypes({ ...none, xcodeAvailable: true, devices: [PHONE] }).has("xcuitest" as never),
-    ).toBe(false);
+    expect(runnableStepTypes({ ...none, xcodeAvailable: true }).has("xcuitest")).toBe(false);
+    expect(runnableStepTypes({ ...none, devices: [SIMULATOR] }).has("xcuitest")).toBe(false);
+    expect(runnableStepTypes({ ...none, xcodeAvailable: true, devices: [PHONE] }).has("xcuitest")).toBe(
+      false,
+    );
     const mac = runnableStepTypes({ ...none, xcodeAvailable: true, devices: [SIMULATOR] });
-    expect(mac.has("xcuitest" as never)).toBe(true);
+    expect(mac.has("xcuitest")).toBe(true);
     expect(mac.has("instrumentation")).toBe(false);
   });
 

@@ -24,7 +24,7 @@ export function runnableStepTypes(facts: HostFacts): Set<StepType> {
   if (facts.allowShell) types.add("shell");
   if (facts.adbAvailable && facts.devices.some((d) => d.platform === "android")) types.add("instrumentation");
   if (facts.xcodeAvailable && facts.devices.some((d) => d.platform === "ios")) {
-    types.add("xcuitest" as StepType);
+    types.add("xcuitest");
   }
   if (facts.maestroAvailable) types.add("maestro");
   return types;

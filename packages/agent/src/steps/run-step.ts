@@ -5,14 +5,10 @@ import { runInstrumentationStep } from "./instrumentation-step.ts";
 import { runMaestroStep } from "./maestro-step.ts";
 import { runShellStep } from "./shell-step.ts";
 import type { StepContext, StepOutcome } from "./step-types.ts";
-import { runXcuitestStep, type XcuitestStep } from "./xcuitest-step.ts";
+import { runXcuitestStep } from "./xcuitest-step.ts";
 
 export async function runStep(step: Step, ctx: StepContext): Promise<StepOutcome> {
   try {
-    // Not in the SDK's Step union until the server offers the step type.
-    if ((step as { type: string }).type === "xcuitest") {
-      return await runXcuitestStep(step as unknown as XcuitestStep, ctx);
-    }
     switch (step.type) {
       case "inspect":
         return await runInspectStep(step, ctx);
@@ -22,6 +18,8 @@ export async function runStep(step: Step, ctx: StepContext): Promise<StepOutcome
         return await runInstrumentationStep(step, ctx);
       case "maestro":
         return await runMaestroStep(step, ctx);
+      case "xcuitest":
+        return await runXcuitestStep(step, ctx);
       default:
         return {
           status: "errored",

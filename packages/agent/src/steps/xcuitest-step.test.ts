@@ -7,12 +7,12 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ShardBatch, ShardTest } from "@testbay/client";
+import type { ShardBatch, ShardTest, XcuitestStep } from "@testbay/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ToolResult, XcodeTools } from "../apple/xcrun.ts";
 import type { ShardContext, TestPackageInfo } from "./step-types.ts";
 import { makeStepContext, type TestStepContext } from "./test-context.ts";
-import { runXcuitestStep, type XcuitestStep } from "./xcuitest-step.ts";
+import { runXcuitestStep } from "./xcuitest-step.ts";
 
 const UDID = "9EC90A99-6924-472D-8CDD-4D8234AB4779";
 
@@ -249,7 +249,17 @@ async function contextFor(shard?: ShardContext) {
       display_name: "Shop",
     },
     appPath: async () => ipa,
-    testPackage: { sha256: "x", size_bytes: 1, test: {} } as unknown as TestPackageInfo,
+    testPackage: {
+      format: "xctest",
+      sha256: "x",
+      size_bytes: 1,
+      test: {
+        xctestrun: "Shop_iphonesimulator17.5-arm64.xctestrun",
+        test_targets: [
+          { name: "ShopUITests", bundle_id: "com.example.shopUITests", ui_target_app: "com.example.shop" },
+        ],
+      },
+    } as TestPackageInfo,
     testPackagePath: async () => testZip,
     ...(shard ? { shard } : {}),
   });

@@ -12,6 +12,7 @@
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import type { XcuitestStep } from "@testbay/client";
 import { testArtifactName } from "../android/artifact-names.ts";
 import { testKey } from "../android/logcat-cut.ts";
 import type { IosDevice } from "../apple/ios-device.ts";
@@ -38,24 +39,6 @@ import { lastTries, type Rerun, retryFailedTests, type TestRef } from "./retry-f
 import { type BatchRan, runShardBatches, takesBatches } from "./shard-batches.ts";
 import type { StepContext, StepOutcome, TestCase } from "./step-types.ts";
 
-/** The xcuitest step as API.md §5 defines it (the SDK's Step union carries it once the server offers it). */
-export interface XcuitestStep {
-  type: "xcuitest";
-  name?: string;
-  /** xcodebuild's -only-testing: identifiers: "Target", "Target/Class" or "Target/Class/method". */
-  only_testing?: string[];
-  /** xcodebuild's -skip-testing: identifiers, in the same forms. */
-  skip_testing?: string[];
-  clear_package_data?: boolean;
-  record_video?: "never" | "on_failure" | "always";
-  logcat?: boolean;
-  screenshot_on_failure?: boolean;
-  shards?: number;
-  sharding?: "duration" | "uniform";
-  retry_failed_tests?: number;
-  timeout_seconds?: number;
-}
-
 /** A listing, install or uninstall that takes longer than this is stuck. */
 const shortCommandMs = 300_000;
 
@@ -78,9 +61,11 @@ export async function runXcuitestStep(
   if (ctx.binary.format !== "ipa" && ctx.binary.format !== "app") {
     return errored(`xcuitest installs an .ipa or a zipped .app; this binary is an .${ctx.binary.format}`);
   }
-  if (ctx.testPackage === null) {
+  if (ctx.testPackage === null || ctx.testPackage.format !== "xctest") {
+    const what =
+      ctx.testPackage === null ? "has no test package" : "has an instrumentation APK as its test package";
     return errored(
-      `version ${ctx.version} has no test package: upload the zip of what xcodebuild build-for-testing wrote (testbay upload --test-file)`,
+      `version ${ctx.version} ${what}: upload the zip of what xcodebuild build-for-testing wrote (testbay upload --test-file)`,
     );
   }
   const udid = ctx.device.serial;
@@ -135,7 +120,7 @@ export async function runXcuitestStep(
   } else if (!(await device.present())) {
     return lost(`listing the tests failed: ${lastLine(listing)}`);
   }
-  const sharded = takesBatches(step as never, ctx.shard);
+  const sharded = takesBatches(step, ctx.shard);
   if (listed === null) {
     // -enumerate-tests came with Xcode 16: before it, a whole run still works, a sharded one cannot.
     const why = `listing the tests failed (xcodebuild -enumerate-tests needs Xcode 16): ${lastLine(listing)}`;
