@@ -1,0 +1,101 @@
+// The Apple lab's shared state (FAKE_XCODE_STATE): simulators and devices, what is installed on each, their
+// logs, the suites xcodebuild runs. Several stand-in processes run at once (a `log stream` follower while
+// xcodebuild writes), so JSON files are replaced atomically (state.mjs) and logs are append-only.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { appendLine, readJson, writeJson } from "./state.mjs";
+
+export { appendLine, readJson, writeJson };
+
+export function xcodeStateDir() {
+  const dir = process.env.FAKE_XCODE_STATE;
+  if (!dir) {
+    process.stderr.write("stand-in: FAKE_XCODE_STATE is not set (create an Apple lab first)\n");
+    process.exit(1);
+  }
+  return dir;
+}
+
+export const applePaths = {
+  simulators: () => join(xcodeStateDir(), "simulators.json"),
+  devices: () => join(xcodeStateDir(), "devices.json"),
+  suites: () => join(xcodeStateDir(), "suites.json"),
+  calls: () => join(xcodeStateDir(), "calls.jsonl"),
+  target: (id) => join(xcodeStateDir(), "dev", encodeURIComponent(id)),
+  apps: (id) => join(applePaths.target(id), "apps.json"),
+  log: (id) => join(applePaths.target(id), "device.log"),
+  /** A crash ordered by the lab (lab.crash): the running test takes the simulator down. */
+  crash: (id) => join(applePaths.target(id), "crash.json"),
+  /** How many times each test with `outcomes` ran on the device ("Target/Class/method" → n). */
+  testRuns: (id) => join(applePaths.target(id), "test-runs.json"),
+};
+
+export function recordXcodeCall(tool, argv) {
+  appendLine(applePaths.calls(), JSON.stringify({ tool, argv, at: Date.now() }));
+}
+
+export function timeScale() {
+  const raw = process.env.FAKE_XCODE_TIME_SCALE;
+  const scale = raw === undefined || raw === "" ? 1 : Number(raw);
+  return Number.isFinite(scale) && scale >= 0 ? scale : 1;
+}
+
+export function sleepDevice(deviceMs, speed = 1) {
+  const ms = (deviceMs / (speed > 0 ? speed : 1)) * timeScale();
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Seconds a boot takes on a simulator (device time; FAKE_XCODE_TIME_SCALE shortens it). */
+export const BOOT_MS = 4000;
+
+/**
+ * The simulators with their state now: a "Booting" simulator whose boot time has passed reads "Booted", as
+ * CoreSimulator reports it once SpringBoard is up.
+ */
+export function allSimulators() {
+  const now = Date.now();
+  return readJson(applePaths.simulators(), []).map((s) =>
+    s.state === "Booting" && typeof s.bootedAt === "number" && s.bootedAt <= now
+      ? { ...s, state: "Booted" }
+      : s,
+  );
+}
+
+export function findSimulator(udid) {
+  return allSimulators().find((s) => s.udid === udid);
+}
+
+export function updateSimulator(udid, change) {
+  const simulators = allSimulators().map((s) => (s.udid === udid ? { ...s, ...change } : s));
+  writeJson(applePaths.simulators(), simulators);
+  return simulators.find((s) => s.udid === udid);
+}
+
+export function allPhysicalDevices() {
+  return readJson(applePaths.devices(), []);
+}
+
+/** A physical device by devicectl identifier or by UDID (xcodebuild's -destination id= takes the UDID). */
+export function findPhysicalDevice(id) {
+  return allPhysicalDevices().find((d) => d.identifier === id || d.udid === id);
+}
+
+export function installedApps(id) {
+  return readJson(applePaths.apps(id), {});
+}
+
+export function setInstalledApps(id, apps) {
+  writeJson(applePaths.apps(id), apps);
+}
+
+/** The device log: one JSON record per line, rendered by `log stream` in the style asked for. */
+export function logTo(id, process_, pid, message, { subsystem = "", category = "", type = "Default" } = {}) {
+  appendLine(
+    applePaths.log(id),
+    JSON.stringify({ at: Date.now(), process: process_, pid, message, subsystem, category, type }),
+  );
+}
+
+export function listDir(dir) {
+  return existsSync(dir) ? readdirSync(dir) : [];
+}

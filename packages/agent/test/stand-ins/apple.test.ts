@@ -1,0 +1,708 @@
+// The Apple stand-ins' own tests: bin/xcrun (simctl, devicectl, xcresulttool) and bin/xcodebuild, spawned as the
+// agent spawns them. Their JSON is compared, key for key, with real output recorded by others
+// (../fixtures/apple/, sources in SOURCES.md).
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type AppleLab,
+  buildAppArchive,
+  createAppleLab,
+  runXc,
+  startXc,
+  type TestProductsSpec,
+  writeAppBundle,
+  writeTestProducts,
+  type XcSuite,
+} from "./apple-lab.ts";
+
+const FIXTURES = fileURLToPath(new URL("../fixtures/apple/", import.meta.url));
+const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), "utf8"));
+const UDID = "A201851A-8D41-48D2-86EE-319440740DAA";
+const RUNTIME = "com.apple.CoreSimulator.SimRuntime.iOS-18-0";
+const IPHONE = { udid: UDID, name: "iPhone 16 Pro", runtime: RUNTIME };
+const APP = { bundleId: "com.example.shop", name: "Shop", version: "2.1" };
+
+const SUITES: Record<string, XcSuite> = {
+  ShopUITests: {
+    tests: [
+      {
+        class: "LoginTests",
+        method: "testSignsIn",
+        outcome: "pass",
+        duration_ms: 300,
+        log: ["login form shown"],
+      },
+      {
+        class: "LoginTests",
+        method: "testRejectsBadPassword",
+        outcome: "fail",
+        duration_ms: 100,
+        message: 'XCTAssertEqual failed: ("1") is not equal to ("2")',
+      },
+      { class: "CartTests", method: "testAddsItem", outcome: "pass", duration_ms: 100 },
+      { class: "CartTests", method: "testOnTablet", outcome: "skip", message: "iPad only" },
+    ],
+  },
+  ShopTests: { tests: [{ class: "PriceTests", method: "testRounds", outcome: "pass", duration_ms: 10 }] },
+};
+
+const PRODUCTS: TestProductsSpec = {
+  app: APP,
+  targets: [
+    { name: "ShopUITests", ui: true },
+    { name: "ShopTests", ui: false },
+  ],
+};
+
+let lab: AppleLab;
+const dirs: string[] = [];
+afterEach(() => {
+  lab?.cleanup();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "testbay-apple-test-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function newLab(suites: Record<string, XcSuite> = SUITES, state: "Shutdown" | "Booted" = "Booted") {
+  lab = await createAppleLab({ simulators: [{ ...IPHONE, state }], suites, timeScale: 0.01 });
+  return lab;
+}
+
+const xcrun = (...args: string[]) => runXc(lab, "xcrun", args);
+const xcodebuild = (...args: string[]) => runXc(lab, "xcodebuild", args);
+
+/**
+ * The key structure of a JSON value: objects by their keys (each key's own structure), arrays by the union of
+ * their elements' structures. Two documents of the same kind compare equal whatever their values.
+ */
+type Shape = string | { [key: string]: Shape } | { "[]": Shape };
+function shape(value: unknown): Shape {
+  if (Array.isArray(value)) {
+    return { "[]": value.reduce<Shape>((acc, v) => merge(acc, shape(v)), "empty") };
+  }
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, shape((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return typeof value;
+}
+function merge(a: Shape, b: Shape): Shape {
+  if (a === "empty") return b;
+  if (b === "empty") return a;
+  if (typeof a === "string" || typeof b === "string") return a === b ? a : `${a}|${b}`;
+  if ("[]" in a && "[]" in b) return { "[]": merge(a["[]"] as Shape, b["[]"] as Shape) };
+  const out: Record<string, Shape> = {};
+  for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const x = (a as Record<string, Shape>)[k];
+    const y = (b as Record<string, Shape>)[k];
+    out[k] = x === undefined ? (y as Shape) : y === undefined ? x : merge(x, y);
+  }
+  return out;
+}
+
+/** Each node of a test tree by its nodeType, with the keys it carries (union over the nodes of that type). */
+function nodeKeys(nodes: Array<Record<string, unknown>>, out: Record<string, Set<string>> = {}) {
+  for (const node of nodes) {
+    const type = node.nodeType as string;
+    out[type] ??= new Set();
+    for (const key of Object.keys(node)) out[type].add(key);
+    if (Array.isArray(node.children)) nodeKeys(node.children as Array<Record<string, unknown>>, out);
+  }
+  return out;
+}
+const sorted = (keys: Record<string, Set<string>>) =>
+  Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, [...v].sort()]));
+
+describe("simctl", () => {
+  it("lists devices --json with the keys, layout and escaping of recorded simctl output", async () => {
+    await newLab(SUITES, "Shutdown");
+    expect((await xcrun("simctl", "boot", UDID)).code).toBe(0);
+    const listed = await xcrun("simctl", "list", "devices", "--json");
+    expect(listed.code).toBe(0);
+    const real = fixture("simctl-list-devices-booted.json");
+    const ours = JSON.parse(listed.stdout);
+    expect(shape(ours)).toEqual(
+      shape({ devices: { [RUNTIME]: real.devices["com.apple.CoreSimulator.SimRuntime.iOS-14-0"] } }),
+    );
+    expect(ours.devices[RUNTIME][0]).toMatchObject({
+      udid: UDID,
+      state: "Booted",
+      name: "iPhone 16 Pro",
+      isAvailable: true,
+    });
+    // simctl's own layout: " : " between key and value and escaped slashes.
+    expect(listed.stdout).toContain(`"udid" : "${UDID}"`);
+    expect(listed.stdout).toContain('"dataPath" : "\\/Users\\/');
+    expect(
+      JSON.parse((await xcrun("simctl", "list", "-j", "devices", "booted")).stdout).devices[RUNTIME],
+    ).toHaveLength(1);
+    await xcrun("simctl", "shutdown", UDID);
+    expect(
+      JSON.parse((await xcrun("simctl", "list", "devices", "booted", "-j")).stdout).devices[RUNTIME],
+    ).toEqual([]);
+  });
+
+  it("boots, refuses a second boot with CoreSimulator's text and exit 149, and waits in bootstatus -b", async () => {
+    await newLab(SUITES, "Shutdown");
+    const status = await xcrun("simctl", "bootstatus", UDID, "-b");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(
+      new RegExp(`^Monitoring boot status for iPhone 16 Pro \\(${UDID}\\)\\.\\n`),
+    );
+    expect(status.stdout).toContain("\tFinished\n");
+    expect(lab.simulators()[0]?.state).toBe("Booted");
+    const again = await xcrun("simctl", "boot", UDID);
+    expect(again.code).toBe(149);
+    expect(again.stderr).toBe(
+      "An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405):\n" +
+        "Unable to boot device in current state: Booted\n",
+    );
+    expect((await xcrun("simctl", "bootstatus", UDID, "-b")).stdout).toContain(
+      "Device already booted, nothing to do.\n",
+    );
+    expect((await xcrun("simctl", "shutdown", UDID)).code).toBe(0);
+    const twice = await xcrun("simctl", "shutdown", UDID);
+    expect([twice.code, twice.stderr.split("\n")[1]]).toEqual([
+      149,
+      "Unable to shutdown device in current state: Shutdown",
+    ]);
+    const unknown = await xcrun("simctl", "boot", "00000000-0000-0000-0000-000000000000");
+    expect([unknown.code, unknown.stderr]).toEqual([
+      148,
+      "Invalid device: 00000000-0000-0000-0000-000000000000\n",
+    ]);
+  });
+
+  it("installs an .app read from its Info.plist and refuses what simctl refuses", async () => {
+    await newLab(SUITES, "Shutdown");
+    const dir = tempDir();
+    const app = writeAppBundle(dir, APP);
+    const off = await xcrun("simctl", "install", UDID, app);
+    expect([off.code, off.stderr.split("\n")[1]]).toEqual([
+      149,
+      "Unable to lookup in current state: Shutdown",
+    ]);
+    await xcrun("simctl", "boot", UDID);
+    const ipa = await xcrun("simctl", "install", UDID, buildAppArchive(dir, APP, "ipa"));
+    expect(ipa.code).toBe(2);
+    expect(ipa.stderr).toContain("An application bundle was not found at the provided path.");
+    const broken = writeAppBundle(join(dir, "broken"), { ...APP, omitBundleId: true });
+    const noId = await xcrun("simctl", "install", UDID, broken);
+    expect(noId.code).toBe(22);
+    expect(noId.stderr).toBe(
+      "An error was encountered processing the command (domain=NSPOSIXErrorDomain, code=22):\n" +
+        "Failed to install the requested application\n" +
+        "The bundle identifier of the application could not be determined.\n" +
+        "Ensure that the application's Info.plist contains a value for CFBundleIdentifier.\n",
+    );
+    expect(lab.installed(UDID)).toEqual({});
+    expect((await xcrun("simctl", "launch", UDID, APP.bundleId)).code).not.toBe(0);
+    expect((await xcrun("simctl", "install", UDID, app)).code).toBe(0);
+    expect(lab.installed(UDID)[APP.bundleId]).toMatchObject({
+      name: "Shop",
+      version: "2.1",
+      installs: 1,
+      installedBy: "simctl",
+    });
+    expect((await xcrun("simctl", "launch", UDID, APP.bundleId)).stdout).toMatch(
+      /^com\.example\.shop: \d+\n$/,
+    );
+    expect((await xcrun("simctl", "terminate", UDID, APP.bundleId)).code).toBe(0);
+    const notRunning = await xcrun("simctl", "terminate", UDID, APP.bundleId);
+    expect([notRunning.code, notRunning.stderr.split("\n")[1]]).toEqual([164, "found nothing to terminate"]);
+    expect((await xcrun("simctl", "uninstall", UDID, APP.bundleId)).code).toBe(0);
+    expect(lab.installed(UDID)).toEqual({});
+  });
+
+  it("erases only a shut-down simulator, which loses its apps", async () => {
+    await newLab();
+    lab.preinstall(UDID, { bundleId: APP.bundleId, name: APP.name });
+    const booted = await xcrun("simctl", "erase", UDID);
+    expect([booted.code, booted.stderr.split("\n")[1]]).toEqual([
+      149,
+      "Unable to erase contents and settings in current state: Booted",
+    ]);
+    expect(Object.keys(lab.installed(UDID))).toEqual([APP.bundleId]);
+    await xcrun("simctl", "shutdown", UDID);
+    expect((await xcrun("simctl", "erase", UDID)).code).toBe(0);
+    expect(lab.installed(UDID)).toEqual({});
+  });
+
+  it("follows the device log from now on in the compact style, and ends when the simulator shuts down", async () => {
+    await newLab();
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const follower = startXc(lab, "xcrun", [
+      "simctl",
+      "spawn",
+      UDID,
+      "log",
+      "stream",
+      "--level",
+      "debug",
+      "--style",
+      "compact",
+    ]);
+    await untilText(follower.stdout, "Timestamp               Ty Process[PID:TID]\n");
+    expect(
+      (
+        await xcodebuild(
+          ...runArgs(xctestrun, join(dir, "r.xcresult")),
+          "-only-testing:ShopUITests/LoginTests/testSignsIn",
+        )
+      ).code,
+    ).toBe(0);
+    await untilText(follower.stdout, "login form shown");
+    expect(follower.stdout()).toMatch(
+      /\n\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} Df Shop\[\d+:[0-9a-f]+\] login form shown\n/,
+    );
+    await xcrun("simctl", "shutdown", UDID);
+    expect((await follower.done).code).toBe(0);
+  });
+
+  it("records video until SIGINT and then finalises the file; takes screenshots as PNG", async () => {
+    await newLab();
+    const dir = tempDir();
+    const file = join(dir, "run.mov");
+    const recorder = startXc(lab, "xcrun", [
+      "simctl",
+      "io",
+      UDID,
+      "recordVideo",
+      "--codec=h264",
+      "--force",
+      file,
+    ]);
+    await untilText(recorder.stdout, "Recording started\n");
+    recorder.child.kill("SIGINT");
+    const ended = await recorder.done;
+    expect(ended.code).toBe(0);
+    expect(ended.stdout).toContain(`Recording completed. Writing to disk.\n\nWrote video to: ${file}\n`);
+    const mov = readFileSync(file);
+    expect(mov.subarray(4, 12).toString("latin1")).toBe("ftypqt  ");
+    expect(mov.includes(Buffer.from("moov"))).toBe(true);
+    const shot = join(dir, "screen.png");
+    expect((await xcrun("simctl", "io", UDID, "screenshot", shot)).code).toBe(0);
+    expect(readFileSync(shot).subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+  });
+
+  it("leaves a recording without its moov when the simulator goes away mid-recording", async () => {
+    await newLab();
+    const file = join(tempDir(), "lost.mov");
+    const recorder = startXc(lab, "xcrun", [
+      "simctl",
+      "io",
+      UDID,
+      "recordVideo",
+      "--codec=h264",
+      "--force",
+      file,
+    ]);
+    await untilText(recorder.stdout, "Recording started\n");
+    await xcrun("simctl", "shutdown", UDID);
+    expect((await recorder.done).code).toBe(1);
+    expect(readFileSync(file).includes(Buffer.from("moov"))).toBe(false);
+  });
+});
+
+describe("devicectl", () => {
+  const DEVICE = {
+    identifier: "5B4C4E0B-0000-4000-8000-00000000A001",
+    udid: "00008130-001234560E12001C",
+    name: "QA iPhone",
+  };
+
+  it("writes list devices --json-output in the structure recorded from devicectl", async () => {
+    lab = await createAppleLab({ devices: [DEVICE] });
+    const out = join(tempDir(), "devices.json");
+    expect((await xcrun("devicectl", "list", "devices", "--json-output", out)).code).toBe(0);
+    const ours = JSON.parse(readFileSync(out, "utf8"));
+    const real = fixture("devicectl-list-devices.json");
+    expect(shape(ours)).toEqual(shape(real));
+    expect(ours.result.devices[0]).toMatchObject({
+      identifier: DEVICE.identifier,
+      hardwareProperties: { udid: DEVICE.udid },
+      deviceProperties: { name: "QA iPhone" },
+    });
+  });
+
+  it("installs an .app on a device and fails as devicectl does on a bundle without an identifier", async () => {
+    lab = await createAppleLab({ devices: [DEVICE] });
+    const dir = tempDir();
+    const ok = await xcrun(
+      "devicectl",
+      "device",
+      "install",
+      "app",
+      "--device",
+      DEVICE.identifier,
+      writeAppBundle(dir, APP),
+    );
+    expect(ok.code).toBe(0);
+    expect(lab.installed(DEVICE.identifier)[APP.bundleId]).toMatchObject({ installedBy: "devicectl" });
+    const out = join(dir, "install.json");
+    const broken = writeAppBundle(join(dir, "broken"), { ...APP, omitBundleId: true });
+    const bad = await xcrun(
+      "devicectl",
+      "device",
+      "install",
+      "app",
+      "--device",
+      DEVICE.udid,
+      "--json-output",
+      out,
+      broken,
+    );
+    expect(bad.code).toBe(1);
+    expect(shape(JSON.parse(readFileSync(out, "utf8")))).toEqual(
+      shape(fixture("devicectl-install-app-invalid-bundle.json")),
+    );
+    expect(JSON.parse(readFileSync(out, "utf8")).info.outcome).toBe("failed");
+    expect(
+      (await xcrun("devicectl", "device", "install", "app", "--device", "nope", writeAppBundle(dir, APP)))
+        .code,
+    ).toBe(1);
+  });
+});
+
+function runArgs(xctestrun: string, bundle: string, udid = UDID) {
+  return [
+    "test-without-building",
+    "-xctestrun",
+    xctestrun,
+    "-destination",
+    `id=${udid}`,
+    "-resultBundlePath",
+    bundle,
+  ];
+}
+
+async function untilText(read: () => string, text: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!read().includes(text)) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${JSON.stringify(text)} in ${JSON.stringify(read())}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("xcodebuild test-without-building and xcresulttool", () => {
+  it("runs the suites, prints xcodebuild's lines, exits 65 on a failure and installs what it tests", async () => {
+    await newLab(SUITES, "Shutdown");
+    const dir = tempDir();
+    const bundle = join(dir, "run.xcresult");
+    const ran = await xcodebuild(...runArgs(writeTestProducts(dir, PRODUCTS), bundle));
+    expect(ran.code).toBe(65);
+    const lines = ran.stdout.split("\n");
+    expect(lines).toContain("Test Case '-[ShopUITests.LoginTests testSignsIn]' started.");
+    expect(
+      lines.some((l) =>
+        /^Test Case '-\[ShopUITests\.LoginTests testSignsIn\]' passed \(\d+\.\d{3} seconds\)\.$/.test(l),
+      ),
+    ).toBe(true);
+    expect(lines).toContain(
+      "/Users/testbay/src/ShopUITests/LoginTests.swift:42: error: -[ShopUITests.LoginTests testRejectsBadPassword] : " +
+        'XCTAssertEqual failed: ("1") is not equal to ("2")',
+    );
+    expect(
+      lines.some((l) => /^Test Case '-\[ShopUITests\.CartTests testOnTablet\]' skipped \(/.test(l)),
+    ).toBe(true);
+    expect(
+      lines.some((l) =>
+        /^\t Executed 2 tests, with 1 test skipped and 0 failures \(0 unexpected\) in /.test(l),
+      ),
+    ).toBe(true);
+    expect(lines).toContain("\tLoginTests.testRejectsBadPassword()");
+    expect(lines.at(-3)).toBe("** TEST EXECUTE FAILED **");
+    // xcodebuild booted the simulator and installed the runner and the app under test from the products.
+    expect(lab.simulators()[0]?.state).toBe("Booted");
+    expect(lab.installed(UDID)[APP.bundleId]).toMatchObject({ installedBy: "xcodebuild", version: "2.1" });
+    expect(lab.installed(UDID)["com.example.shop.ShopUITests.xctrunner"]).toBeDefined();
+  });
+
+  it("answers get test-results tests/summary in the structure of recorded xcresulttool output", async () => {
+    await newLab();
+    const dir = tempDir();
+    const bundle = join(dir, "run.xcresult");
+    await xcodebuild(...runArgs(writeTestProducts(dir, PRODUCTS), bundle));
+    const got = await xcrun("xcresulttool", "get", "test-results", "tests", "--path", bundle);
+    expect(got.code).toBe(0);
+    const ours = JSON.parse(got.stdout);
+    const realFailures = fixture("xcresulttool-tests-unit-failures.json");
+    const realUi = fixture("xcresulttool-tests-ui-and-unit.json");
+    expect(shape(ours.devices)).toEqual(shape(realFailures.devices));
+    expect(shape(ours.testPlanConfigurations)).toEqual(shape(realFailures.testPlanConfigurations));
+    const real = nodeKeys([...realFailures.testNodes, ...realUi.testNodes]);
+    const mine = nodeKeys(ours.testNodes);
+    // Every node type we print is a real one, with no key the real one lacks; test cases carry them all.
+    for (const [type, keys] of Object.entries(sorted(mine))) {
+      expect(real[type], type).toBeDefined();
+      expect(
+        keys.filter((k) => !real[type]?.has(k)),
+        type,
+      ).toEqual([]);
+    }
+    expect(sorted(mine)["Test Case"]).toEqual(sorted(real)["Test Case"]);
+    expect(Object.keys(mine).sort()).toEqual([
+      "Failure Message",
+      "Test Case",
+      "Test Plan",
+      "Test Suite",
+      "UI test bundle",
+      "Unit test bundle",
+    ]);
+    const cases = ours.testNodes[0].children[0].children.flatMap((s: { children: unknown[] }) => s.children);
+    expect(
+      cases.map((c: { nodeIdentifier: string; result: string }) => [c.nodeIdentifier, c.result]),
+    ).toEqual([
+      ["LoginTests/testSignsIn()", "Passed"],
+      ["LoginTests/testRejectsBadPassword()", "Failed"],
+      ["CartTests/testAddsItem()", "Passed"],
+      ["CartTests/testOnTablet()", "Skipped"],
+    ]);
+    expect(cases[1].children).toEqual([
+      {
+        name: 'LoginTests.swift:42: XCTAssertEqual failed: ("1") is not equal to ("2")',
+        nodeType: "Failure Message",
+      },
+    ]);
+    expect(got.stdout).toContain('"nodeType" : "Test Case"');
+    const summary = JSON.parse(
+      (await xcrun("xcresulttool", "get", "test-results", "summary", "--path", bundle)).stdout,
+    );
+    expect(shape(summary)).toEqual(shape({ ...fixture("xcresulttool-summary-failed.json"), statistics: [] }));
+    expect(summary).toMatchObject({
+      result: "Failed",
+      failedTests: 1,
+      passedTests: 3,
+      skippedTests: 1,
+      totalTestCount: 5,
+    });
+  });
+
+  it("keeps a failing UI test's screenshot, which export attachments writes with its manifest", async () => {
+    await newLab();
+    const dir = tempDir();
+    const bundle = join(dir, "run.xcresult");
+    await xcodebuild(...runArgs(writeTestProducts(dir, PRODUCTS), bundle));
+    const out = join(dir, "attachments");
+    const exported = await xcrun(
+      "xcresulttool",
+      "export",
+      "attachments",
+      "--path",
+      bundle,
+      "--output-path",
+      out,
+      "--only-failures",
+    );
+    expect(exported.code).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(out, "manifest.json"), "utf8"));
+    expect(manifest).toHaveLength(1);
+    expect(manifest[0].testIdentifier).toBe("LoginTests/testRejectsBadPassword()");
+    const [shot] = manifest[0].attachments;
+    expect(shot).toMatchObject({ isAssociatedWithFailure: true, deviceId: UDID });
+    expect(shot.suggestedHumanReadableName).toMatch(/^Screenshot at failure_0_[0-9A-F-]{36}\.png$/);
+    expect(readFileSync(join(out, shot.exportedFileName)).subarray(1, 4).toString("latin1")).toBe("PNG");
+  });
+
+  it("refuses the legacy object graph without --legacy, with Xcode 16's text", async () => {
+    await newLab();
+    const dir = tempDir();
+    const bundle = join(dir, "run.xcresult");
+    await xcodebuild(...runArgs(writeTestProducts(dir, PRODUCTS), bundle), "-only-testing:ShopTests");
+    const legacy = await xcrun("xcresulttool", "get", "--format", "json", "--path", bundle);
+    expect(legacy.code).toBe(64);
+    expect(legacy.stderr).toBe(readFileSync(join(FIXTURES, "xcresulttool-get-without-legacy.txt"), "utf8"));
+    expect(
+      (await xcrun("xcresulttool", "get", "test-results", "tests", "--path", join(dir, "none.xcresult")))
+        .code,
+    ).toBe(1);
+  });
+
+  it("selects with -only-testing and -skip-testing, and lists without running with -enumerate-tests", async () => {
+    await newLab();
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const bundle = join(dir, "only.xcresult");
+    const only = await xcodebuild(
+      ...runArgs(xctestrun, bundle),
+      "-only-testing:ShopUITests/LoginTests",
+      "-skip-testing:ShopUITests/LoginTests/testRejectsBadPassword",
+      "-only-testing:ShopTests/PriceTests/testRounds()",
+    );
+    expect(only.code).toBe(0);
+    expect(only.stdout.split("\n").at(-3)).toBe("** TEST EXECUTE SUCCEEDED **");
+    const tests = JSON.parse(
+      (await xcrun("xcresulttool", "get", "test-results", "tests", "--path", bundle)).stdout,
+    );
+    const ids = tests.testNodes[0].children.flatMap(
+      (b: { name: string; children: Array<{ children: Array<{ nodeIdentifier: string }> }> }) =>
+        b.children.flatMap((s) => s.children.map((c) => `${b.name}/${c.nodeIdentifier}`)),
+    );
+    expect(ids).toEqual(["ShopUITests/LoginTests/testSignsIn()", "ShopTests/PriceTests/testRounds()"]);
+
+    const listing = join(dir, "tests.json");
+    const before = lab.calls().length;
+    const listed = await xcodebuild(
+      "test-without-building",
+      "-enumerate-tests",
+      "-test-enumeration-format",
+      "json",
+      "-test-enumeration-style",
+      "flat",
+      "-test-enumeration-output-path",
+      listing,
+      "-xctestrun",
+      xctestrun,
+      "-destination",
+      `id=${UDID}`,
+      "-skip-testing:ShopUITests/CartTests",
+    );
+    expect(listed.code).toBe(0);
+    const doc = JSON.parse(readFileSync(listing, "utf8"));
+    // The recorded listing's keys are all there (Xcode also writes errors and disabledTests).
+    expect(shape(doc)).toMatchObject(shape(fixture("xcodebuild-enumerate-tests-flat.json")) as object);
+    expect(doc.values[0].enabledTests.map((t: { identifier: string }) => t.identifier)).toEqual([
+      "ShopUITests/LoginTests/testSignsIn",
+      "ShopUITests/LoginTests/testRejectsBadPassword",
+      "ShopTests/PriceTests/testRounds",
+    ]);
+    expect(lab.calls().length).toBe(before + 1);
+    expect(lab.testRuns(UDID)).toEqual({});
+  });
+
+  it("reads FormatVersion 1 xctestruns, honouring their SkipTestIdentifiers (a recorded file)", async () => {
+    await newLab({
+      "sample-appUITests": {
+        tests: [
+          { class: "MoreTests", method: "testDismissModal" },
+          { class: "MoreTests", method: "testOpensModal" },
+          { class: "CrashingTests", method: "testCrashes" },
+          { class: "StoryboardTests", method: "testEnabledButton" },
+        ],
+      },
+    });
+    const dir = tempDir();
+    const xctestrun = join(dir, "UITesting_iphonesimulator12.1-x86_64.xctestrun");
+    copyFileSync(join(FIXTURES, "xctestrun-v1-two-ui-targets.xctestrun"), xctestrun);
+    const listing = join(dir, "tests.json");
+    const listed = await xcodebuild(
+      "test-without-building",
+      "-enumerate-tests",
+      "-test-enumeration-format",
+      "json",
+      "-test-enumeration-output-path",
+      listing,
+      "-xctestrun",
+      xctestrun,
+      "-destination",
+      `platform=iOS Simulator,id=${UDID}`,
+    );
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(readFileSync(listing, "utf8")).values[0].enabledTests).toEqual([
+      { identifier: "sample-appUITests/MoreTests/testOpensModal" },
+      { identifier: "sample-appUITests/StoryboardTests/testEnabledButton" },
+    ]);
+  });
+
+  it("refuses an existing result bundle and an unknown destination as xcodebuild does", async () => {
+    await newLab();
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const bundle = join(dir, "taken.xcresult");
+    writeFileSync(bundle, "");
+    const taken = await xcodebuild(...runArgs(xctestrun, bundle));
+    expect([taken.code, taken.stderr]).toEqual([
+      64,
+      `xcodebuild: error: Existing file at -resultBundlePath "${bundle}"\n`,
+    ]);
+    const nowhere = await xcodebuild(...runArgs(xctestrun, join(dir, "x.xcresult"), "0000-NOPE"));
+    expect(nowhere.code).toBe(70);
+    expect(nowhere.stderr).toContain(
+      "Unable to find a device matching the provided destination specifier:\n\t\t{ id:0000-NOPE }",
+    );
+    expect(existsSync(join(dir, "x.xcresult"))).toBe(false);
+  });
+
+  it("needs the app under test installed when the xctestrun names it only by bundle identifier", async () => {
+    await newLab({ ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn" }] } });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, {
+      app: APP,
+      omitApp: true,
+      targets: [
+        { name: "ShopUITests", ui: true, uiTargetAppPath: false, uiTargetAppBundleIdentifier: APP.bundleId },
+      ],
+    });
+    const missing = await xcodebuild(...runArgs(xctestrun, join(dir, "a.xcresult")));
+    expect(missing.code).toBe(65);
+    expect(missing.stdout).toContain(
+      `: error: -[ShopUITests.LoginTests testSignsIn] : Failed to launch app with identifier: ${APP.bundleId}`,
+    );
+    expect((await xcrun("simctl", "install", UDID, writeAppBundle(join(dir, "app"), APP))).code).toBe(0);
+    const installed = await xcodebuild(...runArgs(xctestrun, join(dir, "b.xcresult")));
+    expect(installed.code).toBe(0);
+    expect(lab.installed(UDID)[APP.bundleId]?.installedBy).toBe("simctl");
+  });
+
+  it("counts the runs of a flaky test on each device: it fails, then passes when run again", async () => {
+    await newLab({
+      ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn", outcomes: ["fail", "pass"] }] },
+    });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const only = "-only-testing:ShopUITests/LoginTests/testSignsIn";
+    expect((await xcodebuild(...runArgs(xctestrun, join(dir, "1.xcresult")), only)).code).toBe(65);
+    expect((await xcodebuild(...runArgs(xctestrun, join(dir, "2.xcresult")), only)).code).toBe(0);
+    expect(lab.testRuns(UDID)).toEqual({ "ShopUITests/LoginTests/testSignsIn": 2 });
+  });
+
+  it("loses the simulator in a crash: the test fails with the crash text, the rest never runs, the device is Shutdown", async () => {
+    await newLab({
+      ShopUITests: {
+        tests: [
+          { class: "LoginTests", method: "testSignsIn", duration_ms: 100 },
+          { class: "LoginTests", method: "testHangs", duration_ms: 600_000 },
+          { class: "LoginTests", method: "testNeverRuns" },
+        ],
+      },
+    });
+    const dir = tempDir();
+    const bundle = join(dir, "crash.xcresult");
+    const running = startXc(lab, "xcodebuild", runArgs(writeTestProducts(dir, PRODUCTS), bundle));
+    await untilText(running.stdout, "Test Case '-[ShopUITests.LoginTests testHangs]' started.");
+    lab.crash(UDID);
+    const ended = await running.done;
+    expect(ended.code).toBe(65);
+    expect(ended.stdout).toContain(
+      "\tLoginTests.testHangs() encountered an error (Test crashed with signal kill.)\n",
+    );
+    expect(ended.stdout).toContain(
+      "encountered an error (Lost connection to the test runner. If you believe this error represents a bug",
+    );
+    expect(ended.stdout).not.toContain("testNeverRuns");
+    expect(lab.simulators()[0]).toMatchObject({ state: "Shutdown", crashes: 1 });
+    const tests = JSON.parse(
+      (await xcrun("xcresulttool", "get", "test-results", "tests", "--path", bundle)).stdout,
+    );
+    const cases = tests.testNodes[0].children[0].children[0].children;
+    expect(cases.map((c: { name: string; result: string }) => [c.name, c.result])).toEqual([
+      ["testSignsIn()", "Passed"],
+      ["testHangs()", "Failed"],
+    ]);
+    expect(cases[1].children[0].name).toBe("Test crashed with signal kill.");
+  });
+});
