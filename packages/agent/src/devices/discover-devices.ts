@@ -50,9 +50,12 @@ const IOS_ENTRY = "testbay_ios";
  */
 export async function listReadyDevices(options: DiscoverOptions = {}): Promise<Listing> {
   const [android, ios] = await Promise.all([listAndroidDevices(options), listIosDevices(options)]);
-  if (android.entries === null && !android.absent) return android;
-  if (ios.entries === null && !ios.absent) return ios;
-  if (android.entries === null && ios.entries === null) return android;
+  if (android.entries === null && !android.absent) return { entries: null, reason: android.reason };
+  // simctl that fails (a Mac with the Command Line Tools but no Xcode: "unable to find utility simctl") must
+  // not hide the Android devices: such a host simply has no iOS devices.
+  if (android.entries === null && ios.entries === null) {
+    return { entries: null, reason: ios.absent ? android.reason : `${android.reason}; ${ios.reason}` };
+  }
   return { entries: [...(android.entries ?? []), ...(ios.entries ?? [])], reason: null };
 }
 
