@@ -1,6 +1,7 @@
 // The Apple stand-ins' own tests: bin/xcrun (simctl, devicectl, xcresulttool) and bin/xcodebuild, spawned as the
 // agent spawns them. Their JSON is compared, key for key, with real output recorded by others
 // (../fixtures/apple/, sources in SOURCES.md).
+import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   type AppleLab,
   buildAppArchive,
+  buildTestPackageZip,
   createAppleLab,
   runXc,
   startXc,
@@ -317,6 +319,17 @@ describe("simctl", () => {
   });
 });
 
+describe("simctl io recordVideo without --force", () => {
+  it("refuses to overwrite a file", async () => {
+    await newLab();
+    const file = join(tempDir(), "taken.mov");
+    writeFileSync(file, "old");
+    const refused = await xcrun("simctl", "io", UDID, "recordVideo", "--codec=h264", file);
+    expect(refused.code).toBe(1);
+    expect(readFileSync(file, "utf8")).toBe("old");
+  });
+});
+
 describe("devicectl", () => {
   const DEVICE = {
     identifier: "5B4C4E0B-0000-4000-8000-00000000A001",
@@ -514,7 +527,9 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     expect(manifest[0].testIdentifier).toBe("LoginTests/testRejectsBadPassword()");
     const [shot] = manifest[0].attachments;
     expect(shot).toMatchObject({ isAssociatedWithFailure: true, deviceId: UDID });
-    expect(shot.suggestedHumanReadableName).toMatch(/^Screenshot at failure_0_[0-9A-F-]{36}\.png$/);
+    expect(shot.suggestedHumanReadableName).toMatch(
+      /^Screenshot at failure_0_[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\.png$/,
+    );
     expect(readFileSync(join(out, shot.exportedFileName)).subarray(1, 4).toString("latin1")).toBe("PNG");
   });
 
@@ -704,5 +719,51 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
       ["testHangs()", "Failed"],
     ]);
     expect(cases[1].children[0].name).toBe("Test crashed with signal kill.");
+  });
+  it("runs a build-for-testing zip once unzipped, and installs an app from an unzipped IPA", async () => {
+    await newLab();
+    const dir = tempDir();
+    const zip = buildTestPackageZip(join(dir, "uploads"), { ...PRODUCTS, formatVersion: 1 });
+    execFileSync("unzip", ["-q", zip, "-d", join(dir, "tests")]);
+    const xctestrun = join(dir, "tests", "Shop_iphonesimulator18.0-arm64.xctestrun");
+    const ran = await xcodebuild(...runArgs(xctestrun, join(dir, "run.xcresult")), "-only-testing:ShopTests");
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain("Test Case '-[ShopTests.PriceTests testRounds]' passed");
+    execFileSync("unzip", ["-q", buildAppArchive(join(dir, "uploads"), APP, "ipa"), "-d", join(dir, "app")]);
+    lab.cleanup();
+    await newLab();
+    expect((await xcrun("simctl", "install", UDID, join(dir, "app", "Payload", "Shop.app"))).code).toBe(0);
+    expect(lab.installed(UDID)[APP.bundleId]?.version).toBe("2.1");
+  });
+
+  it("runs on a physical device named by its UDID, and refuses one that is not connected", async () => {
+    const device = {
+      identifier: "5B4C4E0B-0000-4000-8000-00000000A001",
+      udid: "00008130-001234560E12001C",
+      name: "QA iPhone",
+    };
+    lab = await createAppleLab({
+      devices: [device, { ...device, identifier: "OFF", udid: "00008130-OFF", connected: false }],
+      suites: SUITES,
+      timeScale: 0.01,
+    });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const bundle = join(dir, "device.xcresult");
+    expect(
+      (await xcodebuild(...runArgs(xctestrun, bundle, device.udid), "-only-testing:ShopTests")).code,
+    ).toBe(0);
+    expect(lab.installed(device.identifier)[APP.bundleId]?.installedBy).toBe("xcodebuild");
+    const tests = JSON.parse(
+      (await xcrun("xcresulttool", "get", "test-results", "tests", "--path", bundle)).stdout,
+    );
+    expect(tests.devices[0]).toMatchObject({
+      deviceId: device.udid,
+      deviceName: "QA iPhone",
+      platform: "iOS",
+    });
+    expect((await xcodebuild(...runArgs(xctestrun, join(dir, "off.xcresult"), "00008130-OFF"))).code).toBe(
+      70,
+    );
   });
 });

@@ -70,7 +70,7 @@ export function uuidFrom(text) {
     h2 = Math.imul(h2 ^ ch.charCodeAt(0), 0x811c9dc5) >>> 0;
   }
   const hex = (n) => n.toString(16).padStart(8, "0");
-  const all = (hex(h1) + hex(h2) + hex(h1 ^ 0x5bd1e995) + hex(h2 ^ 0x1b873593)).toUpperCase();
+  const all = (hex(h1) + hex(h2) + hex((h1 ^ 0x5bd1e995) >>> 0) + hex((h2 ^ 0x1b873593) >>> 0)).toUpperCase();
   return `${all.slice(0, 8)}-${all.slice(8, 12)}-${all.slice(12, 16)}-${all.slice(16, 20)}-${all.slice(20, 32)}`;
 }
 
