@@ -22,6 +22,10 @@ function whole(min: number, max: number) {
   };
 }
 
+function concurrencyOption(value: string): number | "devices" {
+  return value === "devices" ? value : whole(1, 64)(value);
+}
+
 function devicesMode(value: string): "auto" | "none" {
   if (value !== "auto" && value !== "none") throw new InvalidArgumentError("expected auto or none");
   return value;
@@ -57,7 +61,12 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       devicesMode,
       "auto",
     )
-    .option("--concurrency <n>", "jobs at once", whole(1, 64), 1)
+    .option(
+      "--concurrency <n>",
+      "jobs at once: a number, or devices (one per device found, more as devices are plugged in)",
+      concurrencyOption,
+      "devices",
+    )
     .option(
       "--work-dir <dir>",
       "where jobs run (a fresh directory each)",
@@ -93,7 +102,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     name: string;
     allowShell: boolean;
     devices: "auto" | "none";
-    concurrency: number;
+    concurrency: number | "devices";
     workDir: string;
     cacheDir: string;
     shutdownGrace: number;

@@ -157,6 +157,11 @@ describe("an agent watching its devices", () => {
     // The claim open at that moment was ended by the agent, not left to run its 30 s.
     expect(performance.now() - plugged).toBeLessThan(10_000);
     expect(await desk.claims[0]?.ended).toBe("aborted");
+    // The claim given up on is named in the next one, in case the server granted it as the agent hung up.
+    expect(first.claim_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(both.claim_id).not.toBe(first.claim_id);
+    expect(both.abandoned_claims).toContain(first.claim_id);
+    expect(first.abandoned_claims).toBeUndefined();
     expect(both.devices).toContainEqual({
       serial: "emulator-5556",
       platform: "android",
@@ -235,6 +240,39 @@ describe("an agent watching its devices", () => {
     expect(later.devices).toEqual([]);
     expect(later.drained_devices?.map((d) => d.serial)).toEqual(["emulator-5554"]);
     expect(results).toHaveLength(3);
+  });
+
+  it("runs one job per device by default (concurrency: devices), with a worker more for a device plugged in", async () => {
+    const running = new Set<string>();
+    let most = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await startAgent({
+      concurrency: "devices",
+      runJob: async (job) => {
+        running.add(job.lease_id);
+        most = Math.max(most, running.size);
+        await released;
+        running.delete(job.lease_id);
+        return { status: "passed", reason: null };
+      },
+    });
+    const pixel7 = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
+    const pixel8 = { serial: "emulator-5556", platform: "android", model: "Pixel 8 Pro", os_version: "15" };
+    desk.queue(jobOn(pixel7 as AgentDevice, 1));
+    await vi.waitFor(() => expect(running.has("lease-1")).toBe(true));
+    expect(logs.some((l) => l.endsWith("; 1 at a time (one per device)"))).toBe(true);
+
+    lab.plug({ serial: "emulator-5556", model: "Pixel 8 Pro", release: "15" });
+    await desk.next((r) => serials(r).includes("emulator-5556"));
+    desk.queue(jobOn(pixel8 as AgentDevice, 2));
+    // The first device's job still runs: only a second worker can have taken this one.
+    await vi.waitFor(() => expect(running.has("lease-2")).toBe(true));
+    expect(most).toBe(2);
+    expect(logs).toContain("2 at a time (one per device)");
+    release();
   });
 
   it("stops looking at devices when stopped, leaving no timer behind", async () => {

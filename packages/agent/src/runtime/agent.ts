@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { type AgentDevice, type AgentJob, type Testbay, TestbayApiError } from "@testbay/client";
 import { DeviceTracker } from "../devices/device-tracker.ts";
 import { describeDevice, type FoundDevice, listReadyDevices } from "../devices/discover-devices.ts";
@@ -15,8 +16,12 @@ export interface AgentOptions {
   allowShell: boolean;
   /** `auto`: look for Android devices with adb; `none`: run device-less plans only. */
   devices: "auto" | "none";
-  /** Jobs at once (a device runs one job at a time; host runs need no device). */
-  concurrency: number;
+  /**
+   * Jobs at once (a device runs one job at a time; host runs need no device). `devices`: one per device
+   * found (at least one), and one more whenever a device is plugged in beyond that: a host with three phones
+   * runs three shards at once without being told.
+   */
+  concurrency: number | "devices";
   workRoot: string;
   cacheDir: string;
   log: (message: string) => void;
@@ -95,6 +100,13 @@ export class Agent {
    * three-device agent: all on the first device). One claim in flight offers everything any worker could do.
    */
   private claimTurn: Promise<void> = Promise.resolve();
+  /**
+   * Claims given up on while they waited (the free devices changed), by claim_id, with when: named in the
+   * claims after them, so that a run the server granted just as the agent hung up goes back to the queue at
+   * once. Named for a while, not once: the server that held the given-up claim may commit it only after the
+   * next claim reached another instance.
+   */
+  private readonly abandoned = new Map<string, number>();
   private refreshing: Promise<void> | undefined;
   private lastListError: string | null = null;
   private forbidden = false;
@@ -122,12 +134,13 @@ export class Agent {
     }
     this.tools = await detectTools(env.PATH ?? "");
     this.stepTypes = this.runnableStepTypes();
+    const workers = this.wantedWorkers();
     log(
       `agent ${this.options.name}: step types ${this.stepTypes.join(", ")}; devices ${
         this.offerable().map(describe).join(", ") || "none"
-      }; ${this.options.concurrency} at a time`,
+      }; ${workers} at a time${this.options.concurrency === "devices" ? " (one per device)" : ""}`,
     );
-    this.workers = Array.from({ length: this.options.concurrency }, (_, i) => this.work(i));
+    this.addWorkers(workers);
     if (this.tracker) this.scheduleRefresh();
   }
 
@@ -145,6 +158,17 @@ export class Agent {
     } finally {
       clearTimeout(grace);
     }
+  }
+
+  /** How many workers the options ask for with the devices there are now. */
+  private wantedWorkers(): number {
+    const { concurrency } = this.options;
+    return concurrency === "devices" ? Math.max(1, this.offerable().length) : concurrency;
+  }
+
+  /** Starts workers until there are `count` (never fewer: an idle worker only waits in its claim turn). */
+  private addWorkers(count: number): void {
+    while (this.workers.length < count) this.workers.push(this.work(this.workers.length));
   }
 
   /** Every worker would meet the same refusal: the first one stops them all and tells the owner once. */
@@ -205,6 +229,11 @@ export class Agent {
       log(`device ${describe(device)} connected${drained}`);
     }
     if (change.added.length > 0 || change.removed.length > 0) await this.offerChange();
+    const wanted = this.wantedWorkers();
+    if (wanted > this.workers.length) {
+      log(`${wanted} at a time (one per device)`);
+      this.addWorkers(wanted);
+    }
   }
 
   /** The devices to offer changed: recompute the step types and restart the claims under way. */
@@ -241,10 +270,14 @@ export class Agent {
       const claim = anyOf(this.stopClaiming.signal, offer);
       let job: AgentJob | undefined;
       const claimedAt = performance.now();
+      const claimId = randomUUID();
+      const abandoned = this.abandonedClaims(claimedAt);
       try {
         job = await client.agent.claim(
           {
             agent_id: this.options.name,
+            claim_id: claimId,
+            ...(abandoned.length > 0 ? { abandoned_claims: abandoned } : {}),
             devices: free.map(claimDevice),
             // Kept as they were offered (claimDevice already applied): no second underscore pass.
             ...(drained.length > 0 ? { drained_devices: drained } : {}),
@@ -257,11 +290,16 @@ export class Agent {
         failures = 0;
       } catch (error) {
         if (this.stopClaiming.signal.aborted) return;
-        if (offer.aborted) continue;
+        if (offer.aborted) {
+          this.abandoned.set(claimId, performance.now());
+          continue;
+        }
         if (error instanceof TestbayApiError && refusesThisClient(error)) {
           this.refuse(error);
           return;
         }
+        // A claim that failed on the way back (a proxy's 502, a reset) may have been granted all the same.
+        this.abandoned.set(claimId, performance.now());
         failures++;
         endTurn();
         const waitMs = Math.min(30_000, 1000 * 2 ** Math.min(failures, 5));
@@ -283,6 +321,17 @@ export class Agent {
       }
       await this.runClaimed(worker, job);
     }
+  }
+
+  /** The claims given up on in the last `abandonedForMs`, at most `maxAbandoned` (the newest), to name. */
+  private abandonedClaims(now: number): string[] {
+    for (const [id, at] of this.abandoned) if (now - at > abandonedForMs) this.abandoned.delete(id);
+    // Oldest first (insertion order): drop from the front.
+    for (const id of this.abandoned.keys()) {
+      if (this.abandoned.size <= maxAbandoned) break;
+      this.abandoned.delete(id);
+    }
+    return [...this.abandoned.keys()];
   }
 
   private async runClaimed(worker: number, job: AgentJob): Promise<void> {
@@ -330,6 +379,11 @@ export class Agent {
     }
   }
 }
+
+/** How long a given-up claim is named in later claims: well past any claim's 30 s wait. */
+const abandonedForMs = 120_000;
+/** The server takes at most 50 names per claim. */
+const maxAbandoned = 50;
 
 /**
  * A signal that fires with any input, whose listeners come off the inputs at dispose(): one claim after

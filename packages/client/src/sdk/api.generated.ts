@@ -925,7 +925,7 @@ export interface paths {
         };
         /**
          * A test plan's tests and their history
-         * @description One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, whether it is new (seen only in the newest execution), and whether it is quarantined (with who quarantined it, when and why). A quarantined test that did not run in the window is not listed. Most failures first, then by name; paged by cursor.
+         * @description One item per test seen in the plan's last `window` finished executions (default 20): in how many it ran, failed (its final status failed or errored) and was flaky (passed after failing in the same execution), its p50/p80 duration, its last status, whether it is new (seen only in the newest execution), and whether it is quarantined (with who quarantined it, when and why). A quarantined test that did not run in the window is listed too, with runs 0 and no last run (last_status, last_execution_id, last_run_at and first_seen_at null), so that it can be released. Most failures first, then by name; paged by cursor.
          */
         get: operations["listTestHistory"];
         put?: never;
@@ -1968,6 +1968,10 @@ export interface components {
             step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro")[];
             /** @default 0 */
             wait_seconds?: number;
+            /** @description The agent's own id of this claim (a random UUID): if it gives up on the claim while it waits, it names it in abandoned_claims later. */
+            claim_id?: string;
+            /** @description claim_ids of this agent's earlier claims it stopped waiting for (its free devices changed). A run the server granted one of them just as the agent hung up never reached the agent: it goes back to the queue at once instead of waiting for its lease to lapse. Naming a claim that got nothing, or again, does nothing. */
+            abandoned_claims?: string[];
         };
         ClaimResponse: {
             job: components["schemas"]["AgentJob"];
@@ -6813,20 +6817,10 @@ export interface operations {
                             flaky_rate: number;
                             p50_ms: number | null;
                             p80_ms: number | null;
-                            /** @enum {string} */
-                            last_status: "passed" | "failed" | "errored" | "skipped";
-                            /** @description The execution last_status comes from */
-                            last_execution_id: string;
-                            /**
-                             * Format: date-time
-                             * @description When that execution was triggered
-                             */
-                            last_run_at: string;
-                            /**
-                             * Format: date-time
-                             * @description When the oldest execution of the window it ran in was triggered
-                             */
-                            first_seen_at: string;
+                            last_status: ("passed" | "failed" | "errored" | "skipped") | null;
+                            last_execution_id: string | null;
+                            last_run_at: string | null;
+                            first_seen_at: string | null;
                             /** @description It ran only in the newest execution of the window */
                             new: boolean;
                             /** @description It is quarantined now (PUT /v1/tests/{test_id}/quarantine): its failures do not fail executions */

@@ -177,6 +177,8 @@ export interface DeviceRunsTable {
   shard: Generated<number>;
   /** How many device runs the entry's tests are split over: the largest `shards` among the plan's steps. */
   shard_count: Generated<number>;
+  /** The agent's id of the claim that took the run (migration 2026-11-24-0021); null for older claims. */
+  claim_id: string | null;
 }
 
 export interface DeviceRunAttemptsTable {

@@ -19,6 +19,7 @@ import * as testQuarantine from "./2026-11-24-0017-test-quarantine.ts";
 import * as testCaseRetry from "./2026-11-24-0018-test-case-retry.ts";
 import * as shards from "./2026-11-24-0019-shards.ts";
 import * as events from "./2026-11-24-0020-events.ts";
+import * as claimId from "./2026-11-24-0021-claim-id.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-24-0018-test-case-retry": testCaseRetry,
   "2026-11-24-0019-shards": shards,
   "2026-11-24-0020-events": events,
+  "2026-11-24-0021-claim-id": claimId,
 };

@@ -114,6 +114,37 @@ describe("a claim whose agent hung up before the answer", () => {
   });
 });
 
+describe("a claim the agent gave up on (abandoned_claims)", () => {
+  it("puts the run it was granted back at once when a later claim of the agent names it; others' claims are not touched", async () => {
+    await drainQueue();
+    const executionId = await trigger(await createPlan({ name: "abandoned", max_attempts: 1 }));
+    // The answer to this claim is taken to be lost: the agent stopped waiting just as it was granted.
+    const lost = await claim({ claim_id: "claim-0001-aaaa" });
+    expect(lost.body.job).toMatchObject({ execution_id: executionId });
+    // Another agent naming the claim, or this agent naming another one, changes nothing.
+    await claim({ agent_id: "agent-2", abandoned_claims: ["claim-0001-aaaa"], wait_seconds: 0 });
+    expect((await claim({ abandoned_claims: ["claim-0002-bbbb"], wait_seconds: 0 })).status).toBe(204);
+    expect((await heartbeat(lost.body.job.lease_id)).status).toBe(200);
+
+    const again = await claim({ claim_id: "claim-0003-cccc", abandoned_claims: ["claim-0001-aaaa"] });
+    expect(again.status).toBe(200);
+    expect(again.body.job).toMatchObject({ execution_id: executionId, device_run: { attempt: 1 } });
+    expect(again.body.job.lease_id).not.toBe(lost.body.job.lease_id);
+    expect((await heartbeat(lost.body.job.lease_id)).status).toBe(409);
+    // Named again later (agents keep naming a claim for a while): the run its next claim took is kept.
+    expect((await claim({ abandoned_claims: ["claim-0001-aaaa"], wait_seconds: 0 })).status).toBe(204);
+    expect((await complete(again.body.job.lease_id, { status: "passed" })).body).toMatchObject({
+      execution_status: "passed",
+    });
+  });
+
+  it("refuses a malformed claim id with 400", async () => {
+    const response = await claim({ abandoned_claims: ["../../x"] });
+    expect(response.status).toBe(400);
+    expect(response.body.fix).toBeTruthy();
+  });
+});
+
 describe("POST /v1/agent/claim", () => {
   it("answers 204 when there is nothing to do", async () => {
     await drainQueue();

@@ -64,6 +64,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
           host: body.host ?? true,
           // Every agent can inspect a binary (its schema says so), also one that lists no step types.
           stepTypes: [...new Set(["inspect", ...(body.step_types ?? [])])],
+          ...(body.claim_id === undefined ? {} : { claimId: body.claim_id }),
+          ...(body.abandoned_claims === undefined ? {} : { abandonedClaims: body.abandoned_claims }),
         },
         body.wait_seconds ?? 0,
         gone.signal,

@@ -53,6 +53,23 @@ export const ClaimBody = Type.Object(
       }),
     ),
     wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0 })),
+    claim_id: Type.Optional(
+      Type.String({
+        minLength: 8,
+        maxLength: 64,
+        pattern: "^[A-Za-z0-9_-]+$",
+        description:
+          "The agent's own id of this claim (a random UUID): if it gives up on the claim while it waits, it names it in abandoned_claims later.",
+      }),
+    ),
+    abandoned_claims: Type.Optional(
+      Type.Array(Type.String({ minLength: 8, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$" }), {
+        maxItems: 50,
+        uniqueItems: true,
+        description:
+          "claim_ids of this agent's earlier claims it stopped waiting for (its free devices changed). A run the server granted one of them just as the agent hung up never reached the agent: it goes back to the queue at once instead of waiting for its lease to lapse. Naming a claim that got nothing, or again, does nothing.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

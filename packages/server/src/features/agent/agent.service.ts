@@ -69,6 +69,14 @@ export class AgentService {
     const deadline = performance.now() + waitSeconds * 1000;
     // Once per claim, not per look inside its long poll: the next claim comes within 30 s anyway.
     await this.seen(request);
+    if (request.abandonedClaims?.length) {
+      const { organizationId, agentId, abandonedClaims } = request;
+      const now = this.options.clock.now();
+      if ((await this.options.runs.releaseAbandoned(organizationId, agentId, abandonedClaims, now)) > 0) {
+        this.options.signal.notify(organizationId);
+        this.options.changes?.changed(organizationId);
+      }
+    }
     for (;;) {
       if (this.closing) return undefined;
       const run = await this.options.runs.claim(request, this.options.clock.now(), this.ttlMs);

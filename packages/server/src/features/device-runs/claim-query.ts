@@ -8,6 +8,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { runnableSets } from "../executions/requirements.ts";
+import { appendExecutionEvent, insertExecutionEvent } from "./execution-events.ts";
 import type { RunShard } from "./plan-shards.ts";
 import type { AgentDevice, ClaimedRun, ClaimRequest } from "./types.ts";
 
@@ -87,7 +88,7 @@ export async function claimRun(
   const next = nextRun(request);
   if (!next) return undefined;
   const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
-    agent_id = ${request.agentId}, claimed_device = ${claimedDevice(request.devices)}, started_at = ${lease.at},
+    agent_id = ${request.agentId}, claim_id = ${request.claimId ?? null}, claimed_device = ${claimedDevice(request.devices)}, started_at = ${lease.at},
     finished_at = null, reason = null`;
   const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device`;
   let row: ClaimedRow | undefined;
@@ -108,7 +109,9 @@ export async function claimRun(
         update executions set status = 'running', started_at = coalesce(executions.started_at, ${lease.at}),
           finished_at = null
         from claimed where executions.id = claimed.execution_id and executions.status = 'queued'
-      )
+        returning executions.id, executions.organization_id, executions.status
+      ),
+      started_event as (${insertExecutionEvent(dialect, "execution.started", sql`execution_started`, lease.at)})
       select claimed.*, ${jobColumns} from claimed ${jobJoins}`.execute(db);
     row = result.rows[0];
   } else {
@@ -138,12 +141,21 @@ export async function claimRun(
         })
         .execute();
       // The execution starts with its first claimed run; a later claim finds it running and changes nothing.
-      await trx
+      const started = await trx
         .updateTable("executions")
         .set({ status: "running", started_at: lease.at, finished_at: null })
         .where("id", "=", claimed.execution_id)
         .where("status", "=", "queued")
-        .execute();
+        .returning(["id", "organization_id", "status"])
+        .executeTakeFirst();
+      if (started) {
+        await appendExecutionEvent(
+          trx,
+          "execution.started",
+          { id: started.id, organizationId: started.organization_id, status: started.status },
+          lease.at,
+        );
+      }
       const job = await sql<ClaimedRow>`select claimed.*, ${jobColumns}
         from (select ${returning} from device_runs where id = ${claimed.id}) claimed ${jobJoins}`.execute(
         trx,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/harness.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../../db/kysely.ts";
 import type { ExecutionStatus } from "../../db/schema.ts";
+import { eventsOf } from "../events/index.ts";
 import type { Summary } from "../executions/executions.repo.ts";
 import { DeviceRuns } from "./device-runs.ts";
 import { addSummaries, executionStatus, tally } from "./execution-outcome.ts";
@@ -234,6 +235,36 @@ describe("the lifecycle", () => {
         .map((done) => done?.executionStatus);
       expect(mine).toContain("passed");
     }
+  });
+
+  it("appends execution.started once at the first claim and execution.finished once when it ends, also racing", async () => {
+    await drain();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await execution([{ status: "queued" }, { status: "queued" }]));
+    const cancelled = await execution([{ status: "queued" }, { status: "queued" }]);
+    const claimed = await Promise.all(
+      ids.flatMap(() => [0, 1]).map(() => runs.claim(host, Date.parse(at), 60_000)),
+    );
+    const started = await eventsOf(database.db, org, { type: "execution.started" });
+    for (const id of ids) {
+      expect(started.filter((event) => event.subjectId === id).map((event) => event.data)).toEqual([
+        { execution_id: id, status: "running" },
+      ]);
+    }
+    await Promise.all(
+      claimed.map((run, i) =>
+        runs.complete(org, run?.leaseId ?? "", i % 4 === 0 ? "failed" : "passed", null, Date.parse(at)),
+      ),
+    );
+    await runs.cancel(org, cancelled, at);
+    const finished = await eventsOf(database.db, org, { type: "execution.finished" });
+    for (const id of [...ids, cancelled]) {
+      const mine = finished.filter((event) => event.subjectId === id);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]?.data).toEqual({ execution_id: id, status: (await executionRow(id)).status });
+    }
+    // A cancelled execution never started: no execution.started for it.
+    expect(started.some((event) => event.subjectId === cancelled)).toBe(false);
   });
 
   it("counts a completion once: a second complete of the lease finds it ended", async () => {

@@ -16,9 +16,9 @@ import { appendFlakyDetected } from "../tests/flaky-detected.ts";
 import { type AttemptEnd, type FinalStatus, isFinal, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
 import { claimRun } from "./claim-query.ts";
 import { flakyOf, writeEnd } from "./end-attempt-query.ts";
+import { settleAndAnnounce } from "./execution-events.ts";
 import { type HeldRun, readHeld } from "./held-run.ts";
 import type { RunShard } from "./plan-shards.ts";
-import { settleExecution } from "./settle-query.ts";
 import { ShardBatches } from "./shard-batches.ts";
 import { recordStrandedTests } from "./stranded-tests.ts";
 import { attemptSummary } from "./test-summary.ts";
@@ -183,9 +183,36 @@ export class DeviceRuns {
         .where("id", "=", held.deviceRunId)
         .where("lease_id", "=", leaseId)
         .execute();
-      await settleExecution(this.dialect, held.executionId, isoTime(now)).execute(trx);
+      await settleAndAnnounce(trx, this.dialect, held.executionId, isoTime(now));
       return true;
     });
+  }
+
+  /**
+   * Puts back the runs that claims this agent gave up on took (ClaimRequest.abandonedClaims): the agent never
+   * got their answer, so it runs nothing and never will. A release per run, as for a claim whose agent hung up
+   * before the server answered; how many were put back.
+   */
+  async releaseAbandoned(
+    organizationId: string,
+    agentId: string,
+    claimIds: readonly string[],
+    now: number,
+  ): Promise<number> {
+    if (claimIds.length === 0) return 0;
+    const held = await this.db
+      .selectFrom("device_runs")
+      .select("lease_id")
+      .where("claim_id", "in", claimIds)
+      .where("organization_id", "=", organizationId)
+      .where("agent_id", "=", agentId)
+      .where("status", "=", "running")
+      .execute();
+    let released = 0;
+    for (const { lease_id: leaseId } of held) {
+      if (leaseId !== null && (await this.release(organizationId, leaseId, now))) released++;
+    }
+    return released;
   }
 
   /**
@@ -209,7 +236,7 @@ export class DeviceRuns {
         ${this.dialect === "postgres" ? sql`for update skip locked` : sql``}`;
       await sql`update device_runs set status = 'cancelled', finished_at = ${at}, reason = 'cancelled'
         where id in (${queued})`.execute(trx);
-      const settled = (await settleExecution(this.dialect, executionId, at).execute(trx)).rows[0];
+      const settled = await settleAndAnnounce(trx, this.dialect, executionId, at);
       // Cancelling the queued runs can finish the execution after runs that found flaky tests.
       if (settled && isFinal(settled.status as ExecutionStatus) && flakyOf(settled.summary) > 0) {
         const { test_plan_id: testPlanId } = await trx

@@ -15,6 +15,7 @@ import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Summary } from "../executions/executions.repo.ts";
 import type { AttemptEnd } from "./attempt-outcome.ts";
 import { handBackBatches } from "./batch-hand-over.ts";
+import { insertExecutionEvent, settleAndAnnounce } from "./execution-events.ts";
 import type { HeldRun } from "./held-run.ts";
 import { settleExecution } from "./settle-query.ts";
 
@@ -104,7 +105,8 @@ export async function writeEnd(
       batches_returned as (
         ${handBackBatches(dialect, held, end.requeued, sql`exists (select 1 from ended where shard_count > 1)`)}
       ),
-      settled as (${settle})
+      settled as (${settle}),
+      finished_event as (${insertExecutionEvent(dialect, "execution.finished", sql`settled`, at)})
       select (select count(*) from guard) as guarded, (select count(*) from ended) as ended,
         (select status from settled) as status, (select summary from settled) as summary,
         ${finishesFlaky} as finishes_flaky,
@@ -131,11 +133,11 @@ export async function writeEnd(
     Number(endedRun.shard_count) > 1
       ? (await handBackBatches(dialect, held, end.requeued).execute(db)).rows
       : [];
-  const settled = await settleExecution(dialect, held.executionId, at).execute(db);
+  const settled = await settleAndAnnounce(db, dialect, held.executionId, at);
   return {
     written: true,
-    executionStatus: (settled.rows[0]?.status as ExecutionStatus | undefined) ?? undefined,
-    executionFlaky: flakyOf(settled.rows[0]?.summary),
+    executionStatus: (settled?.status as ExecutionStatus | undefined) ?? undefined,
+    executionFlaky: flakyOf(settled?.summary),
     batchesReturned: returned.filter((batch) => batch.state === "queued").length,
   };
 }

@@ -18,7 +18,7 @@ export interface RunShard {
 export const maxShards = 50;
 
 /** The step types whose tests can be listed and split over shards. */
-const splittable = new Set(["instrumentation", "maestro"]);
+const splittable = new Set(["instrumentation", "xcuitest", "maestro"]);
 
 /** A plan step as stored (only what sharding reads). */
 export interface ShardableStep {
@@ -49,7 +49,7 @@ export function shardingOf(step: ShardableStep): ShardingMode {
   return step.sharding === "uniform" ? "uniform" : "duration";
 }
 
-/** Whether the step's tests can be listed for shard batches (instrumentation, maestro). */
+/** Whether the step's tests can be listed for shard batches (instrumentation, xcuitest, maestro). */
 export function splitsTests(step: ShardableStep): boolean {
   return splittable.has(step.type);
 }

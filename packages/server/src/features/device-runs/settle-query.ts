@@ -19,8 +19,8 @@ function summaryField(dialect: Dialect, key: string): RawBuilder<unknown> {
 
 /**
  * The settling UPDATE of `executionId`, from `runs`: a query of (status, summary) rows, the execution's
- * device runs as they are after the change (by default read from device_runs). Returns the status and
- * summary (JSON text) set, or no row when the execution had already ended.
+ * device runs as they are after the change (by default read from device_runs). Returns the execution's id,
+ * organization, and the status and summary (JSON text) set, or no row when the execution had already ended.
  */
 export function settleExecution(
   dialect: Dialect,
@@ -29,7 +29,7 @@ export function settleExecution(
   runs: RawBuilder<unknown> = sql`select status, summary from device_runs where execution_id = ${executionId}`,
   /** A further condition: settle only if it holds (end-attempt-query.ts: only if the run was ended). */
   only: RawBuilder<unknown> = sql`true`,
-): RawBuilder<{ status: string; summary: string | null }> {
+): RawBuilder<{ id: string; organization_id: string; status: string; summary: string | null }> {
   const counts = sql.join([
     sql`count(*) as runs`,
     sql`count(case when r.status = 'queued' then 1 end) as queued`,
@@ -52,12 +52,17 @@ export function settleExecution(
     dialect === "postgres"
       ? sql`cast(json_build_object(${summaryPairs}) as text)`
       : sql`json_object(${summaryPairs})`;
-  return sql<{ status: string; summary: string | null }>`update executions set
+  return sql<{
+    id: string;
+    organization_id: string;
+    status: string;
+    summary: string | null;
+  }>`update executions set
       status = case when t.derived = 'queued' and executions.started_at is not null then 'running' else t.derived end,
       summary = t.summary,
       started_at = coalesce(executions.started_at, case when t.derived = 'queued' then null else cast(${at} as text) end),
       finished_at = case when t.derived in (${finals}) then cast(${at} as text) else null end
     from (select ${derived} as derived, ${summary} as summary from (select ${counts} from (${runs}) r) c) t
     where executions.id = ${executionId} and executions.status in ('queued', 'running') and ${only}
-    returning executions.status, executions.summary`;
+    returning executions.id, executions.organization_id, executions.status, executions.summary`;
 }

@@ -12,6 +12,10 @@ export interface AgentDevice {
 export interface ClaimRequest {
   organizationId: string;
   agentId: string;
+  /** The agent's id of this claim, so that a claim it gave up on can be named later (abandoned). */
+  claimId?: string;
+  /** Claims this agent gave up on while they waited (their answer may have been lost): put their runs back. */
+  abandonedClaims?: readonly string[];
   devices: readonly AgentDevice[];
   /** Devices the agent no longer offers after repeated infrastructure failures (shown, never matched). */
   drainedDevices?: readonly AgentDevice[];
