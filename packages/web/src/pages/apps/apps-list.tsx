@@ -1,5 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import type { App } from "../../api/types.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { DottedName } from "./dotted-name.tsx";
 
@@ -77,21 +78,13 @@ export function AppsList({ apps }: { apps: App[] }) {
         <table className="w-full text-left text-sm">
           <thead className="border-b border-line text-xs text-muted">
             <tr>
-              <th scope="col" className="px-3 py-2 font-medium">
-                App
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Platform
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Versions
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
-                Latest version
-              </th>
-              <th scope="col" className="px-3 py-2 font-medium">
+              <ColumnHeader>App</ColumnHeader>
+              <ColumnHeader>Platform</ColumnHeader>
+              <ColumnHeader>Versions</ColumnHeader>
+              <ColumnHeader>Latest version</ColumnHeader>
+              <ColumnHeader>
                 <span className="sr-only">Runs and test plans</span>
-              </th>
+              </ColumnHeader>
             </tr>
           </thead>
           <tbody>

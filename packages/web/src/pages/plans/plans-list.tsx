@@ -1,5 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import type { TestPlan } from "../../api/types.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { devicesSummary, stepsSummary } from "./plan-summary.ts";
 
@@ -37,11 +38,11 @@ export function PlansList({ plans, deleted }: { plans: TestPlan[]; deleted: bool
         <table className="w-full text-left text-sm">
           <thead className="border-b border-line text-xs text-muted">
             <tr>
-              <th className="px-3 py-2 font-medium">Plan</th>
-              <th className="px-3 py-2 font-medium">App</th>
-              <th className="px-3 py-2 font-medium">Steps</th>
-              <th className="px-3 py-2 font-medium">Devices</th>
-              <th className="px-3 py-2 font-medium">{deleted ? "Restorable until" : "Changed"}</th>
+              <ColumnHeader>Plan</ColumnHeader>
+              <ColumnHeader>App</ColumnHeader>
+              <ColumnHeader>Steps</ColumnHeader>
+              <ColumnHeader>Devices</ColumnHeader>
+              <ColumnHeader>{deleted ? "Restorable until" : "Changed"}</ColumnHeader>
             </tr>
           </thead>
           <tbody>

@@ -1,5 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import type { Execution } from "../../api/types.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
@@ -12,24 +13,12 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
       <table className="w-full text-sm">
         <thead className="border-b border-line text-left text-muted">
           <tr>
-            <th scope="col" className="px-3 py-2 font-medium">
-              Status
-            </th>
-            <th scope="col" className="px-3 py-2 font-medium">
-              App and version
-            </th>
-            <th scope="col" className="hidden px-3 py-2 font-medium md:table-cell">
-              Branch
-            </th>
-            <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
-              Tests
-            </th>
-            <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell">
-              Duration
-            </th>
-            <th scope="col" className="hidden px-3 py-2 font-medium lg:table-cell">
-              Created
-            </th>
+            <ColumnHeader>Status</ColumnHeader>
+            <ColumnHeader>App and version</ColumnHeader>
+            <ColumnHeader className="hidden md:table-cell">Branch</ColumnHeader>
+            <ColumnHeader className="hidden sm:table-cell">Tests</ColumnHeader>
+            <ColumnHeader className="hidden sm:table-cell">Duration</ColumnHeader>
+            <ColumnHeader className="hidden lg:table-cell">Created</ColumnHeader>
           </tr>
         </thead>
         <tbody>

@@ -11,6 +11,7 @@ import {
   rotateClientSecret,
   setClientEnabled,
 } from "../../api/settings.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
@@ -256,13 +257,13 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
           <caption className="sr-only">Clients</caption>
           <thead className="border-b border-line text-xs text-muted">
             <tr>
-              <th className="px-3 py-2 font-medium">Client ID</th>
-              <th className="px-3 py-2 font-medium">Role</th>
-              <th className="px-3 py-2 font-medium">Created</th>
-              <th className="px-3 py-2 font-medium">State</th>
-              <th className="px-3 py-2 font-medium">
+              <ColumnHeader>Client ID</ColumnHeader>
+              <ColumnHeader>Role</ColumnHeader>
+              <ColumnHeader>Created</ColumnHeader>
+              <ColumnHeader>State</ColumnHeader>
+              <ColumnHeader>
                 <span className="sr-only">Actions</span>
-              </th>
+              </ColumnHeader>
             </tr>
           </thead>
           <tbody>

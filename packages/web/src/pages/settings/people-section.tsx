@@ -10,6 +10,7 @@ import {
   updateUser,
   usersQuery,
 } from "../../api/settings.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl, formControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
@@ -238,14 +239,14 @@ function PeopleList(props: {
           <caption className="sr-only">People</caption>
           <thead className="border-b border-line text-xs text-muted">
             <tr>
-              <th className="px-3 py-2 font-medium">Email</th>
-              <th className="px-3 py-2 font-medium">Role</th>
-              <th className="px-3 py-2 font-medium">State</th>
-              <th className="px-3 py-2 font-medium">Added</th>
-              <th className="px-3 py-2 font-medium">Last sign-in</th>
-              <th className="px-3 py-2 font-medium">
+              <ColumnHeader>Email</ColumnHeader>
+              <ColumnHeader>Role</ColumnHeader>
+              <ColumnHeader>State</ColumnHeader>
+              <ColumnHeader>Added</ColumnHeader>
+              <ColumnHeader>Last sign-in</ColumnHeader>
+              <ColumnHeader>
                 <span className="sr-only">Actions</span>
-              </th>
+              </ColumnHeader>
             </tr>
           </thead>
           <tbody>

@@ -1,0 +1,13 @@
+import type { ReactNode } from "react";
+
+/**
+ * A table's column header, as every table of the dashboard draws it, scoped to its column for screen readers.
+ * `className` adds to it (a column that steps aside on small screens: "hidden sm:table-cell").
+ */
+export function ColumnHeader({ children, className }: { children?: ReactNode; className?: string }) {
+  return (
+    <th scope="col" className={className ? `px-3 py-2 font-medium ${className}` : "px-3 py-2 font-medium"}>
+      {children}
+    </th>
+  );
+}
