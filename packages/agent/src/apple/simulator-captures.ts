@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { artifactSegment } from "../android/artifact-names.ts";
 import type { StepContext } from "../steps/step-types.ts";
 import type { XcodeTools } from "./xcrun.ts";
@@ -32,6 +33,8 @@ export interface SimulatorCaptures {
 
 /** How long a stopped recorder may take to finish its file before it is killed. */
 const finishMs = 15_000;
+/** How long stop() waits for a recorder that has not said it started yet. */
+const startMs = 5_000;
 
 export async function startSimulatorCaptures(
   options: SimulatorCaptureOptions,
@@ -49,7 +52,7 @@ export async function startSimulatorCaptures(
   let video: Recording | null = null;
   if (videoMode !== "never") {
     await mkdir(path.dirname(videoFile), { recursive: true });
-    video = recordVideo(udid, videoFile, ctx.workDir, (line) => ctx.log("agent", line));
+    video = recordVideo(udid, videoFile, ctx.workDir, tools.env, (line) => ctx.log("agent", line));
   }
   return {
     folder,
@@ -96,13 +99,30 @@ interface Recording {
   finished: Promise<boolean>;
 }
 
-function recordVideo(udid: string, file: string, cwd: string, log: (line: string) => void): Recording {
+function recordVideo(
+  udid: string,
+  file: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Recording {
   const child = spawn("xcrun", ["simctl", "io", udid, "recordVideo", "--codec=h264", "--force", file], {
     cwd,
-    stdio: ["ignore", "ignore", "pipe"],
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
+  // simctl says "Recording started" once it records (and handles SIGINT); a SIGINT before that ends it
+  // before it wrote anything, so stop() waits for it, a little.
+  let markStarted = () => {};
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    if (chunk.includes("Recording started")) markStarted();
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    if (chunk.includes("Recording started")) markStarted();
     if (stderr.length < 4096) stderr += chunk;
   });
   let stopping = false;
@@ -114,8 +134,12 @@ function recordVideo(udid: string, file: string, cwd: string, log: (line: string
     child.on("close", (code, signal) => resolve({ code, signal }));
   });
   const finished = ended.then(({ code, signal }) => {
-    const clean = stopping && (code === 0 || signal === "SIGINT");
-    if (!clean) log(`video: recordVideo ended: ${stderr.trim().split("\n").at(-1) || `exit code ${code}`}`);
+    // Only an exit 0 after SIGINT means the file was finished (its index written).
+    const clean = stopping && code === 0;
+    if (!clean) {
+      const why = stderr.trim().split("\n").at(-1) || (signal ? `killed by ${signal}` : `exit code ${code}`);
+      log(`video: recordVideo ended: ${why}`);
+    }
     return clean;
   });
   return {
@@ -124,6 +148,10 @@ function recordVideo(udid: string, file: string, cwd: string, log: (line: string
       if (stopping) return;
       stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;
+      const waited = new AbortController();
+      const giveUp = delay(startMs, undefined, { signal: waited.signal }).catch(() => {});
+      await Promise.race([started, ended, giveUp]);
+      waited.abort();
       child.kill("SIGINT");
       const timer = setTimeout(() => child.kill("SIGKILL"), finishMs);
       await ended;

@@ -30,6 +30,11 @@ export type Quiet = "quiet" | "logged";
 export class XcodeTools {
   constructor(private readonly options: XcrunOptions) {}
 
+  /** The environment the tools run with (PATH decides which xcrun and xcodebuild). */
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
   /** Runs `command ARGS…` (xcrun or xcodebuild) to its end or its time limit. */
   async run(
     command: "xcrun" | "xcodebuild",
@@ -45,7 +50,7 @@ export class XcodeTools {
       command,
       args,
       cwd: this.options.workDir,
-      env: this.options.env ?? process.env,
+      env: this.env,
       timeoutMs,
       signal,
       onLine: (stream, line) => {
