@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-async function labsWith(android: Parameters<typeof createDeviceLab>[0]["devices"]) {
+async function labsWith(android: NonNullable<Parameters<typeof createDeviceLab>[0]>["devices"]) {
   const apple = await createAppleLab({
     simulators: [
       {
