@@ -1,5 +1,33 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { FIXTURES_DIR } from "../steps/test-context.ts";
 import { parseLegacyRoot, parseLegacyTests } from "./xcresult-legacy.ts";
+
+const fixture = (name: string) => readFileSync(join(FIXTURES_DIR, "apple", name), "utf8");
+
+describe("legacy result bundles, recorded (Xcode 15)", () => {
+  it("finds the tests' id in the record and reads the test of the summaries it names", () => {
+    const root = parseLegacyRoot(fixture("xcresulttool-legacy-root.json"));
+    if ("error" in root) throw new Error(root.error);
+    const idFromFile = JSON.parse(fixture("xcresulttool-legacy-root.json")).actions._values[0].actionResult
+      .testsRef.id._value;
+    expect(root.testsRef).toBe(idFromFile);
+    const parsed = parseLegacyTests(fixture("xcresulttool-legacy-tests-ref.json"), root);
+    expect(parsed).toEqual({
+      cases: [
+        {
+          classname: "UITestScreenshotUITests.UITestScreenshotUITests",
+          name: "testLaunch",
+          status: "passed",
+          duration_ms: 214,
+          message: null,
+          details: null,
+        },
+      ],
+    });
+  });
+});
 
 // Shaped after the legacy JSON flutter's tools test with (flutter/flutter,
 // packages/flutter_tools/test/general.shard/ios/xcresult_test_data.dart at
