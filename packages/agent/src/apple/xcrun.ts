@@ -90,7 +90,9 @@ export class XcodeTools {
 
 /** The last thing a tool said (stderr first: that is where simctl and xcodebuild explain), for messages. */
 export function lastLine(result: ToolResult): string {
-  const line = [...result.stderr, ...result.stdout].findLast((l) => l.trim() !== "");
+  const lines = [...result.stderr, ...result.stdout].filter((l) => l.trim() !== "");
+  // The error itself, not the usage text the tools print after it.
+  const line = lines.findLast((l) => /\berror\b/i.test(l)) ?? lines.at(-1);
   if (line !== undefined) return line.trim();
   if (result.spawnError) return result.spawnError;
   if (result.timedOut) return "timed out";
