@@ -57,7 +57,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     .option("--allow-shell", "run shell steps (they execute arbitrary commands on this host)", false)
     .option(
       "--devices <mode>",
-      "auto: use Android devices found with adb; none: device-less plans only",
+      "auto: use Android devices found with adb and iOS simulators and devices found with xcrun; none: device-less plans only",
       devicesMode,
       "auto",
     )

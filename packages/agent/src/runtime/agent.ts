@@ -14,7 +14,7 @@ export interface AgentOptions {
   name: string;
   /** Shell steps run arbitrary commands on this host: only when its operator says so. */
   allowShell: boolean;
-  /** `auto`: look for Android devices with adb; `none`: run device-less plans only. */
+  /** `auto`: look for Android devices with adb and iOS ones with xcrun; `none`: run device-less plans only. */
   devices: "auto" | "none";
   /**
    * Jobs at once (a device runs one job at a time; host runs need no device). `devices`: one per device
