@@ -118,11 +118,16 @@ export interface AppleLabOptions {
   suites?: Record<string, XcSuite>;
   /** FAKE_XCODE_TIME_SCALE: 0.01 makes a 1000 ms test take 10 ms. Default 1. */
   timeScale?: number;
+  /**
+   * FAKE_XCODE_VERSION, the major Xcode version (default 16). Before 16: no `xcresulttool get test-results` or
+   * `export attachments`, the legacy graph without --legacy (which is unknown), no `xcodebuild -enumerate-tests`.
+   */
+  xcodeVersion?: number;
   path?: string;
 }
 
 export interface AppleLab {
-  /** PATH with stand-ins/bin first, FAKE_XCODE_STATE, FAKE_XCODE_TIME_SCALE. */
+  /** PATH with stand-ins/bin first, FAKE_XCODE_STATE, FAKE_XCODE_TIME_SCALE, FAKE_XCODE_VERSION. */
   env: Record<string, string>;
   stateDir: string;
   /** What is installed on a simulator (by UDID) or a device (by devicectl identifier), by bundle id. */
@@ -175,6 +180,7 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
     PATH: [STAND_INS_BIN, options.path ?? process.env.PATH ?? ""].join(delimiter),
     FAKE_XCODE_STATE: stateDir,
     FAKE_XCODE_TIME_SCALE: String(options.timeScale ?? 1),
+    FAKE_XCODE_VERSION: String(options.xcodeVersion ?? 16),
   };
   const lab: AppleLab = {
     env,

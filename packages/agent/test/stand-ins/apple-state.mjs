@@ -40,6 +40,12 @@ export function timeScale() {
   return Number.isFinite(scale) && scale >= 0 ? scale : 1;
 }
 
+/** The Xcode the lab pretends to be (FAKE_XCODE_VERSION, major version; 16 unless set). */
+export function xcodeVersion() {
+  const major = Number.parseInt(process.env.FAKE_XCODE_VERSION ?? "", 10);
+  return Number.isFinite(major) ? major : 16;
+}
+
 export function sleepDevice(deviceMs, speed = 1) {
   const ms = (deviceMs / (speed > 0 ? speed : 1)) * timeScale();
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -112,6 +112,15 @@ function merge(a: Shape, b: Shape): Shape {
   return out;
 }
 
+/** Whether every key path of `a` is one of `b` (values' types aside): `a` says nothing `b` would not. */
+function isSubShape(a: Shape, b: Shape): boolean {
+  if (typeof a === "string" || typeof b === "string") return typeof a === "string" && typeof b === "string";
+  if ("[]" in a) return "[]" in b && (a["[]"] === "empty" || isSubShape(a["[]"] as Shape, b["[]"] as Shape));
+  return Object.entries(a).every(
+    ([k, v]) => k in b && isSubShape(v, (b as Record<string, Shape>)[k] as Shape),
+  );
+}
+
 /** Each node of a test tree by its nodeType, with the keys it carries (union over the nodes of that type). */
 function nodeKeys(nodes: Array<Record<string, unknown>>, out: Record<string, Set<string>> = {}) {
   for (const node of nodes) {
@@ -545,6 +554,112 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
       (await xcrun("xcresulttool", "get", "test-results", "tests", "--path", join(dir, "none.xcresult")))
         .code,
     ).toBe(1);
+  });
+
+  it("prints the legacy object graph with --legacy, in the structure of the recorded one", async () => {
+    await newLab();
+    const dir = tempDir();
+    const bundle = join(dir, "run.xcresult");
+    await xcodebuild(
+      ...runArgs(writeTestProducts(dir, PRODUCTS), bundle),
+      "-only-testing:ShopTests/PriceTests/testRounds",
+    );
+    const root = await xcrun("xcresulttool", "get", "--legacy", "--format", "json", "--path", bundle);
+    expect(root.code).toBe(0);
+    const record = JSON.parse(root.stdout);
+    expect(isSubShape(shape(record), shape(fixture("xcresulttool-legacy-root.json")))).toBe(true);
+    const testsRef = record.actions._values[0].actionResult.testsRef.id._value;
+    const summaries = await xcrun(
+      "xcresulttool",
+      "get",
+      "--legacy",
+      "--format",
+      "json",
+      "--path",
+      bundle,
+      "--id",
+      testsRef,
+    );
+    expect(summaries.code).toBe(0);
+    expect(shape(JSON.parse(summaries.stdout))).toEqual(shape(fixture("xcresulttool-legacy-tests-ref.json")));
+    expect(summaries.stdout).toContain('"_value" : "PriceTests/testRounds()"');
+  });
+
+  it("models an Xcode 15 lab: only the legacy graph, with its failures; no test-results, attachments or listing", async () => {
+    lab = await createAppleLab({
+      simulators: [{ ...IPHONE, state: "Booted" }],
+      suites: SUITES,
+      timeScale: 0.01,
+      xcodeVersion: 15,
+    });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const bundle = join(dir, "run.xcresult");
+    expect(
+      (await xcodebuild(...runArgs(xctestrun, bundle), "-only-testing:ShopUITests/LoginTests")).code,
+    ).toBe(65);
+    expect((await xcrun("xcresulttool", "get", "test-results", "tests", "--path", bundle)).code).toBe(64);
+    expect((await xcrun("xcresulttool", "get", "--legacy", "--format", "json", "--path", bundle)).code).toBe(
+      64,
+    );
+    expect(
+      (
+        await xcrun(
+          "xcresulttool",
+          "export",
+          "attachments",
+          "--path",
+          bundle,
+          "--output-path",
+          join(dir, "a"),
+        )
+      ).code,
+    ).toBe(64);
+    const listing = await xcodebuild(
+      "test-without-building",
+      "-enumerate-tests",
+      "-xctestrun",
+      xctestrun,
+      "-destination",
+      `id=${UDID}`,
+    );
+    expect([listing.code, listing.stderr]).toEqual([
+      64,
+      "xcodebuild: error: invalid option '-enumerate-tests'\n",
+    ]);
+    const record = JSON.parse(
+      (await xcrun("xcresulttool", "get", "--format", "json", "--path", bundle)).stdout,
+    );
+    const failures = record.issues.testFailureSummaries._values;
+    expect(
+      failures.map((f: Record<string, { _value: string }>) => [
+        f.producingTarget?._value,
+        f.testCaseName?._value,
+        f.message?._value,
+      ]),
+    ).toEqual([
+      [
+        "ShopUITests",
+        "LoginTests.testRejectsBadPassword()",
+        'XCTAssertEqual failed: ("1") is not equal to ("2")',
+      ],
+    ]);
+    const testsRef = record.actions._values[0].actionResult.testsRef.id._value;
+    const summaries = JSON.parse(
+      (await xcrun("xcresulttool", "get", "--format", "json", "--path", bundle, "--id", testsRef)).stdout,
+    );
+    const classes =
+      summaries.summaries._values[0].testableSummaries._values[0].tests._values[0].subtests._values[0]
+        .subtests._values;
+    expect(
+      classes[0].subtests._values.map((t: Record<string, { _value: string }>) => [
+        t.identifier?._value,
+        t.testStatus?._value,
+      ]),
+    ).toEqual([
+      ["LoginTests/testSignsIn()", "Success"],
+      ["LoginTests/testRejectsBadPassword()", "Failure"],
+    ]);
   });
 
   it("selects with -only-testing and -skip-testing, and lists without running with -enumerate-tests", async () => {

@@ -85,13 +85,25 @@ export function followLog(sim, args) {
   const file = applePaths.log(sim.udid);
   // A stream shows what is logged from now on, not what was logged before it started.
   let offset = size(file);
-  if (style === "compact") process.stdout.write("Timestamp               Ty Process[PID:TID]\n");
-  else if (style === "default") {
-    process.stdout.write(
-      "Timestamp                       Thread     Type        Activity             PID    TTL  \n",
-    );
-  } else process.stdout.write("[{\n");
   return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"]) {
+      process.once(signal, () => {
+        clearInterval(tick);
+        const last = readNew(file, offset);
+        for (const line of last.lines) {
+          const entry = JSON.parse(line);
+          if (shown.has(entry.type)) process.stdout.write(`${render(entry, style)}\n`);
+        }
+        resolve(signal === "SIGINT" ? 0 : 143);
+      });
+    }
+    // The header only once the signals are handled: a caller may stop the stream as soon as it sees it.
+    if (style === "compact") process.stdout.write("Timestamp               Ty Process[PID:TID]\n");
+    else if (style === "default") {
+      process.stdout.write(
+        "Timestamp                       Thread     Type        Activity             PID    TTL  \n",
+      );
+    } else process.stdout.write("[{\n");
     const tick = setInterval(() => {
       const next = readNew(file, offset);
       offset = next.next;
@@ -104,16 +116,5 @@ export function followLog(sim, args) {
         resolve(0);
       }
     }, 15);
-    for (const signal of ["SIGINT", "SIGTERM"]) {
-      process.once(signal, () => {
-        clearInterval(tick);
-        const last = readNew(file, offset);
-        for (const line of last.lines) {
-          const entry = JSON.parse(line);
-          if (shown.has(entry.type)) process.stdout.write(`${render(entry, style)}\n`);
-        }
-        resolve(signal === "SIGINT" ? 0 : 143);
-      });
-    }
   });
 }

@@ -2,11 +2,14 @@
 // ../fixtures/apple/xcresulttool-tests-*.json and -summary-failed.json (same keys, same nesting: Test Plan →
 // UI/Unit test bundle → Test Suite → Test Case → Failure Message), built from what the xcodebuild stand-in
 // wrote into the bundle (xc-results.mjs); `export attachments --path P --output-path DIR [--test-id ID]
-// [--only-failures]` copies the attachments with a manifest.json. The legacy object graph is refused without
-// --legacy with Xcode 16's text (../fixtures/apple/xcresulttool-get-without-legacy.txt) and not modelled with it.
+// [--only-failures]` copies the attachments with a manifest.json. The legacy object graph (xc-legacy.mjs) is
+// refused without --legacy with Xcode 16's text (../fixtures/apple/xcresulttool-get-without-legacy.txt); with a
+// lab of Xcode 15 (FAKE_XCODE_VERSION) it is the only form, and the Xcode 16 commands are unknown.
 import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { xcodeVersion } from "./apple-state.mjs";
 import { appleJson, unsupported } from "./xc-common.mjs";
+import { legacyRoot, legacyTests, refId } from "./xc-legacy.mjs";
 import { attachmentsDir, durationText, loadResults } from "./xc-results.mjs";
 
 const LEGACY_REFUSAL =
@@ -162,15 +165,46 @@ function exportAttachments(args) {
   return 0;
 }
 
+/** Xcode before 16 had no such subcommand (its argument parser's wording; exit 64 as for any usage error). */
+function unexpected(argument) {
+  process.stderr.write(
+    `Error: Unexpected argument '${argument}'\nUsage: xcresulttool get --path <path> [--id <id>] [--format <format>]\n`,
+  );
+  return 64;
+}
+
+/** `get [--legacy] --format json --path P [--id REF]`: the record, or the test summaries it references. */
+function legacyGet(rest) {
+  const path = option(rest, "--path");
+  const format = option(rest, "--format") ?? "json";
+  if (format !== "json") return unsupported("xcrun", `xcresulttool get --format ${format}`);
+  const opened = open(path);
+  if (!opened.results) return opened.code;
+  const id = option(rest, "--id");
+  let doc;
+  if (id === undefined) doc = legacyRoot(path, opened.results);
+  else if (id === refId(path, "tests")) doc = legacyTests(path, opened.results);
+  else {
+    process.stderr.write(`Error: no object with id ${id} in the result bundle\n`);
+    return 1;
+  }
+  process.stdout.write(appleJson(doc));
+  return 0;
+}
+
 export function xcresulttool(args) {
   const [command, ...rest] = args;
+  const modern = xcodeVersion() >= 16;
   if (command === "version") {
     process.stdout.write(
-      "xcresulttool version 23500, schema version: 0.1.0 (legacy commands format version: 3.53)\n",
+      modern
+        ? "xcresulttool version 23500, schema version: 0.1.0 (legacy commands format version: 3.53)\n"
+        : "xcresulttool version 22608, format version 3.49 (current)\n",
     );
     return 0;
   }
   if (command === "get" && rest[0] === "test-results") {
+    if (!modern) return unexpected("test-results");
     const which = rest[1];
     if (which !== "tests" && which !== "summary")
       return unsupported("xcrun", `xcresulttool get test-results ${which ?? ""}`);
@@ -180,13 +214,28 @@ export function xcresulttool(args) {
     process.stdout.write(rest.includes("--compact") ? `${JSON.stringify(doc)}\n` : appleJson(doc));
     return 0;
   }
-  if (command === "get" || command === "graph" || (command === "export" && rest.includes("--type"))) {
-    if (!rest.includes("--legacy")) {
+  if (command === "get" && (rest[0] === undefined || rest[0].startsWith("-") || rest[0] === "object")) {
+    const options = rest[0] === "object" ? rest.slice(1) : rest;
+    if (modern && !options.includes("--legacy")) {
       process.stderr.write(LEGACY_REFUSAL);
       return 64;
     }
-    return unsupported("xcrun", "xcresulttool's legacy object graph (--legacy)");
+    if (!modern && options.includes("--legacy")) {
+      process.stderr.write("Error: Unknown option '--legacy'\n");
+      return 64;
+    }
+    return legacyGet(options);
   }
-  if (command === "export" && rest[0] === "attachments") return exportAttachments(rest.slice(1));
+  if (command === "graph" || (command === "export" && rest.includes("--type"))) {
+    if (modern && !rest.includes("--legacy")) {
+      process.stderr.write(LEGACY_REFUSAL);
+      return 64;
+    }
+    return unsupported("xcrun", `xcresulttool ${command} (legacy)`);
+  }
+  if (command === "export" && rest[0] === "attachments") {
+    if (!modern) return unexpected("attachments");
+    return exportAttachments(rest.slice(1));
+  }
   return unsupported("xcrun", `xcresulttool ${args.join(" ")}`);
 }

@@ -234,21 +234,7 @@ function recordVideo(sim, args) {
   renameSync(part, file);
   const started = Date.now();
   let mdat = 8;
-  process.stdout.write("Recording started\n");
   return new Promise((resolve) => {
-    const writer = setInterval(() => {
-      writeSync(fd, Buffer.alloc(256, 0x33));
-      mdat += 256;
-    }, 40);
-    const watcher = setInterval(() => {
-      if (findSimulator(sim.udid)?.state !== "Booted") {
-        clearInterval(writer);
-        clearInterval(watcher);
-        closeSync(fd);
-        process.stderr.write("Error: the simulator shut down during the recording\n");
-        resolve(1);
-      }
-    }, 15);
     process.once("SIGINT", () => {
       clearInterval(writer);
       clearInterval(watcher);
@@ -262,6 +248,21 @@ function recordVideo(sim, args) {
       process.stdout.write(`\nWrote video to: ${file}\n`);
       resolve(0);
     });
+    // Announced only once SIGINT is handled: a caller that stops the recording on this line finds it finalised.
+    process.stdout.write("Recording started\n");
+    const writer = setInterval(() => {
+      writeSync(fd, Buffer.alloc(256, 0x33));
+      mdat += 256;
+    }, 40);
+    const watcher = setInterval(() => {
+      if (findSimulator(sim.udid)?.state !== "Booted") {
+        clearInterval(writer);
+        clearInterval(watcher);
+        closeSync(fd);
+        process.stderr.write("Error: the simulator shut down during the recording\n");
+        resolve(1);
+      }
+    }, 15);
   });
 }
 

@@ -20,6 +20,7 @@ import {
   timeScale,
   updateSimulator,
   writeJson,
+  xcodeVersion,
 } from "./apple-state.mjs";
 import { png } from "./screencap.mjs";
 import { appleJson, readAppBundle, uuidFrom } from "./xc-common.mjs";
@@ -188,6 +189,11 @@ async function deviceWait(ms, device) {
 
 export async function xcodebuild(argv) {
   const options = parseArgs(argv);
+  if (options.enumerate && xcodeVersion() < 16) {
+    // -enumerate-tests came with Xcode 16.
+    process.stderr.write("xcodebuild: error: invalid option '-enumerate-tests'\n");
+    return 64;
+  }
   if (options.action !== "test-without-building") {
     process.stderr.write(
       `stand-in xcodebuild: unsupported: ${options.action ?? "no action"} (only test-without-building)\n`,
