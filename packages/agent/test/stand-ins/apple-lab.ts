@@ -206,7 +206,11 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
       if (!lab.simulators().some((s) => s.udid === udid)) throw new Error(`no simulator ${udid} in the lab`);
       writeJson(join(target(udid), "crash.json"), { at: Date.now() });
     },
-    simulators: () => readJson<SimulatorRecord[]>(file("simulators.json"), []),
+    simulators: () =>
+      readJson<SimulatorRecord[]>(file("simulators.json"), []).map((s) => ({
+        ...s,
+        ...readJson<Partial<SimulatorRecord>>(join(target(s.udid), "simulator.json"), {}),
+      })),
     testRuns: (id) => readJson(join(target(id), "test-runs.json"), {}),
     setSuite(name, suite) {
       writeJson(file("suites.json"), {

@@ -23,6 +23,11 @@ export const applePaths = {
   calls: () => join(xcodeStateDir(), "calls.jsonl"),
   target: (id) => join(xcodeStateDir(), "dev", encodeURIComponent(id)),
   apps: (id) => join(applePaths.target(id), "apps.json"),
+  /**
+   * What changes on a simulator (state, boot times, crashes), one file each: simulators booted at once by
+   * parallel shards must not overwrite each other's state, as one shared file rewritten whole would.
+   */
+  simulatorState: (udid) => join(applePaths.target(udid), "simulator.json"),
   log: (id) => join(applePaths.target(id), "device.log"),
   /** A crash ordered by the lab (lab.crash): the running test takes the simulator down. */
   crash: (id) => join(applePaths.target(id), "crash.json"),
@@ -54,17 +59,12 @@ export function sleepDevice(deviceMs, speed = 1) {
 /** Seconds a boot takes on a simulator (device time; FAKE_XCODE_TIME_SCALE shortens it). */
 export const BOOT_MS = 4000;
 
-/**
- * The simulators with their state now: a "Booting" simulator whose boot time has passed reads "Booted", as
- * CoreSimulator reports it once SpringBoard is up.
- */
+/** The simulators as the lab made them, with what has changed on each since. */
 export function allSimulators() {
-  const now = Date.now();
-  return readJson(applePaths.simulators(), []).map((s) =>
-    s.state === "Booting" && typeof s.bootedAt === "number" && s.bootedAt <= now
-      ? { ...s, state: "Booted" }
-      : s,
-  );
+  return readJson(applePaths.simulators(), []).map((s) => ({
+    ...s,
+    ...readJson(applePaths.simulatorState(s.udid), {}),
+  }));
 }
 
 export function findSimulator(udid) {
@@ -72,9 +72,9 @@ export function findSimulator(udid) {
 }
 
 export function updateSimulator(udid, change) {
-  const simulators = allSimulators().map((s) => (s.udid === udid ? { ...s, ...change } : s));
-  writeJson(applePaths.simulators(), simulators);
-  return simulators.find((s) => s.udid === udid);
+  const file = applePaths.simulatorState(udid);
+  writeJson(file, { ...readJson(file, {}), ...change });
+  return findSimulator(udid);
 }
 
 export function allPhysicalDevices() {

@@ -788,6 +788,26 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     expect(lab.installed(UDID)[APP.bundleId]?.installedBy).toBe("simctl");
   });
 
+  it("runs shards at once on two simulators, each booted by its own xcodebuild", async () => {
+    const second = { udid: "B7A5E0C2-1111-4222-8333-944455556666", name: "iPhone 15", runtime: RUNTIME };
+    lab = await createAppleLab({ simulators: [IPHONE, second], suites: SUITES, timeScale: 0.01 });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, PRODUCTS);
+    const [a, b] = await Promise.all([
+      xcodebuild(
+        ...runArgs(xctestrun, join(dir, "a.xcresult"), UDID),
+        "-only-testing:ShopUITests/LoginTests/testSignsIn",
+      ),
+      xcodebuild(
+        ...runArgs(xctestrun, join(dir, "b.xcresult"), second.udid),
+        "-only-testing:ShopUITests/CartTests/testAddsItem",
+      ),
+    ]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(lab.simulators().map((s) => s.state)).toEqual(["Booted", "Booted"]);
+    expect(Object.keys(lab.installed(second.udid))).toContain(APP.bundleId);
+  });
+
   it("counts the runs of a flaky test on each device: it fails, then passes when run again", async () => {
     await newLab({
       ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn", outcomes: ["fail", "pass"] }] },

@@ -322,7 +322,7 @@ export async function simctl(args) {
   if (found.length === 0) return invalidDevice(id ?? "");
   if (command === "shutdown") {
     if (id !== "all" && found[0].state === "Shutdown") return stateError("shutdown device", "Shutdown");
-    for (const sim of found) updateSimulator(sim.udid, { state: "Shutdown", readyAt: undefined });
+    for (const sim of found) updateSimulator(sim.udid, { state: "Shutdown", readyAt: null });
     return 0;
   }
   if (command === "erase") {
