@@ -79,8 +79,11 @@ async function shoot(page: Page, name: string, { fullPage = true } = {}): Promis
   process.stderr.write(`screenshots: ${path.relative(process.cwd(), file)}\n`);
 }
 
-async function pages(browser: Browser, sample: Sample): Promise<void> {
-  const { origin } = sample.server;
+/** Runs `shots` once per theme and window size, in a fresh browser context each time; `suffix` names the view. */
+async function eachView(
+  browser: Browser,
+  shots: (page: Page, suffix: string) => Promise<void>,
+): Promise<void> {
   for (const theme of themes) {
     for (const size of sizes) {
       const context = await browser.newContext({
@@ -88,135 +91,142 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
         colorScheme: theme,
         deviceScaleFactor: 1,
       });
-      const page = await context.newPage();
-      const suffix = `${theme}-${size.width}x${size.height}`;
-
-      await page.goto(`${origin}/sign-in`);
-      await page.getByRole("heading", { name: "Sign in to Testbay" }).waitFor();
-      await shoot(page, `sign-in-${suffix}`);
-
-      await signIn(page, origin, sample.person);
-      await page.locator("tbody tr").nth(3).waitFor();
-      await shoot(page, `runs-${suffix}`);
-
-      await page.goto(`${origin}/runs/${sample.failedRun}`);
-      await page.getByRole("heading", { name: /Failed tests \(2\)/ }).waitFor();
-      await page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor();
-      // The first failure's stack trace open, as a reader would have it.
-      await page.getByText("Stack trace").first().click();
-      // Each failure's evidence loads as it comes into view: pass over all of them, then wait for the pictures
-      // and the videos' frames at their failures.
-      const failures = page
-        .getByRole("region", { name: /^Failed tests/ })
-        .getByRole("listitem")
-        .filter({ hasText: "Stack trace" });
-      for (const failure of await failures.all()) {
-        await failure.scrollIntoViewIfNeeded();
-        await failure.getByText(/^Fails at /).waitFor();
+      try {
+        await shots(await context.newPage(), `${theme}-${size.width}x${size.height}`);
+      } finally {
+        await context.close();
       }
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await page.waitForFunction(() => {
-        const images = [...document.querySelectorAll<HTMLImageElement>("main li img")];
-        const videos = [...document.querySelectorAll<HTMLVideoElement>("main li video")];
-        return (
-          images.length >= 2 &&
-          images.every((image) => image.complete && image.naturalWidth > 0) &&
-          videos.length === 2 &&
-          videos.every(
-            // The frame at the failure is shown and what follows it is in (no loading spinner over it).
-            (video) => video.readyState >= video.HAVE_FUTURE_DATA && !video.seeking,
-          )
-        );
-      });
-      // The player's loading spinner fades out for a moment after the data is in.
-      await page.waitForTimeout(1_000);
-      // The log comes in its own request: a full-page shot taken before it lands is cut short.
-      await page.getByText("Tests run: 60").last().waitFor();
-      // Each failure's history (GET /v1/tests): the sample plan ran once, so its failures are new.
-      await page.getByText("New: first run of this test").first().waitFor();
-      await shoot(page, `run-failed-${suffix}`);
-
-      // A run split into shards, failed tests rerun: the shards under their device, the flaky test's tries open.
-      await page.goto(`${origin}/runs/${sample.shardedRun}`);
-      await page.getByRole("heading", { name: /Passed on retry \(1\)/ }).waitFor();
-      await page.getByText("Tries (2): failed, then passed").click();
-      await page.getByRole("region", { name: `Logcat of ${flakyTest.name}, try 1` }).waitFor();
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll<HTMLImageElement>("main li img")].every(
-          (image) => image.complete && image.naturalWidth > 0,
-        ),
-      );
-      await page.getByRole("heading", { name: "All tests (24)" }).waitFor();
-      // The log comes in its own request: a full-page shot taken before it lands is cut short.
-      await page.getByText("Shard 3 of 3: 8 tests run").waitFor();
-      await shoot(page, `run-sharded-${suffix}`);
-
-      await page.goto(`${origin}/runs/${sample.liveRun}`);
-      await page.getByRole("heading", { name: /All tests \(\d+\)/ }).waitFor();
-      await page.getByText("Tests run: 24").waitFor();
-      await shoot(page, `run-live-${suffix}`);
-      // Cancelling cannot be undone: the run asks first.
-      await page.getByRole("button", { name: "Cancel run" }).click();
-      await page.getByRole("dialog", { name: "Cancel this run?" }).waitFor();
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await shoot(page, `run-cancel-confirm-${suffix}`, { fullPage: false });
-      await page.getByRole("button", { name: "Keep running" }).click();
-
-      await page.goto(`${origin}/plans`);
-      // A table from 640 px, cards on a phone: wait for whichever shows.
-      await page.getByRole("link", { name: "Release gate: target SDK" }).waitFor();
-      await shoot(page, `plans-${suffix}`);
-
-      await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
-      await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
-      await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
-      await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
-      await shoot(page, `plan-${suffix}`);
-
-      // A plan whose step is split into shards and retries its failed tests: its summary says so.
-      await page.goto(`${origin}/plans`);
-      await page.getByRole("link", { name: shardedPlanName }).click();
-      await page.getByText("3 shards by count, failed tests retried up to 2 times").waitFor();
-      await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
-      await shoot(page, `plan-sharded-${suffix}`);
-      await page.goto(`${origin}/plans`);
-      await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
-      await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
-
-      // The same plan in its form: each step's fields filled in as saved.
-      await page.getByRole("link", { name: "Edit" }).click();
-      await page.getByRole("group", { name: /^Step 1: / }).waitFor();
-      await shoot(page, `plan-edit-${suffix}`);
-
-      // The form as a person sees it after the API refused it: the messages at their fields, a step's at that
-      // step's own input (which has the focus).
-      await page.goto(`${origin}/plans/new`);
-      await page.getByLabel("Name", { exact: true }).fill("Nightly regression");
-      await page.getByRole("button", { name: "Add a device" }).click();
-      await page.getByLabel("Device 1 model").fill("Pixel 8");
-      await page.getByRole("group", { name: "Step 1: inspect" }).getByLabel("Min SDK at most").fill("0");
-      await page.getByLabel("Type of the new step").selectOption("instrumentation");
-      await page.getByRole("button", { name: "Add step" }).click();
-      const instrumentation = page.getByRole("group", { name: "Step 2: instrumentation" });
-      // Filter and device options are folded while at their defaults.
-      await instrumentation.locator("summary", { hasText: "Which tests run" }).click();
-      await instrumentation.locator("summary", { hasText: "Device options" }).click();
-      await instrumentation.getByLabel("Classes").fill("com.example.shop.CheckoutTest");
-      await instrumentation.getByLabel("Record video").selectOption("always");
-      await instrumentation.locator("summary", { hasText: "Shards and retries" }).click();
-      await instrumentation.getByLabel("Shards", { exact: true }).fill("60");
-      await instrumentation.getByLabel("Retry failed tests").fill("2");
-      await page.getByLabel("Timeout (seconds)", { exact: true }).fill("5");
-      await page.getByRole("button", { name: "Create plan" }).click();
-      await page.getByText("see the messages at the fields below").waitFor();
-      await shoot(page, `plan-form-error-${suffix}`);
-
-      await page.goto(`${origin}/agents`);
-      await page.getByRole("heading", { name: "lab-mac-mini" }).waitFor();
-      await shoot(page, `agents-${suffix}`);
-      await context.close();
     }
   }
+}
+
+async function pages(browser: Browser, sample: Sample): Promise<void> {
+  const { origin } = sample.server;
+  await eachView(browser, async (page, suffix) => {
+    await page.goto(`${origin}/sign-in`);
+    await page.getByRole("heading", { name: "Sign in to Testbay" }).waitFor();
+    await shoot(page, `sign-in-${suffix}`);
+
+    await signIn(page, origin, sample.person);
+    await page.locator("tbody tr").nth(3).waitFor();
+    await shoot(page, `runs-${suffix}`);
+
+    await page.goto(`${origin}/runs/${sample.failedRun}`);
+    await page.getByRole("heading", { name: /Failed tests \(2\)/ }).waitFor();
+    await page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor();
+    // The first failure's stack trace open, as a reader would have it.
+    await page.getByText("Stack trace").first().click();
+    // Each failure's evidence loads as it comes into view: pass over all of them, then wait for the pictures
+    // and the videos' frames at their failures.
+    const failures = page
+      .getByRole("region", { name: /^Failed tests/ })
+      .getByRole("listitem")
+      .filter({ hasText: "Stack trace" });
+    for (const failure of await failures.all()) {
+      await failure.scrollIntoViewIfNeeded();
+      await failure.getByText(/^Fails at /).waitFor();
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForFunction(() => {
+      const images = [...document.querySelectorAll<HTMLImageElement>("main li img")];
+      const videos = [...document.querySelectorAll<HTMLVideoElement>("main li video")];
+      return (
+        images.length >= 2 &&
+        images.every((image) => image.complete && image.naturalWidth > 0) &&
+        videos.length === 2 &&
+        videos.every(
+          // The frame at the failure is shown and what follows it is in (no loading spinner over it).
+          (video) => video.readyState >= video.HAVE_FUTURE_DATA && !video.seeking,
+        )
+      );
+    });
+    // The player's loading spinner fades out for a moment after the data is in.
+    await page.waitForTimeout(1_000);
+    // The log comes in its own request: a full-page shot taken before it lands is cut short.
+    await page.getByText("Tests run: 60").last().waitFor();
+    // Each failure's history (GET /v1/tests): the sample plan ran once, so its failures are new.
+    await page.getByText("New: first run of this test").first().waitFor();
+    await shoot(page, `run-failed-${suffix}`);
+
+    // A run split into shards, failed tests rerun: the shards under their device, the flaky test's tries open.
+    await page.goto(`${origin}/runs/${sample.shardedRun}`);
+    await page.getByRole("heading", { name: /Passed on retry \(1\)/ }).waitFor();
+    await page.getByText("Tries (2): failed, then passed").click();
+    await page.getByRole("region", { name: `Logcat of ${flakyTest.name}, try 1` }).waitFor();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLImageElement>("main li img")].every(
+        (image) => image.complete && image.naturalWidth > 0,
+      ),
+    );
+    await page.getByRole("heading", { name: "All tests (24)" }).waitFor();
+    // The log comes in its own request: a full-page shot taken before it lands is cut short.
+    await page.getByText("Shard 3 of 3: 8 tests run").waitFor();
+    await shoot(page, `run-sharded-${suffix}`);
+
+    await page.goto(`${origin}/runs/${sample.liveRun}`);
+    await page.getByRole("heading", { name: /All tests \(\d+\)/ }).waitFor();
+    await page.getByText("Tests run: 24").waitFor();
+    await shoot(page, `run-live-${suffix}`);
+    // Cancelling cannot be undone: the run asks first.
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.getByRole("dialog", { name: "Cancel this run?" }).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shoot(page, `run-cancel-confirm-${suffix}`, { fullPage: false });
+    await page.getByRole("button", { name: "Keep running" }).click();
+
+    await page.goto(`${origin}/plans`);
+    // A table from 640 px, cards on a phone: wait for whichever shows.
+    await page.getByRole("link", { name: "Release gate: target SDK" }).waitFor();
+    await shoot(page, `plans-${suffix}`);
+
+    await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
+    await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
+    await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
+    await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+    await shoot(page, `plan-${suffix}`);
+
+    // A plan whose step is split into shards and retries its failed tests: its summary says so.
+    await page.goto(`${origin}/plans`);
+    await page.getByRole("link", { name: shardedPlanName }).click();
+    await page.getByText("3 shards by count, failed tests retried up to 2 times").waitFor();
+    await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+    await shoot(page, `plan-sharded-${suffix}`);
+    await page.goto(`${origin}/plans`);
+    await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
+    await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
+
+    // The same plan in its form: each step's fields filled in as saved.
+    await page.getByRole("link", { name: "Edit" }).click();
+    await page.getByRole("group", { name: /^Step 1: / }).waitFor();
+    await shoot(page, `plan-edit-${suffix}`);
+
+    // The form as a person sees it after the API refused it: the messages at their fields, a step's at that
+    // step's own input (which has the focus).
+    await page.goto(`${origin}/plans/new`);
+    await page.getByLabel("Name", { exact: true }).fill("Nightly regression");
+    await page.getByRole("button", { name: "Add a device" }).click();
+    await page.getByLabel("Device 1 model").fill("Pixel 8");
+    await page.getByRole("group", { name: "Step 1: inspect" }).getByLabel("Min SDK at most").fill("0");
+    await page.getByLabel("Type of the new step").selectOption("instrumentation");
+    await page.getByRole("button", { name: "Add step" }).click();
+    const instrumentation = page.getByRole("group", { name: "Step 2: instrumentation" });
+    // Filter and device options are folded while at their defaults.
+    await instrumentation.locator("summary", { hasText: "Which tests run" }).click();
+    await instrumentation.locator("summary", { hasText: "Device options" }).click();
+    await instrumentation.getByLabel("Classes").fill("com.example.shop.CheckoutTest");
+    await instrumentation.getByLabel("Record video").selectOption("always");
+    await instrumentation.locator("summary", { hasText: "Shards and retries" }).click();
+    await instrumentation.getByLabel("Shards", { exact: true }).fill("60");
+    await instrumentation.getByLabel("Retry failed tests").fill("2");
+    await page.getByLabel("Timeout (seconds)", { exact: true }).fill("5");
+    await page.getByRole("button", { name: "Create plan" }).click();
+    await page.getByText("see the messages at the fields below").waitFor();
+    await shoot(page, `plan-form-error-${suffix}`);
+
+    await page.goto(`${origin}/agents`);
+    await page.getByRole("heading", { name: "lab-mac-mini" }).waitFor();
+    await shoot(page, `agents-${suffix}`);
+  });
 }
 
 /**
@@ -232,30 +242,20 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
   const clients = sample.server.app.services.clients;
   await clients.createClient(organization, "agent");
   await clients.disableClient((await clients.createClient(organization, "ci")).client_id);
-  for (const theme of themes) {
-    for (const size of sizes) {
-      const context = await browser.newContext({
-        viewport: { width: size.width, height: size.height },
-        colorScheme: theme,
-        deviceScaleFactor: 1,
-      });
-      const page = await context.newPage();
-      const suffix = `${theme}-${size.width}x${size.height}`;
-      await signIn(page, origin, admin);
-      await page.goto(`${origin}/settings`);
-      await page.getByRole("combobox", { name: `Role of ${admin.email}` }).waitFor();
-      await page
-        .getByRole("button", { name: /^Rotate the secret of/ })
-        .first()
-        .waitFor();
-      await shoot(page, `settings-${suffix}`);
+  await eachView(browser, async (page, suffix) => {
+    await signIn(page, origin, admin);
+    await page.goto(`${origin}/settings`);
+    await page.getByRole("combobox", { name: `Role of ${admin.email}` }).waitFor();
+    await page
+      .getByRole("button", { name: /^Rotate the secret of/ })
+      .first()
+      .waitFor();
+    await shoot(page, `settings-${suffix}`);
 
-      await page.getByRole("button", { name: "Create client" }).click();
-      await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
-      await shoot(page, `settings-client-secret-${suffix}`);
-      await context.close();
-    }
-  }
+    await page.getByRole("button", { name: "Create client" }).click();
+    await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
+    await shoot(page, `settings-client-secret-${suffix}`);
+  });
 }
 
 const appBundle = new URL("../../server/test/fixtures/binaries/app-bundle.aab", import.meta.url);
@@ -279,32 +279,22 @@ async function appsPages(browser: Browser, sample: Sample): Promise<void> {
   });
   if (upload.status !== 201) throw new Error(`bundle not uploaded: ${await upload.text()}`);
   await register({ package_name: "com.example.shop", platform: "ios", display_name: "Shop" });
-  for (const theme of themes) {
-    for (const size of sizes) {
-      const context = await browser.newContext({
-        viewport: { width: size.width, height: size.height },
-        colorScheme: theme,
-        deviceScaleFactor: 1,
-      });
-      const page = await context.newPage();
-      const suffix = `${theme}-${size.width}x${size.height}`;
-      await signIn(page, origin, sample.person);
-      await page.goto(`${origin}/apps`);
-      // A table from 640 px, cards on a phone: wait for whichever shows.
-      await page.getByRole("link", { name: "Shop", exact: true }).waitFor();
-      await shoot(page, `apps-${suffix}`);
+  await eachView(browser, async (page, suffix) => {
+    await signIn(page, origin, sample.person);
+    await page.goto(`${origin}/apps`);
+    // A table from 640 px, cards on a phone: wait for whichever shows.
+    await page.getByRole("link", { name: "Shop", exact: true }).waitFor();
+    await shoot(page, `apps-${suffix}`);
 
-      await page.getByRole("link", { name: "com.example.basic", exact: true }).click();
-      await page.getByRole("heading", { name: "1.2.3", exact: true }).waitFor();
-      // Each version's runs come with the app's newest runs, in their own request.
-      for (const version of ["1.3.0", "1.2.3"]) {
-        const card = page.getByRole("article").filter({ has: page.getByRole("heading", { name: version }) });
-        await card.getByRole("region", { name: "Runs" }).getByRole("listitem").first().waitFor();
-      }
-      await shoot(page, `app-${suffix}`);
-      await context.close();
+    await page.getByRole("link", { name: "com.example.basic", exact: true }).click();
+    await page.getByRole("heading", { name: "1.2.3", exact: true }).waitFor();
+    // Each version's runs come with the app's newest runs, in their own request.
+    for (const version of ["1.3.0", "1.2.3"]) {
+      const card = page.getByRole("article").filter({ has: page.getByRole("heading", { name: version }) });
+      await card.getByRole("region", { name: "Runs" }).getByRole("listitem").first().waitFor();
     }
-  }
+    await shoot(page, `app-${suffix}`);
+  });
 }
 
 requireWebBuild();
