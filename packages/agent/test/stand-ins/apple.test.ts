@@ -447,6 +447,14 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
       ),
     ).toBe(true);
     expect(lines).toContain("\tLoginTests.testRejectsBadPassword()");
+    expect(
+      lines.some((l) => /^Test Suite 'All tests' failed at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\.$/.test(l)),
+    ).toBe(true);
+    expect(
+      lines.filter((l) =>
+        l.startsWith("\t Executed 5 tests, with 1 test skipped and 1 failure (0 unexpected) in "),
+      ),
+    ).toHaveLength(1);
     expect(lines.at(-3)).toBe("** TEST EXECUTE FAILED **");
     // xcodebuild booted the simulator and installed the runner and the app under test from the products.
     expect(lab.simulators()[0]?.state).toBe("Booted");

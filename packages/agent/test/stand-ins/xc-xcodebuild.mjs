@@ -143,6 +143,13 @@ function out(line) {
   process.stdout.write(`${line}\n`);
 }
 
+/** XCTest's suite summary: "\t Executed 3 tests, with 1 test skipped and 1 failure (0 unexpected) in X (Y) seconds". */
+function executed({ count, skipped, failures, seconds }, overhead) {
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const skips = skipped > 0 ? `${plural(skipped, "test")} skipped and ` : "";
+  return `\t Executed ${plural(count, "test")}, with ${skips}${plural(failures, "failure")} (0 unexpected) in ${seconds.toFixed(3)} (${(seconds + overhead).toFixed(3)}) seconds`;
+}
+
 /** How the n-th run (1-based) of a test ends. */
 function outcomeOf(test, run) {
   if (Array.isArray(test.outcomes) && test.outcomes.length > 0) {
@@ -304,6 +311,7 @@ async function runTests(options, plan, suites, device) {
   const runs = readJson(applePaths.testRuns(device.id), {});
   const runnerPid = 30000 + (process.pid % 9999);
 
+  const all = { count: 0, skipped: 0, failures: 0, seconds: 0 };
   out(`Test Suite 'All tests' started at ${clock()}.`);
   for (const target of plan.targets) {
     const tests = selected(target, suiteTests(target, suites), options);
@@ -341,9 +349,7 @@ async function runTests(options, plan, suites, device) {
     out(`Test Suite '${target.name}.xctest' started at ${clock()}.`);
     const byClass = new Map();
     for (const test of tests) byClass.set(test.class, [...(byClass.get(test.class) ?? []), test]);
-    let bundleCount = 0;
-    let bundleFailures = 0;
-    let bundleSeconds = 0;
+    const bundle_ = { count: 0, skipped: 0, failures: 0, seconds: 0 };
     for (const [className, classTests] of byClass) {
       out(`Test Suite '${className}' started at ${clock()}.`);
       let count = 0;
@@ -452,18 +458,20 @@ async function runTests(options, plan, suites, device) {
       if (crashed) break;
       const verdict = failures > 0 ? "failed" : "passed";
       out(`Test Suite '${className}' ${verdict} at ${clock()}.`);
-      out(
-        `\t Executed ${count} test${count === 1 ? "" : "s"}, with ${skipped > 0 ? `${skipped} test${skipped === 1 ? "" : "s"} skipped and ` : ""}${failures} failure${failures === 1 ? "" : "s"} (0 unexpected) in ${seconds.toFixed(3)} (${(seconds + 0.001).toFixed(3)}) seconds`,
-      );
-      bundleCount += count;
-      bundleFailures += failures;
-      bundleSeconds += seconds;
+      out(executed({ count, skipped, failures, seconds }, 0.001));
+      bundle_.count += count;
+      bundle_.skipped += skipped;
+      bundle_.failures += failures;
+      bundle_.seconds += seconds;
     }
     if (crashed) break;
-    out(`Test Suite '${target.name}.xctest' ${bundleFailures > 0 ? "failed" : "passed"} at ${clock()}.`);
-    out(
-      `\t Executed ${bundleCount} test${bundleCount === 1 ? "" : "s"}, with ${bundleFailures} failure${bundleFailures === 1 ? "" : "s"} (0 unexpected) in ${bundleSeconds.toFixed(3)} (${(bundleSeconds + 0.002).toFixed(3)}) seconds`,
-    );
+    out(`Test Suite '${target.name}.xctest' ${bundle_.failures > 0 ? "failed" : "passed"} at ${clock()}.`);
+    out(executed(bundle_, 0.002));
+    for (const key of ["count", "skipped", "failures", "seconds"]) all[key] += bundle_[key];
+  }
+  if (!crashed) {
+    out(`Test Suite 'All tests' ${all.failures > 0 ? "failed" : "passed"} at ${clock()}.`);
+    out(executed(all, 0.003));
   }
   results.finishTime = Date.now() / 1000;
   saveResults(bundle, results);
