@@ -215,4 +215,61 @@ describe("the xcuitest step on the xcrun and xcodebuild stand-ins", () => {
       [`-only-testing:${TARGET}/CartTests/testFlaky`],
     ]);
   });
+
+  it("on Xcode 15 runs without a listing and reads the results from the legacy object graph", async () => {
+    const { ctx, tools } = await setUp({
+      xcodeVersion: 15,
+      simulators: [simulator],
+      suites: {
+        [TARGET]: {
+          tests: [
+            { class: "LoginTests", method: "testSignsIn", outcome: "pass" },
+            { class: "LoginTests", method: "testRejects", outcome: "fail", message: "XCTAssertEqual failed" },
+          ],
+        },
+      },
+    });
+    const outcome = await runXcuitestStep(step({ record_video: "never" }), ctx, { tools });
+    expect(outcome).toEqual({ status: "failed", message: "1 of 2 test cases failed" });
+    expect(ctx.lines("agent").some((l) => l.includes("running without a listing"))).toBe(true);
+    expect(ctx.cases.map((c) => `${c.classname}#${c.name} ${c.status}`).sort()).toEqual([
+      `${TARGET}.LoginTests#testRejects failed`,
+      `${TARGET}.LoginTests#testSignsIn passed`,
+    ]);
+    const failure = ctx.cases.find((c) => c.status === "failed");
+    expect(failure?.message).toContain("XCTAssertEqual failed");
+    // No `export attachments` before Xcode 16: the failure names the device log only, and says why in the log.
+    expect(failure?.artifacts).toEqual([`device-${UDID}/device-log.txt`]);
+    expect(ctx.lines("agent").some((l) => l.startsWith("attachments not exported"))).toBe(true);
+  });
+
+  it("installs with devicectl and runs on a physical device, without simulator captures", async () => {
+    const device = {
+      identifier: "0D6F1F7C-7F6B-4D6E-9D5B-3B2C1A0F9E11",
+      udid: "00008110-001A2B3C4D5E6F70",
+      name: "Ann's iPhone",
+    };
+    const { lab, ctx, tools } = await setUp({
+      devices: [device],
+      suites: { [TARGET]: { tests: [{ class: "LoginTests", method: "testSignsIn", outcome: "pass" }] } },
+    });
+    const onDevice = {
+      ...ctx,
+      device: { serial: device.udid, platform: "ios" as const, model: "iPhone 15 Pro", os_version: "18.0" },
+    };
+    const outcome = await runXcuitestStep(step(), onDevice, { tools });
+    expect(outcome, ctx.lines("agent").join("\n")).toEqual({ status: "passed", message: null });
+    expect(lab.calls().find((c) => c.argv[0] === "devicectl" && c.argv[1] === "device")?.argv).toEqual([
+      "devicectl",
+      "device",
+      "install",
+      "app",
+      "--device",
+      device.udid,
+      expect.stringMatching(/\/Shop\.app$/),
+    ]);
+    expect(runs(lab)[0]).toContain(`id=${device.udid}`);
+    expect(lab.calls().some((c) => c.argv.includes("spawn") || c.argv.includes("recordVideo"))).toBe(false);
+    expect(ctx.lines("agent")).toContain("no device log or video on a physical device");
+  });
 });
