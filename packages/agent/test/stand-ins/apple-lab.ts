@@ -137,6 +137,8 @@ export interface AppleLab {
   calls(): XcodeCall[];
   /** The next (or running) test on that simulator takes it down: the test fails, the simulator is Shutdown. */
   crash(udid: string): void;
+  /** Unplugs a physical device (by identifier): devicectl no longer reaches it, a running test on it is lost. */
+  disconnect(identifier: string): void;
   simulators(): SimulatorRecord[];
   /** How many times each test with `outcomes` ran there, by "Target/Class/method". */
   testRuns(id: string): Record<string, number>;
@@ -205,6 +207,15 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
     crash(udid) {
       if (!lab.simulators().some((s) => s.udid === udid)) throw new Error(`no simulator ${udid} in the lab`);
       writeJson(join(target(udid), "crash.json"), { at: Date.now() });
+    },
+    disconnect(identifier) {
+      const devices = readJson<PhysicalDeviceSpec[]>(file("devices.json"), []);
+      if (!devices.some((d) => d.identifier === identifier))
+        throw new Error(`no device ${identifier} in the lab`);
+      writeJson(
+        file("devices.json"),
+        devices.map((d) => (d.identifier === identifier ? { ...d, connected: false } : d)),
+      );
     },
     simulators: () =>
       readJson<SimulatorRecord[]>(file("simulators.json"), []).map((s) => ({

@@ -816,6 +816,38 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     expect(Object.keys(lab.installed(second.udid))).toContain(APP.bundleId);
   });
 
+  it("loses a physical device unplugged mid-run as the run's crash", async () => {
+    const device = {
+      identifier: "5B4C4E0B-0000-4000-8000-00000000A001",
+      udid: "00008130-001234560E12001C",
+      name: "QA iPhone",
+    };
+    lab = await createAppleLab({
+      devices: [device],
+      suites: {
+        ShopUITests: { tests: [{ class: "LoginTests", method: "testHangs", duration_ms: 600_000 }] },
+      },
+      timeScale: 0.01,
+    });
+    const dir = tempDir();
+    const bundle = join(dir, "lost.xcresult");
+    const running = startXc(
+      lab,
+      "xcodebuild",
+      runArgs(writeTestProducts(dir, PRODUCTS), bundle, device.udid),
+    );
+    await untilText(running.stdout, "Test Case '-[ShopUITests.LoginTests testHangs]' started.");
+    lab.disconnect(device.identifier);
+    const ended = await running.done;
+    expect(ended.code).toBe(65);
+    expect(ended.stdout).toContain("Lost connection to the test runner.");
+    const out = join(dir, "devices.json");
+    await xcrun("devicectl", "list", "devices", "--json-output", out);
+    expect(JSON.parse(readFileSync(out, "utf8")).result.devices[0].connectionProperties.tunnelState).toBe(
+      "unavailable",
+    );
+  });
+
   it("counts the runs of a flaky test on each device: it fails, then passes when run again", async () => {
     await newLab({
       ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn", outcomes: ["fail", "pass"] }] },

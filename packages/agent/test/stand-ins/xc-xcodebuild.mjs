@@ -187,6 +187,9 @@ async function deviceWait(ms, device) {
     if (device.simulator) {
       if (existsSync(applePaths.crash(device.id))) return "crash";
       if (findSimulator(device.id)?.state !== "Booted") return "crash";
+    } else if (findPhysicalDevice(device.id)?.connected === false) {
+      // A device unplugged (lab.disconnect) in the middle of a test ends the run as a crash does.
+      return "crash";
     }
     const left = until - Date.now();
     if (left <= 0) return "ok";
