@@ -77,6 +77,25 @@ export function androidServer(options: { versions?: string[] } = {}): AndroidSer
   const execution = async (id: string) =>
     (await call(`${state.server.baseUrl}/executions/${id}`, { headers: state.ci })).body;
 
+  const triggerStep = async (version: string, step: { type: string } & Record<string, unknown>) => {
+    const plan = await call(`${state.server.baseUrl}/testplans`, {
+      headers: state.ci,
+      json: {
+        name: `android ${version} ${Math.random()}`,
+        package_name: "com.example.basic",
+        devices: [{ platform: "android", model: "Pixel 7" }],
+        steps: [step],
+      },
+    });
+    expect(plan.status).toBe(201);
+    const run = await call(`${state.server.baseUrl}/testplan/run`, {
+      headers: state.ci,
+      json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version },
+    });
+    expect(run.status).toBe(200);
+    return run.body.execution.id as string;
+  };
+
   return {
     get server() {
       return state.server;
@@ -101,27 +120,9 @@ export function androidServer(options: { versions?: string[] } = {}): AndroidSer
         running,
       });
     },
-    triggerInstrumentation(version, step = {}) {
-      return this.triggerStep(version, { type: "instrumentation", ...step });
-    },
-    async triggerStep(version, step) {
-      const plan = await call(`${state.server.baseUrl}/testplans`, {
-        headers: state.ci,
-        json: {
-          name: `android ${version} ${Math.random()}`,
-          package_name: "com.example.basic",
-          devices: [{ platform: "android", model: "Pixel 7" }],
-          steps: [step],
-        },
-      });
-      expect(plan.status).toBe(201);
-      const run = await call(`${state.server.baseUrl}/testplan/run`, {
-        headers: state.ci,
-        json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version },
-      });
-      expect(run.status).toBe(200);
-      return run.body.execution.id as string;
-    },
+    triggerInstrumentation: (version, step = {}) =>
+      triggerStep(version, { type: "instrumentation", ...step }),
+    triggerStep,
     execution,
     finished: (id) =>
       waitFor(`execution ${id} to finish`, async () => {
