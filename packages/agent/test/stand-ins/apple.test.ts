@@ -848,6 +848,32 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     );
   });
 
+  it("fails a UI target whose app is missing from the products, and installs the app UITargetAppPath points at", async () => {
+    await newLab({ ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn" }] } });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, {
+      app: APP,
+      omitApp: true,
+      targets: [{ name: "ShopUITests", ui: true }],
+    });
+    const missing = await xcodebuild(...runArgs(xctestrun, join(dir, "a.xcresult")));
+    expect(missing.code).toBe(65);
+    expect(missing.stdout).toContain(
+      "ShopUITests-Runner encountered an error (Failed to install the app under test.",
+    );
+    expect(missing.stdout).not.toContain("Test Case");
+    const uploaded = writeAppBundle(join(dir, "uploaded"), { ...APP, version: "3.0" });
+    writeFileSync(
+      xctestrun,
+      readFileSync(xctestrun, "utf8").replace(
+        /__TESTROOT__\/Debug-iphonesimulator\/Shop\.app(?=<)/g,
+        uploaded,
+      ),
+    );
+    expect((await xcodebuild(...runArgs(xctestrun, join(dir, "b.xcresult")))).code).toBe(0);
+    expect(lab.installed(UDID)[APP.bundleId]).toMatchObject({ version: "3.0", installedBy: "xcodebuild" });
+  });
+
   it("counts the runs of a flaky test on each device: it fails, then passes when run again", async () => {
     await newLab({
       ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn", outcomes: ["fail", "pass"] }] },
