@@ -770,7 +770,7 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     const nowhere = await xcodebuild(...runArgs(xctestrun, join(dir, "x.xcresult"), "0000-NOPE"));
     expect(nowhere.code).toBe(70);
     expect(nowhere.stderr).toContain(
-      "Unable to find a device matching the provided destination specifier:\n\t\t{ id:0000-NOPE }",
+      "Unable to find a destination matching the provided destination specifier:\n\t\t{ id:0000-NOPE }",
     );
     expect(existsSync(join(dir, "x.xcresult"))).toBe(false);
   });

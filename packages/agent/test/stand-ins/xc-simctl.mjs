@@ -22,7 +22,7 @@ import { appleJson, coreSimulatorError, readAppBundle, stateError, unsupported }
 import { followLog } from "./xc-log.mjs";
 
 function invalidDevice(id) {
-  // Exit status not recorded publicly; 148 is what wrappers of simctl expect for it (unverified).
+  // Recorded with its exit status 148 (diglol/crypto#29: "Invalid device: Apple Watch Series 5 - 44mm").
   process.stderr.write(`Invalid device: ${id}\n`);
   return 148;
 }

@@ -223,8 +223,10 @@ export async function xcodebuild(argv) {
   const simulator = id ? findSimulator(id) : undefined;
   const physical = id && !simulator ? findPhysicalDevice(id) : undefined;
   if (!simulator && !(physical && physical.connected !== false)) {
+    // Wording and exit status as recorded (appium/appium#13267, Carthage/Carthage#950); the list of available
+    // destinations that follows is left out.
     process.stderr.write(
-      `xcodebuild: error: Unable to find a device matching the provided destination specifier:\n\t\t{ id:${id ?? ""} }\n\n`,
+      `xcodebuild: error: Unable to find a destination matching the provided destination specifier:\n\t\t{ id:${id ?? ""} }\n\n\tThe requested device could not be found because no available devices matched the request.\n\n`,
     );
     return 70;
   }
