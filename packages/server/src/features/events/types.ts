@@ -1,6 +1,7 @@
 /**
  * The events of the outbox (API.md §9 names them). `data` is what a webhook sends as the body's `data`.
- * Only test.flaky_detected is appended so far; the others are issue 17's.
+ * Appended in the transaction of the change: execution.started and execution.finished by features/device-runs,
+ * version.uploaded by features/versions, test.flaky_detected by features/tests.
  */
 export type EventType =
   | "execution.started"

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { RawConnection } from "../../../test/raw-http.ts";
 import { newId } from "../../ids.ts";
+import { eventsOf } from "../events/index.ts";
 
 const fixtures = fileURLToPath(new URL("../../../test/fixtures/binaries/", import.meta.url));
 const fixture = (name: string) => readFile(path.join(fixtures, name));
@@ -207,6 +208,17 @@ describe("uploading a version", () => {
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409]);
     const after = await filesInDataDir();
     expect(after.filter((file) => !before.includes(file))).toHaveLength(1);
+    // One version.uploaded, the winner's, with the version object the API answered it.
+    const winner = results.find((r) => r.status === 201)?.body;
+    const org = await server.app.services.database.db
+      .selectFrom("organizations")
+      .select("id")
+      .where("name", "=", "acme")
+      .executeTakeFirstOrThrow();
+    const events = (
+      await eventsOf(server.app.services.database.db, org.id, { type: "version.uploaded" })
+    ).filter((event) => event.data.version === "race-1");
+    expect(events.map((event) => event.data)).toEqual([winner]);
   });
 });
 

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { olderThan } from "../../db/keyset.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
+import { append } from "../events/index.ts";
 import type { BinaryMetadata } from "./inspection/index.ts";
 
 export interface VersionRecord {
@@ -47,10 +48,30 @@ export class VersionsRepo {
 
   /**
    * Records a stored version: the commit point of an upload. False when the version exists already, which
-   * is how exactly one of several concurrent uploads of one version wins.
+   * is how exactly one of several concurrent uploads of one version wins. The winner's version.uploaded
+   * event (`announced`: its organization and data, the version object) is appended in the same transaction.
    */
-  async insert(version: VersionRecord): Promise<boolean> {
-    const result = await this.db
+  async insert(
+    version: VersionRecord,
+    announced: { organizationId: string; data: Record<string, unknown> },
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const inserted = await this.insertRow(trx, version);
+      if (inserted) {
+        await append(trx, {
+          organizationId: announced.organizationId,
+          type: "version.uploaded",
+          subjectId: version.id,
+          data: announced.data,
+          at: version.createdAt,
+        });
+      }
+      return inserted;
+    });
+  }
+
+  private async insertRow(db: Kysely<Database>, version: VersionRecord): Promise<boolean> {
+    const result = await db
       .insertInto("app_versions")
       .values({
         id: version.id,

@@ -127,7 +127,10 @@ export class VersionsService {
       await store.putFile(record.blobKey, staged);
       let recorded = false;
       try {
-        recorded = await repo.insert(record);
+        recorded = await repo.insert(record, {
+          organizationId: app.organizationId,
+          data: versionView(app, record, null),
+        });
       } finally {
         if (!recorded) await store.delete(record.blobKey);
       }
