@@ -33,7 +33,7 @@ export interface SimulatorCaptures {
 
 /** How long a stopped recorder may take to finish its file before it is killed. */
 const finishMs = 15_000;
-/** How long stop() waits for a recorder that has not said it started yet. */
+/** How long a capture that has not said it started yet is waited for (recordVideo's stop, log stream's start). */
 const startMs = 5_000;
 
 export async function startSimulatorCaptures(
@@ -46,6 +46,9 @@ export async function startSimulatorCaptures(
   await mkdir(path.join(ctx.artifactsDir, folder), { recursive: true });
   const logArtifact = options.logcat === false ? null : `${folder}/device-log.txt`;
   const log = logArtifact ? followLog(tools, udid, path.join(ctx.artifactsDir, logArtifact)) : null;
+  // `log stream` shows what is logged from the moment it follows (it prints its header then): the tests must
+  // not start before, or their first lines are not in the log.
+  if (log) await log.following;
   const videoMode = options.record_video ?? "on_failure";
   const videoArtifact = `${folder}/video/part-01.mp4`;
   const videoFile = path.join(ctx.artifactsDir, videoArtifact);
@@ -73,21 +76,34 @@ export async function startSimulatorCaptures(
 function followLog(tools: XcodeTools, udid: string, file: string) {
   const out = createWriteStream(file, { mode: 0o600 });
   const stop = new AbortController();
+  let markFollowing = () => {};
+  const waited = new AbortController();
+  const following = Promise.race([
+    new Promise<void>((resolve) => {
+      markFollowing = resolve;
+    }),
+    delay(startMs, undefined, { signal: waited.signal }).catch(() => {}),
+  ]).then(() => waited.abort());
   // No time limit of its own: it lives as long as the run, and stop() ends it.
-  const following = tools.run(
+  const running = tools.run(
     "xcrun",
     ["simctl", "spawn", udid, "log", "stream", "--level", "debug", "--style", "compact"],
     24 * 3600 * 1000,
     "quiet",
     (stream, line) => {
-      if (stream === "stdout") out.write(`${line}\n`);
+      if (stream !== "stdout") return;
+      markFollowing();
+      out.write(`${line}\n`);
     },
     stop.signal,
   );
+  // A stream that could not start (the simulator is not booted) is not waited for.
+  void running.then(() => markFollowing());
   return {
+    following,
     async stop() {
       stop.abort();
-      await following;
+      await running;
       await new Promise<void>((resolve) => out.end(resolve));
     },
   };
