@@ -1,18 +1,22 @@
-// `maestro [--device S] test [--format junit] [--output FILE] [-e K=V]... PATH`.
+// `maestro [--device S] test [--format junit] [--output FILE] [-e K=V]... PATH`, on the adb lab's devices
+// (FAKE_ADB_STATE) and the Apple lab's simulators (FAKE_XCODE_STATE): maestro's DeviceService lists both, and
+// `--device` is looked up among the connected ones of either lab.
 // Flow files: a config document (appId, optional name) then "---" and the command list
 // (maestro.mobile.dev flow syntax). Commands that are modelled:
-//   launchApp (appId from the config, a string, or {appId}) fails with maestro's
-//   "Unable to launch app <appId>" when the app is not installed on the device (same state as adb);
+//   launchApp (appId from the config, a string, or {appId}) fails when the app is not installed on the
+//   device: on Android with "Unable to launch app <appId>" (same state as adb); on a simulator with the
+//   error `simctl launch` gives, which maestro 2.x reports as it is (installed = the Apple lab's state);
 //   assertVisible whose text starts with "FAIL" fails with 'Assertion is false: "<text>" is visible'
 //   (a rule of this stand-in: there is no screen to look at); one whose text starts with "FAIL <n>x "
 //   fails only on the flow's first n runs on that device (a flaky flow; runs counted in the device's
-//   state by flow name, as adb counts test runs). Every other command passes.
+//   state by flow name, as adb and xcodebuild count test runs). Every other command passes.
 // ${KEY} is replaced from -e KEY=VALUE everywhere in the flow text before parsing.
 // Report: maestro's JUnitTestSuiteReporter layout (testsuites/testsuite name="Test Suite" device=…
 // /testcase id name classname time status SUCCESS|ERROR with a <failure> text).
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { allSimulators, applePaths, installedApps, sleepDevice } from "./apple-state.mjs";
 import { allDevices, deviceSleep, paths, readJson, writeJson } from "./state.mjs";
 
 const STEP_MS = 100;
@@ -39,22 +43,22 @@ function substitute(text, env) {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, key) => (key in env ? env[key] : whole));
 }
 
-async function runFlow(file, env, serial) {
+async function runFlow(file, env, device) {
   const started = Date.now();
   const docs = parseAllDocuments(substitute(readFileSync(file, "utf8"), env)).map((d) => d.toJS());
   const config = docs.length > 1 ? (docs[0] ?? {}) : {};
   const commands = (docs.length > 1 ? docs[1] : docs[0]) ?? [];
   const name = config.name ?? basename(file, extname(file));
-  const installed = readJson(paths.packages(serial), {});
-  const runs = readJson(paths.testRuns(serial), {});
+  const installed = device.installed();
+  const runs = readJson(device.testRunsFile, {});
   const run = runs[`flow:${name}`] ?? 0;
-  writeJson(paths.testRuns(serial), { ...runs, [`flow:${name}`]: run + 1 });
+  writeJson(device.testRunsFile, { ...runs, [`flow:${name}`]: run + 1 });
   for (const command of commands) {
     const [kind, arg] = typeof command === "string" ? [command, undefined] : Object.entries(command)[0];
-    await deviceSleep(STEP_MS, serial);
+    await device.sleep(STEP_MS);
     if (kind === "launchApp") {
       const appId = typeof arg === "string" ? arg : (arg?.appId ?? config.appId);
-      if (!installed[appId]) return { name, file, started, error: `Unable to launch app ${appId}` };
+      if (!installed[appId]) return { name, file, started, error: device.launchError(appId) };
     } else if (kind === "assertVisible") {
       const text = typeof arg === "string" ? arg : (arg?.text ?? "");
       const flaky = /^FAIL (\d+)x /.exec(text);
@@ -71,6 +75,54 @@ function seconds(ms) {
 
 function iso(ms) {
   return new Date(ms).toISOString().slice(0, 19);
+}
+
+/** An adb device in the `device` state, as maestro drives it. */
+function androidDevice(d) {
+  return {
+    id: d.serial,
+    // maestro's Device.description, which its JUnit report names the device by: the serial on Android.
+    description: d.serial,
+    installed: () => readJson(paths.packages(d.serial), {}),
+    testRunsFile: paths.testRuns(d.serial),
+    sleep: (ms) => deviceSleep(ms, d.serial),
+    launchError: (appId) => `Unable to launch app ${appId}`,
+  };
+}
+
+/** A Booted simulator of the Apple lab, as maestro drives it (through simctl and its XCTest runner). */
+function simulator(s) {
+  return {
+    id: s.udid,
+    // DeviceService: "${name} - ${runtime name} - ${udid}", the runtime's name as simctl lists it ("iOS 18.0").
+    description: `${s.name} - iOS ${s.osVersion} - ${s.udid}`,
+    installed: () => installedApps(s.udid),
+    testRunsFile: applePaths.testRuns(s.udid),
+    sleep: (ms) => sleepDevice(ms, s.speed),
+    // maestro launches with `xcrun simctl launch` and reports simctl's error as the command's failure
+    // (recorded: mobile-dev-inc/Maestro#3614, maestro 2.x on an iOS 26.5 simulator).
+    launchError: (appId) =>
+      `An error was encountered processing the command (domain=FBSOpenApplicationServiceErrorDomain, code=4):\nSimulator device failed to launch ${appId}.`,
+  };
+}
+
+/**
+ * The devices maestro counts as connected (DeviceService.listConnectedDevices): adb's devices in the `device`
+ * state, then the simulators that are Booted. A Shutdown simulator is only "available for launch", so
+ * `--device` with its UDID is refused like an unknown id. Each lab is read only when its state dir is set.
+ */
+function connectedDevices() {
+  const android = process.env.FAKE_ADB_STATE
+    ? allDevices()
+        .filter((d) => d.attached !== false && (d.state ?? "device") === "device")
+        .map(androidDevice)
+    : [];
+  const simulators = process.env.FAKE_XCODE_STATE
+    ? allSimulators()
+        .filter((s) => s.isAvailable !== false && s.state === "Booted")
+        .map(simulator)
+    : [];
+  return [...android, ...simulators];
 }
 
 export async function maestro(argv) {
@@ -105,8 +157,9 @@ export async function maestro(argv) {
     process.stderr.write(`stand-in maestro: unsupported: --format ${format}\n`);
     return 1;
   }
-  const ready = allDevices().filter((d) => d.attached !== false && (d.state ?? "device") === "device");
-  const device = serial === undefined ? ready[0] : ready.find((d) => d.serial === serial);
+  const ready = connectedDevices();
+  // TestCommand checks each --device id against the connected ones as written (case counts).
+  const device = serial === undefined ? ready[0] : ready.find((d) => d.id === serial);
   if (!device) {
     process.stderr.write(
       serial === undefined
@@ -127,7 +180,7 @@ export async function maestro(argv) {
   const suiteStarted = Date.now();
   const results = [];
   for (const file of found.files) {
-    const result = await runFlow(file, env, device.serial);
+    const result = await runFlow(file, env, device);
     result.ms = Date.now() - result.started;
     results.push(result);
     const status = result.error
@@ -152,7 +205,7 @@ export async function maestro(argv) {
       .join("\n");
     writeFileSync(
       output,
-      `<?xml version='1.0' encoding='UTF-8'?>\n<testsuites>\n  <testsuite name="Test Suite" device="${escapeXml(device.serial)}" tests="${results.length}" failures="${failed}" time="${seconds(Date.now() - suiteStarted)}" timestamp="${iso(suiteStarted)}">\n${cases}\n  </testsuite>\n</testsuites>\n`,
+      `<?xml version='1.0' encoding='UTF-8'?>\n<testsuites>\n  <testsuite name="Test Suite" device="${escapeXml(device.description)}" tests="${results.length}" failures="${failed}" time="${seconds(Date.now() - suiteStarted)}" timestamp="${iso(suiteStarted)}">\n${cases}\n  </testsuite>\n</testsuites>\n`,
     );
   }
   return failed > 0 ? 1 : 0;
