@@ -71,6 +71,16 @@ import {
   versionsRoutes,
 } from "./features/versions/index.ts";
 import { webRoutes } from "./features/web/index.ts";
+import {
+  AttemptSender,
+  DeliveryWorker,
+  SecretBox,
+  systemResolveAll,
+  WebhookFanOut,
+  WebhooksRepo,
+  WebhooksService,
+  webhooksRoutes,
+} from "./features/webhooks/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
@@ -332,6 +342,48 @@ async function assemble(
     history: new TestHistoryService(new TestHistoryRepo(database.db), plans, quarantineRepo),
   });
   await app.register(quarantineRoutes, { quarantines });
+  // Webhooks (API.md §9): routes here; the fan-out and the sender run in the background below.
+  const webhooksRepo = new WebhooksRepo(database.db, database.dialect);
+  const webhookSecrets = new SecretBox(signingKey.privateKey);
+  const webhookAttemptTimeoutMs = 10_000;
+  const deliveryWorker = new DeliveryWorker({
+    repo: webhooksRepo,
+    sender: new AttemptSender({
+      allowPrivate: config.webhookAllowPrivate,
+      resolveAll: systemResolveAll,
+      timeoutMs: webhookAttemptTimeoutMs,
+    }),
+    secrets: webhookSecrets,
+    clock,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    // Well past an attempt's 10 s: a live sender never loses its delivery to another instance.
+    leaseMs: webhookAttemptTimeoutMs + 50_000,
+    publicUrl: config.publicUrl,
+  });
+  const sendDueDeliveries = () => {
+    deliveryWorker.tick().catch((error) => app.log.error({ err: error }, "webhook delivery round failed"));
+  };
+  await app.register(webhooksRoutes, {
+    webhooks: new WebhooksService({
+      repo: webhooksRepo,
+      secrets: webhookSecrets,
+      audit,
+      clock,
+      allowPrivate: config.webhookAllowPrivate,
+      onDue: sendDueDeliveries,
+    }),
+  });
+  const webhookFanOut = new WebhookFanOut(database.db, database.dialect, clock, async (event) => {
+    // The outbox names the execution; receivers get the execution object as GET /v1/executions/{id} has it.
+    if (!event.type.startsWith("execution.")) return undefined;
+    const id = event.data.execution_id;
+    if (typeof id !== "string") return undefined;
+    try {
+      return await executions.view(event.organizationId, await executions.get(event.organizationId, id));
+    } catch {
+      return undefined;
+    }
+  });
   await app.register(agentRoutes, { agents });
   await app.register(eventsRoutes, { changes });
   await app.register(agentArtifactRoutes, { agents });
@@ -350,6 +402,11 @@ async function assemble(
     );
   }
 
+  // Short rounds: an event reaches its receivers within about half a second (bench target p99 ≤ 2 s).
+  scheduleEvery(app, "fan events out to webhooks", 250, async () => {
+    if ((await webhookFanOut.dispatch()) > 0) sendDueDeliveries();
+  });
+  scheduleEvery(app, "send due webhook deliveries", 250, () => deliveryWorker.tick());
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),
   );
@@ -358,6 +415,9 @@ async function assemble(
     for (const stop of beforeClose) await stop();
     // Waiting claims answer 204 at once instead of holding the close up for up to 30 s.
     await agents.close();
+    // Sends in flight are dropped unrecorded: their leases lapse and another instance (or this one, restarted)
+    // sends them again. At least once, never lost.
+    await deliveryWorker.close();
     changes.close();
     await notifications?.close();
     // Node closes the connections that are idle when the close begins; one busy then (a claim ending

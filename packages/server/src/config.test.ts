@@ -40,7 +40,21 @@ const settings = [
   "TESTBAY_LEASE_TTL_SECONDS",
   "TESTBAY_BODY_IDLE_TIMEOUT_SECONDS",
   "TESTBAY_LOG_LEVEL",
+  "TESTBAY_WEBHOOK_RETRY_SCHEDULE",
+  "TESTBAY_WEBHOOK_ALLOW_PRIVATE",
 ];
+
+describe("webhook settings", () => {
+  it("reads the retry schedule in its units, spaces around the commas allowed", () => {
+    expect(
+      loadConfig({ TESTBAY_WEBHOOK_RETRY_SCHEDULE: "500ms, 5s,2m,1h,1d" }).webhookRetryScheduleMs,
+    ).toEqual([500, 5000, 120_000, 3_600_000, 86_400_000]);
+  });
+
+  it("lifts the address guard only when asked", () => {
+    expect(loadConfig({ TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+  });
+});
 
 describe("loadConfig defaults", () => {
   it("serves on 127.0.0.1:8080 from ./.testbay with SQLite and file storage in it", () => {
@@ -67,6 +81,10 @@ describe("loadConfig defaults", () => {
       logLevel: "info",
       logFormat: "auto",
       oidc: undefined,
+      webhookRetryScheduleMs: [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map(
+        (s) => s * 1000,
+      ),
+      webhookAllowPrivate: false,
     });
   });
 
@@ -118,6 +136,8 @@ describe("loadConfig values", () => {
       TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: "5",
       TESTBAY_LOG_LEVEL: "warn",
       TESTBAY_LOG_FORMAT: "json",
+      TESTBAY_WEBHOOK_RETRY_SCHEDULE: "1s,2s",
+      TESTBAY_WEBHOOK_ALLOW_PRIVATE: "yes",
     });
     expect(config).toEqual({
       port: 9090,
@@ -140,6 +160,8 @@ describe("loadConfig values", () => {
       bodyIdleTimeoutSeconds: 5,
       logLevel: "warn",
       logFormat: "json",
+      webhookRetryScheduleMs: [1000, 2000],
+      webhookAllowPrivate: true,
     });
   });
 
@@ -198,6 +220,12 @@ describe("loadConfig rejects invalid values", () => {
     ["TESTBAY_BODY_IDLE_TIMEOUT_SECONDS", "0", /seconds from 1 to 3600/],
     ["TESTBAY_BODY_IDLE_TIMEOUT_SECONDS", "1.5", /seconds from 1 to 3600/],
     ["TESTBAY_LOG_LEVEL", "verbose", /one of fatal, error, warn, info, debug, trace, silent/],
+    ["TESTBAY_WEBHOOK_RETRY_SCHEDULE", "5", /comma-separated list of waits such as 5s,30s/],
+    ["TESTBAY_WEBHOOK_RETRY_SCHEDULE", "5s,,30s", /comma-separated list of waits/],
+    ["TESTBAY_WEBHOOK_RETRY_SCHEDULE", "1y", /units ms, s, m, h, d/],
+    ["TESTBAY_WEBHOOK_RETRY_SCHEDULE", "0s", /comma-separated list of waits/],
+    ["TESTBAY_WEBHOOK_RETRY_SCHEDULE", "8d", /each at most 7d/],
+    ["TESTBAY_WEBHOOK_ALLOW_PRIVATE", "sure", /true or false/],
   ])("%s=%s: names the variable, what it accepts and what it got", (name, value, accepts) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

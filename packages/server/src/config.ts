@@ -43,6 +43,10 @@ export interface Config {
   logFormat: "auto" | "json" | "pretty";
   /** Single sign-on (API.md §10): set when TESTBAY_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET all are. */
   oidc: OidcSettings | undefined;
+  /** Webhook deliveries (API.md §9): the waits between attempts, in milliseconds; when spent, the endpoint is disabled. */
+  webhookRetryScheduleMs: number[];
+  /** Lets webhooks reach loopback, private and link-local addresses (on-premises receivers, tests). */
+  webhookAllowPrivate: boolean;
 }
 
 export type OidcRole = "viewer" | "member" | "admin";
@@ -142,6 +146,32 @@ const oidcIssuer = z.url({ protocol: /^https?$/, error: oidcIssuerRule }).refine
 
 const oidcRole = z.enum(["viewer", "member", "admin"], { error: "must be one of viewer, member, admin" });
 
+/** `5s`, `30s`, `2m`, `1h`: the units a retry schedule is written in, in milliseconds. */
+const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+const retryScheduleRule =
+  "must be a comma-separated list of waits such as 5s,30s,2m,10m,30m,1h (units ms, s, m, h, d; 1 to 50 waits, each at most 7d)";
+
+/**
+ * TESTBAY_WEBHOOK_RETRY_SCHEDULE: how long to wait before each retry of a failed delivery. Bounded so that a
+ * typo ("5" without a unit, "1y") is an error at start, not a delivery retried forever or never.
+ */
+const retrySchedule = z.string().transform((value, ctx) => {
+  const waits = value.split(",").map((part) => {
+    const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(part);
+    return match ? Number(match[1]) * (durationUnits[match[2] as string] as number) : Number.NaN;
+  });
+  const valid =
+    waits.length >= 1 &&
+    waits.length <= 50 &&
+    waits.every((ms) => Number.isSafeInteger(ms) && ms > 0 && ms <= 7 * 86_400_000);
+  if (!valid) {
+    ctx.addIssue({ code: "custom", message: retryScheduleRule });
+    return z.NEVER;
+  }
+  return waits;
+});
+
 /** Variables whose values are never repeated in a configuration error. */
 const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SECRET"]);
 
@@ -192,6 +222,11 @@ const variables = {
   TESTBAY_OIDC_DEFAULT_ROLE: oidcRole.default("viewer"),
   TESTBAY_OIDC_ORG: z.string().min(1).default("default"),
   TESTBAY_OIDC_ROLE_CLAIM: z.string().min(1).optional(),
+  TESTBAY_WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(
+    // About 24 hours in all, as Standard Webhooks senders do (API.md §9).
+    [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map((seconds) => seconds * 1000),
+  ),
+  TESTBAY_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 };
 
 const oidcTrio = ["TESTBAY_OIDC_ISSUER", "TESTBAY_OIDC_CLIENT_ID", "TESTBAY_OIDC_CLIENT_SECRET"] as const;
@@ -268,6 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             roleClaim: v.TESTBAY_OIDC_ROLE_CLAIM,
           }
         : undefined,
+    webhookRetryScheduleMs: v.TESTBAY_WEBHOOK_RETRY_SCHEDULE,
+    webhookAllowPrivate: v.TESTBAY_WEBHOOK_ALLOW_PRIVATE,
   };
 }
 

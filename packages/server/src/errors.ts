@@ -96,6 +96,18 @@ export const errorCatalog = {
     fix: "Use a test id from GET /v1/tests?test_plan_id=… or GET /v1/executions/{id}/tests: a test gets its id when an agent first reports it, and test ids do not work across organizations.",
     retryable: false,
   },
+  webhook_not_found: {
+    status: 404,
+    title: "Webhook not found",
+    fix: "Confirm the webhook ID (GET /v1/webhooks lists the organization's webhooks); webhook IDs do not work across organizations.",
+    retryable: false,
+  },
+  webhook_delivery_not_found: {
+    status: 404,
+    title: "Webhook delivery not found",
+    fix: "Use a delivery ID from GET /v1/webhooks/{id}/deliveries of the same webhook.",
+    retryable: false,
+  },
   client_not_found: {
     status: 404,
     title: "Client not found",

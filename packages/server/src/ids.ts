@@ -24,7 +24,10 @@ export function newId(
     | "usr"
     | "aud"
     | "tb"
-    | "evt",
+    | "evt"
+    | "wh"
+    | "msg"
+    | "wha",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

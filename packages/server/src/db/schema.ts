@@ -29,6 +29,9 @@ export interface Database {
   shard_plans: ShardPlansTable;
   test_batches: TestBatchesTable;
   events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface OrganizationsTable {
@@ -404,4 +407,57 @@ export interface EventsTable {
   /** JSON text: the event's `data` as webhooks send it. */
   payload: string;
   created_at: string;
+  /** When webhooks' fan-out turned it into deliveries (features/webhooks); null until then. */
+  dispatched_at: string | null;
+}
+
+/** An organization's webhook endpoint (API.md §9). */
+export interface WebhooksTable {
+  /** `wh_…` */
+  id: string;
+  organization_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  format: "standard" | "slack";
+  description: string | null;
+  /** 0 or 1 */
+  enabled: number;
+  disabled_reason: string | null;
+  /** The signing secret, sealed (features/webhooks/secret-box.ts); null for Slack endpoints. */
+  secret: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One message to one endpoint: `id` is its `webhook-id`, the same on every attempt. */
+export interface WebhookDeliveriesTable {
+  /** `msg_…` */
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  /** The outbox event it delivers; null for webhook.test. */
+  event_id: string | null;
+  type: string;
+  /** JSON text: the body's `data`. */
+  payload: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  next_attempt_at: string;
+  lease_id: string | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One try of a delivery: the delivery log. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** The first KiB of the response body. */
+  response_excerpt: string | null;
 }

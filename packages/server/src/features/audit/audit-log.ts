@@ -42,13 +42,17 @@ export type AuditAction =
   | "user.enabled"
   | "user.role_changed"
   | "test.quarantined"
-  | "test.unquarantined";
+  | "test.unquarantined"
+  | "webhook.created"
+  | "webhook.updated"
+  | "webhook.deleted"
+  | "webhook.secret_rotated";
 
 export interface AuditEntry {
   organizationId: string;
   actor: Actor;
   action: AuditAction;
-  target: { type: "execution" | "test_plan" | "client" | "user" | "test"; id: string };
+  target: { type: "execution" | "test_plan" | "client" | "user" | "test" | "webhook"; id: string };
   details?: Record<string, unknown>;
 }
 

@@ -1,0 +1,121 @@
+/**
+ * Fan-out: turns new outbox events (features/events) into one delivery per enabled endpoint of the
+ * organization that subscribed to the event's type. Each event is fanned out exactly once whichever instance
+ * does it: the deliveries are inserted and the event marked dispatched in one transaction, with the events
+ * taken FOR UPDATE SKIP LOCKED on PostgreSQL (two instances take different events) and under SQLite's single
+ * writer otherwise.
+ */
+import { type Kysely, sql } from "kysely";
+import { type Clock, isoTime } from "../../clock.ts";
+import type { Dialect } from "../../db/kysely.ts";
+import type { Database } from "../../db/schema.ts";
+import { newId } from "../../ids.ts";
+import type { StoredEvent } from "../events/index.ts";
+
+/**
+ * The `data` a webhook sends for an event. The outbox keeps what identifies the subject (an execution's id
+ * and status); a describer can replace it with the full object API.md §9 names (the execution object).
+ * Undefined: send the event's own data.
+ */
+export type EventDescriber = (event: StoredEvent) => Promise<Record<string, unknown> | undefined>;
+
+/** Events per round: enough for bursts (50 finished executions a second), small enough for one transaction. */
+const batchSize = 200;
+
+export class WebhookFanOut {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly describe: EventDescriber = async () => undefined,
+  ) {}
+
+  /** One round; how many events it fanned out. Run it until it returns 0 to drain a backlog. */
+  async dispatch(): Promise<number> {
+    const rows = await this.db
+      .selectFrom("events")
+      .selectAll()
+      .where("dispatched_at", "is", null)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(batchSize)
+      .execute();
+    if (rows.length === 0) return 0;
+    const organizations = [...new Set(rows.map((row) => row.organization_id))];
+    const webhooks = await this.db
+      .selectFrom("webhooks")
+      .select(["id", "organization_id", "events", "created_at"])
+      .where("organization_id", "in", organizations)
+      .where("enabled", "=", 1)
+      .execute();
+    const subscribers = webhooks.map((w) => ({ ...w, types: new Set(JSON.parse(w.events) as string[]) }));
+
+    // Described before the transaction: describing reads other tables, and SQLite's one connection is
+    // busy inside it. Two instances describing the same event both do the work; only one fans it out.
+    const planned: Array<{ eventId: string; deliveries: Database["webhook_deliveries"][] }> = [];
+    const now = isoTime(this.clock.now());
+    for (const row of rows) {
+      // An endpoint gets the events that happen after it was created, not the outbox's past.
+      const targets = subscribers.filter(
+        (w) =>
+          w.organization_id === row.organization_id &&
+          w.types.has(row.type) &&
+          w.created_at <= row.created_at,
+      );
+      if (targets.length === 0) {
+        planned.push({ eventId: row.id, deliveries: [] });
+        continue;
+      }
+      const event: StoredEvent = {
+        id: row.id,
+        organizationId: row.organization_id,
+        type: row.type as StoredEvent["type"],
+        subjectId: row.subject_id,
+        data: JSON.parse(row.payload) as Record<string, unknown>,
+        createdAt: row.created_at,
+      };
+      const data = (await this.describe(event)) ?? event.data;
+      const body = JSON.stringify({ type: row.type, timestamp: row.created_at, data });
+      planned.push({
+        eventId: row.id,
+        deliveries: targets.map((w) => ({
+          id: newId("msg", this.clock.now()),
+          webhook_id: w.id,
+          organization_id: row.organization_id,
+          event_id: row.id,
+          type: row.type,
+          payload: body,
+          status: "pending" as const,
+          attempts: 0,
+          next_attempt_at: now,
+          lease_id: null,
+          lease_expires_at: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      });
+    }
+
+    return this.db.transaction().execute(async (trx) => {
+      const ids = planned.map((p) => p.eventId);
+      const lock = this.dialect === "postgres" ? sql`for update skip locked` : sql``;
+      const taken = await sql<{ id: string }>`select id from events
+        where id in (${sql.join(ids)}) and dispatched_at is null ${lock}`.execute(trx);
+      const takenIds = new Set(taken.rows.map((row) => row.id));
+      const deliveries = planned.filter((p) => takenIds.has(p.eventId)).flatMap((p) => p.deliveries);
+      if (takenIds.size === 0) return 0;
+      for (let i = 0; i < deliveries.length; i += 100) {
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(deliveries.slice(i, i + 100))
+          .execute();
+      }
+      await trx
+        .updateTable("events")
+        .set({ dispatched_at: now })
+        .where("id", "in", [...takenIds])
+        .execute();
+      return takenIds.size;
+    });
+  }
+}
