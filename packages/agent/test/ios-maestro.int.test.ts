@@ -1,0 +1,245 @@
+import type { ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
+import {
+  type AppleLab,
+  type AppleLabOptions,
+  buildAppArchive,
+  createAppleLab,
+  type SimulatorSpec,
+} from "./stand-ins/apple-lab.ts";
+import { createDeviceLab, type DeviceLab } from "./stand-ins/device-lab.ts";
+
+// Maestro on iOS end to end: a zipped .app uploaded to a real server, a plan with a maestro step on
+// `{platform: "ios"}`, a real `testbay-agent --devices auto` finding the stand-in simulators with xcrun, booting
+// one and installing the app with simctl before maestro runs the flows on it (maestro's launchApp installs
+// nothing). The maestro stand-in runs on the same simulators: it launches only what simctl installed there, and
+// decides each flow's outcome by the stand-in's rule (an assertVisible of "FAIL…" fails; "FAIL nx …" fails the
+// flow's first n runs on that simulator). No Mac, simulator, Xcode or maestro is involved.
+
+const APP = "com.example.shop";
+const UDID_A = "9A1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B0A";
+const UDID_B = "9A1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B0B";
+const sim = (udid: string, state: "Shutdown" | "Booted" = "Shutdown"): SimulatorSpec => ({
+  udid,
+  name: "iPhone 15",
+  runtime: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
+  state,
+});
+
+let server: TestServer;
+let ci: Record<string, string>;
+let agentCredentials: { client_id: string; client_secret: string };
+let scratch: string;
+const running: ChildProcess[] = [];
+let lab: AppleLab | undefined;
+let noAndroid: DeviceLab | undefined;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
+  });
+  scratch = await mkdtemp(path.join(tmpdir(), "testbay-ios-maestro-"));
+  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  agentCredentials = await server.createClient("acme", "agent");
+  const created = await call(`${server.baseUrl}/apps`, {
+    headers: ci,
+    json: { package_name: APP, platform: "ios", display_name: "Shop" },
+  });
+  expect(created.status).toBe(201);
+  // A zipped Shop.app, the other form of iOS app Testbay takes besides an IPA. Maestro needs no test package.
+  const zipped = buildAppArchive(scratch, { bundleId: APP, name: "Shop" }, "zip");
+  const uploaded = await fetch(`${server.baseUrl}/apps/${APP}/versions/1.0.0`, {
+    method: "PUT",
+    headers: { ...ci, "content-type": "application/octet-stream" },
+    body: await readFile(zipped),
+  });
+  expect(uploaded.status, await uploaded.clone().text()).toBe(201);
+});
+
+afterEach(async () => {
+  await stopAgentProcesses(running);
+  lab?.cleanup();
+  lab = undefined;
+  noAndroid?.cleanup();
+  noAndroid = undefined;
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+async function createLab(options: AppleLabOptions): Promise<AppleLab> {
+  lab = await createAppleLab({ timeScale: 0.02, ...options });
+  // The stand-ins' folder holds adb too: an adb with no devices, as on a Mac that has one installed.
+  noAndroid = await createDeviceLab({ devices: [] });
+  return lab;
+}
+
+function startAgent(name: string, args: string[] = []): AgentProcess {
+  return startAgentProcess({
+    name,
+    baseUrl: server.baseUrl,
+    audience: server.config.audience,
+    credentials: agentCredentials,
+    scratch,
+    args: ["--devices", "auto", ...args],
+    env: { ...noAndroid?.env, ...lab?.env, PATH: lab?.env.PATH ?? "" },
+    running,
+  });
+}
+
+async function trigger(step: Record<string, unknown>) {
+  const plan = await call(`${server.baseUrl}/testplans`, {
+    headers: ci,
+    json: {
+      name: `ios maestro ${Math.random()}`,
+      package_name: APP,
+      devices: [{ platform: "ios" }],
+      steps: [{ type: "maestro", ...step }],
+    },
+  });
+  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+  const run = await call(`${server.baseUrl}/testplan/run`, {
+    headers: ci,
+    json: { test_plan_id: plan.body.id, package_name: APP, version: "1.0.0" },
+  });
+  expect(run.status, JSON.stringify(run.body)).toBe(200);
+  return run.body.execution.id as string;
+}
+
+const execution = async (id: string) =>
+  (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
+const finished = (id: string, agent: AgentProcess) =>
+  waitFor(`execution ${id} to finish`, async () => {
+    const view = await execution(id);
+    return !["queued", "running"].includes(view.status) && view;
+  }).catch(async (error) => {
+    console.log(agent.output(), JSON.stringify(await execution(id), null, 1));
+    throw error;
+  });
+
+interface TestView {
+  name: string;
+  status: string;
+  flaky: boolean;
+  message: string | null;
+  stack_trace: string | null;
+  device: { serial: string; platform: string };
+  attempts: Array<{ status: string }>;
+}
+const testsOf = async (id: string): Promise<TestView[]> =>
+  (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items as TestView[];
+
+/** The lab's calls as "tool sub-command" (xcrun's tool and verb, maestro's device), in the order made. */
+const callLines = (l: AppleLab) =>
+  l.calls().map((c) => {
+    const tool = c.tool as string;
+    if (tool === "maestro") return `maestro ${c.argv[c.argv.indexOf("--device") + 1]}`;
+    return `${tool} ${c.argv.slice(0, 2).join(" ")} ${tool === "xcrun" ? (c.argv[2] ?? "") : ""}`.trim();
+  });
+
+const flow = (name: string, assertion = "Welcome") =>
+  `appId: ${APP}\nname: ${name}\n---\n- launchApp\n- tapOn: "Sign in"\n- assertVisible: "${assertion}"\n`;
+
+describe("a maestro plan on an iOS simulator (stand-ins)", () => {
+  it("boots the simulator and installs the app before maestro runs, then reports each flow as maestro did", async () => {
+    const l = await createLab({ simulators: [sim(UDID_A)] });
+    const id = await trigger({ flows: [flow("Login"), flow("Checkout", "FAIL Order confirmed")] });
+    const agent = startAgent("mac-maestro-1");
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({
+      status: "failed",
+      summary: { tests: 2, passed: 1, failed: 1 },
+      devices: [{ status: "failed", agent_id: "mac-maestro-1" }],
+    });
+
+    const calls = callLines(l);
+    const maestroAt = calls.indexOf(`maestro ${UDID_A}`);
+    expect(maestroAt).toBeGreaterThan(-1);
+    expect(calls.indexOf(`xcrun simctl boot ${UDID_A}`)).toBeGreaterThan(-1);
+    expect(calls.indexOf(`xcrun simctl boot ${UDID_A}`)).toBeLessThan(
+      calls.indexOf(`xcrun simctl install ${UDID_A}`),
+    );
+    expect(calls.indexOf(`xcrun simctl install ${UDID_A}`)).toBeLessThan(maestroAt);
+    expect(l.installed(UDID_A)[APP]).toMatchObject({ installedBy: "simctl", installs: 1, name: "Shop" });
+    expect(l.simulators()[0]).toMatchObject({ state: "Booted" });
+
+    const tests = await testsOf(id);
+    expect(tests.map((t) => `${t.name} ${t.status}`).sort()).toEqual(["Checkout failed", "Login passed"]);
+    expect(tests.find((t) => t.name === "Checkout")).toMatchObject({
+      message: expect.stringContaining('Assertion is false: "FAIL Order confirmed" is visible'),
+      device: { serial: UDID_A, platform: "ios" },
+    });
+    // Each flow ran once on the simulator; Login passed because the app was there to launch.
+    expect(l.testRuns(UDID_A)).toEqual({ "flow:Login": 1, "flow:Checkout": 1 });
+  });
+
+  it("fails the flows of an app the simulator does not have: the bundle id maestro is given is the one installed", async () => {
+    const l = await createLab({ simulators: [sim(UDID_A, "Booted")] });
+    const id = await trigger({
+      flows: [`appId: com.example.other\nname: Other\n---\n- launchApp\n`, flow("Login")],
+    });
+    const agent = startAgent("mac-maestro-2");
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({ status: "failed", summary: { tests: 2, passed: 1, failed: 1 } });
+    const other = (await testsOf(id)).find((t) => t.name === "Other");
+    // simctl's error is two lines: the message is its first, the whole text is the stack trace.
+    expect(other).toMatchObject({
+      status: "failed",
+      message:
+        "An error was encountered processing the command (domain=FBSOpenApplicationServiceErrorDomain, code=4):",
+      stack_trace: expect.stringContaining("Simulator device failed to launch com.example.other."),
+    });
+    expect(Object.keys(l.installed(UDID_A))).toEqual([APP]);
+  });
+
+  it("reruns a failed flow alone with retry_failed_tests, and a pass on the rerun makes it flaky", async () => {
+    const l = await createLab({ simulators: [sim(UDID_A, "Booted")] });
+    const id = await trigger({
+      flows: [flow("Login"), flow("Cart", "FAIL 1x Cart shown")],
+      retry_failed_tests: 2,
+    });
+    const agent = startAgent("mac-maestro-3");
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({ status: "passed", summary: { tests: 2, passed: 2, failed: 0, flaky: 1 } });
+    const cart = (await testsOf(id)).find((t) => t.name === "Cart") as TestView;
+    expect(cart).toMatchObject({ status: "passed", flaky: true });
+    expect(cart.attempts.map((a) => a.status)).toEqual(["failed", "passed"]);
+    // The first run and the rerun alone, on the same simulator; Login ran once.
+    expect(l.testRuns(UDID_A)).toEqual({ "flow:Login": 1, "flow:Cart": 2 });
+    const calls = callLines(l);
+    expect(calls.indexOf(`xcrun simctl install ${UDID_A}`)).toBeLessThan(calls.indexOf(`maestro ${UDID_A}`));
+  });
+
+  it("splits the flows over two simulators, each with the app installed before its first maestro run", async () => {
+    const names = ["Login", "Search", "Cart", "Checkout"];
+    const l = await createLab({ simulators: [sim(UDID_A), sim(UDID_B)] });
+    const id = await trigger({ flows: names.map((name) => flow(name)), shards: 2, sharding: "uniform" });
+    const agent = startAgent("mac-maestro-4", ["--concurrency", "2"]);
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({ status: "passed", summary: { tests: 4, passed: 4, failed: 0 } });
+    expect(view.devices).toHaveLength(2);
+
+    const tests = await testsOf(id);
+    expect(tests.map((t) => t.name).sort()).toEqual([...names].sort());
+    expect(new Set(tests.map((t) => t.device.serial))).toEqual(new Set([UDID_A, UDID_B]));
+    // Each flow ran once, on the simulator the server says ran it; both simulators had some.
+    const runs = { [UDID_A]: l.testRuns(UDID_A), [UDID_B]: l.testRuns(UDID_B) };
+    const ran = Object.values(runs).flatMap((r) => Object.entries(r));
+    expect(ran.map(([key]) => key).sort()).toEqual(names.map((name) => `flow:${name}`).sort());
+    expect(ran.every(([, n]) => n === 1)).toBe(true);
+    for (const test of tests) expect(runs[test.device.serial]).toHaveProperty([`flow:${test.name}`], 1);
+    const calls = callLines(l);
+    for (const udid of [UDID_A, UDID_B]) {
+      expect(l.installed(udid)[APP]).toMatchObject({ installedBy: "simctl" });
+      expect(calls.indexOf(`xcrun simctl install ${udid}`)).toBeGreaterThan(-1);
+      expect(calls.indexOf(`xcrun simctl install ${udid}`)).toBeLessThan(calls.indexOf(`maestro ${udid}`));
+    }
+  });
+});
