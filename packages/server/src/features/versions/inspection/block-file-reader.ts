@@ -5,7 +5,7 @@
  * streamed straight from the file as before.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { RandomAccessReader } from "yauzl";
 
 const BLOCK_SIZE = 64 * 1024;
@@ -32,8 +32,35 @@ export class BlockFileReader extends RandomAccessReader {
     );
   }
 
+  /**
+   * Entry data, read through the handle. Not handle.createReadStream: on Node 20 destroying such a stream
+   * closes the handle even with autoClose: false, and yauzl destroys each entry's stream once it is inflated,
+   * so the second entry read from a zip (an .xctestrun, then an app's Info.plist) found the file closed.
+   */
   override _readStreamForRange(start: number, end: number): Readable {
-    return this.handle.createReadStream({ start, end: end - 1, autoClose: false });
+    const handle = this.handle;
+    let position = start;
+    return new Readable({
+      highWaterMark: BLOCK_SIZE,
+      read() {
+        const length = Math.min(BLOCK_SIZE, end - position);
+        if (length <= 0) {
+          this.push(null);
+          return;
+        }
+        handle.read(Buffer.allocUnsafe(length), 0, length, position).then(
+          ({ bytesRead, buffer }) => {
+            if (bytesRead === 0) {
+              this.destroy(new Error("unexpected end of file"));
+              return;
+            }
+            position += bytesRead;
+            this.push(buffer.subarray(0, bytesRead));
+          },
+          (error: Error) => this.destroy(error),
+        );
+      },
+    });
   }
 
   override close(callback: (err: Error | null) => void): void {

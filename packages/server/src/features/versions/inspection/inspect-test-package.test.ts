@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inspectTestPackage, XctestNotSupportedError } from "./inspect-test-package.ts";
+import { inspectTestPackage, XctestPackageError } from "./inspect-test-package.ts";
 import { readInstrumentation } from "./instrumentation-manifest.ts";
 import { makeTestZip } from "./make-test-zip.ts";
 import { ANDROID_NS, type ManifestElement } from "./manifest-element.ts";
@@ -56,15 +56,21 @@ describe("inspectTestPackage", () => {
       min_sdk: 24,
       target_sdk: 34,
     });
-    expect(await inspectTestPackage(fixture("app-basic-androidTest.apk"))).toEqual(expected);
+    expect(await inspectTestPackage(fixture("app-basic-androidTest.apk"))).toEqual({
+      format: "apk",
+      test: expected,
+    });
   });
 
   it("reads the target of an APK that instruments another app", async () => {
     expect(await inspectTestPackage(fixture("app-other-androidTest.apk"))).toMatchObject({
-      package_name: "com.example.other.test",
-      target_package: "com.example.other",
-      min_sdk: 21,
-      target_sdk: 33,
+      format: "apk",
+      test: {
+        package_name: "com.example.other.test",
+        target_package: "com.example.other",
+        min_sdk: 21,
+        target_sdk: 33,
+      },
     });
   });
 
@@ -78,7 +84,7 @@ describe("inspectTestPackage", () => {
     await expect(inspectTestPackage(fixture("not-a-binary.bin"))).rejects.toThrow(UnsupportedBinaryError);
   });
 
-  it("recognises an XCUITest bundle zip by its .xctestrun file", async () => {
+  it("reads a zip with an .xctestrun as an XCUITest bundle, whatever else it holds", async () => {
     const file = join(scratch, "tests.zip");
     await writeFile(
       file,
@@ -87,7 +93,9 @@ describe("inspectTestPackage", () => {
         { name: "App_iphoneos17.0-arm64.xctestrun", data: Buffer.from("<plist/>") },
       ]),
     );
-    await expect(inspectTestPackage(file)).rejects.toThrow(XctestNotSupportedError);
+    // The one at the top is read (the deeper one is not a candidate) and is an empty plist: refused as an
+    // XCUITest bundle that cannot be read, not as "not an APK".
+    await expect(inspectTestPackage(file)).rejects.toThrow(XctestPackageError);
   });
 });
 

@@ -1,44 +1,52 @@
 import { parseApkManifest } from "./apk-manifest.ts";
 import { detectFormat } from "./detect-format.ts";
-import { type InstrumentationInfo, readInstrumentation } from "./instrumentation-manifest.ts";
+import { readInstrumentation } from "./instrumentation-manifest.ts";
 import { MAX_MANIFEST_BYTES } from "./limits.ts";
+import type { TestPackageContent } from "./test-package-content.ts";
 import { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
+import { inspectXctestPackage, isXctestrunEntry } from "./xctest-package.ts";
 import { withZipArchive, type ZipEntry } from "./zip-archive.ts";
 
-/** What `xcodebuild build-for-testing` zips always hold at their top (or one folder down). */
-const XCTESTRUN = /^(?:[^/]+\/)?[^/]+\.xctestrun$/;
-
 /**
- * An iOS test bundle the server recognises but does not read yet (issue 16): its own error, so the caller can
- * say when it will be accepted rather than "not an APK".
+ * An XCUITest bundle (a zip with an .xctestrun) that cannot be read: its own error, so the caller can say what
+ * an XCUITest bundle must hold rather than "not an APK".
  */
-export class XctestNotSupportedError extends UnsupportedBinaryError {
-  override name = "XctestNotSupportedError";
+export class XctestPackageError extends UnsupportedBinaryError {
+  override name = "XctestPackageError";
 }
 
 /**
- * Reads a test package: an Android instrumentation APK (its `<instrumentation>` and SDK levels). Like
- * inspectBinary, only the central directory and the manifest are read.
+ * Reads a test package: an Android instrumentation APK (its `<instrumentation>` and SDK levels), or an iOS
+ * XCUITest bundle (the zip of `xcodebuild build-for-testing` output, told by its .xctestrun). Like
+ * inspectBinary, only the central directory and the few files needed are read.
  *
- * @throws XctestNotSupportedError for an XCUITest bundle zip; UnsupportedBinaryError for anything else that
- *   is not an APK with an `<instrumentation>`.
+ * @throws XctestPackageError for a zip with an .xctestrun that is not a usable XCUITest bundle;
+ *   UnsupportedBinaryError for anything else that is neither.
  */
-export function inspectTestPackage(filePath: string): Promise<InstrumentationInfo> {
+export function inspectTestPackage(filePath: string): Promise<TestPackageContent> {
   return withZipArchive(filePath, async (zip) => {
     const entries: ZipEntry[] = [];
+    let xctest = false;
     for await (const entry of zip.entries()) {
-      if (XCTESTRUN.test(entry.name)) {
-        throw new XctestNotSupportedError("it is an iOS XCUITest bundle (it holds an .xctestrun file)");
-      }
+      xctest ||= isXctestrunEntry(entry.name);
       entries.push(entry);
+    }
+    if (xctest) {
+      try {
+        return { format: "xctest", test: await inspectXctestPackage(zip, entries) };
+      } catch (error) {
+        if (!(error instanceof UnsupportedBinaryError)) throw error;
+        throw new XctestPackageError(error.message);
+      }
     }
     const found = await detectFormat(listed(entries));
     if (found.platform !== "android" || found.format !== "apk") {
       throw new UnsupportedBinaryError(
-        `it is an app (${found.format}), not an instrumentation APK with an <instrumentation> element`,
+        `it is an app (${found.format}), not an instrumentation APK with an <instrumentation> element or a zip of xcodebuild build-for-testing output with an .xctestrun`,
       );
     }
-    return readInstrumentation(parseApkManifest(await zip.read(found.manifest, MAX_MANIFEST_BYTES)));
+    const test = readInstrumentation(parseApkManifest(await zip.read(found.manifest, MAX_MANIFEST_BYTES)));
+    return { format: "apk", test };
   });
 }
 

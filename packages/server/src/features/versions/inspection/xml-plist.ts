@@ -1,11 +1,13 @@
 /**
- * Reads chosen keys of the top-level <dict> of an XML plist.
+ * Reads chosen keys of the top-level <dict> of an XML plist, or (readXmlPlistValue) the whole plist under a
+ * budget, for an .xctestrun's nested targets.
  *
  * @xmldom/xmldom parses (it is what the `plist` package uses), but we call it ourselves: `plist` leaves xmldom
  * to print every parse problem to the console, which would put text from uploads on the server's stderr beside
  * the structured log. xmldom does not expand entities declared in a DTD and loads nothing external.
  */
 import { DOMParser, type Element, type Node } from "@xmldom/xmldom";
+import { type PlistBudget, type PlistValue, spend, spendChars } from "./plist-budget.ts";
 import type { PlistScalar } from "./plist-scalar.ts";
 import { reasonOf } from "./reason.ts";
 import { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
@@ -13,9 +15,68 @@ import { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
 const ELEMENT_NODE = 1;
 
 export function readXmlPlistKeys(buffer: Buffer, keys: ReadonlySet<string>): Map<string, PlistScalar> {
+  const dict = topDict(parsePlist(buffer, "its Info.plist"), "its Info.plist");
+  // A <dict> alternates <key> and value elements.
+  const found = new Map<string, PlistScalar>();
+  const items = elementChildren(dict);
+  for (let i = 0; i + 1 < items.length; i += 2) {
+    const key = items[i];
+    const value = items[i + 1];
+    if (key?.nodeName !== "key" || !value) {
+      throw invalid("its Info.plist", "its top <dict> does not alternate <key> and value");
+    }
+    const name = key.textContent ?? "";
+    if (keys.has(name) && !found.has(name)) found.set(name, scalar(value));
+  }
+  return found;
+}
+
+/**
+ * The whole plist as values, every element counted against `budget` (plist-budget.ts); `what` names the file
+ * in messages ("the .xctestrun").
+ */
+export function readXmlPlistValue(buffer: Buffer, what: string, budget: PlistBudget): PlistValue {
+  const root = parsePlist(buffer, what);
+  const top = elementChildren(root);
+  if (top.length !== 1 || !top[0]) throw invalid(what, "its <plist> does not hold exactly one value");
+  return plistValueOf(top[0], what, budget, 0);
+}
+
+function plistValueOf(element: Element, what: string, budget: PlistBudget, depth: number): PlistValue {
+  spend(budget, depth, what);
+  switch (element.nodeName) {
+    case "array":
+      return elementChildren(element).map((item) => plistValueOf(item, what, budget, depth + 1));
+    case "dict": {
+      const dict = new Map<string, PlistValue>();
+      const items = elementChildren(element);
+      if (items.length % 2 !== 0) throw invalid(what, "a <dict> does not alternate <key> and value");
+      for (let i = 0; i < items.length; i += 2) {
+        const key = items[i];
+        const value = items[i + 1];
+        if (key?.nodeName !== "key" || !value)
+          throw invalid(what, "a <dict> does not alternate <key> and value");
+        const name = key.textContent ?? "";
+        spendChars(budget, name.length, what);
+        const read = plistValueOf(value, what, budget, depth + 1);
+        if (!dict.has(name)) dict.set(name, read);
+      }
+      return dict;
+    }
+    default: {
+      const value = scalar(element);
+      if (typeof value === "string") spendChars(budget, value.length, what);
+      return value;
+    }
+  }
+}
+
+/** The <plist> element of a well-formed document; `what` names the file in messages. */
+function parsePlist(buffer: Buffer, what: string): Element {
   const text = decode(buffer);
   // Without this, random bytes would be reported as whatever xmldom makes of them.
-  if (!text.trimStart().startsWith("<")) throw invalid("it is neither a binary plist (bplist00) nor XML");
+  if (!text.trimStart().startsWith("<"))
+    throw invalid(what, "it is neither a binary plist (bplist00) nor XML");
   const problems: unknown[] = [];
   const parser = new DOMParser({
     locator: false,
@@ -30,22 +91,15 @@ export function readXmlPlistKeys(buffer: Buffer, keys: ReadonlySet<string>): Map
     problems.push(error);
     root = null;
   }
-  if (problems.length > 0) throw invalid(`it is not well-formed XML (${reasonOf(problems[0])})`);
-  if (root?.nodeName !== "plist") throw invalid("its root element is not <plist>");
-  const dict = elementChildren(root)[0];
-  if (dict?.nodeName !== "dict") throw invalid("its top level is not a <dict>");
+  if (problems.length > 0) throw invalid(what, `it is not well-formed XML (${reasonOf(problems[0])})`);
+  if (root?.nodeName !== "plist") throw invalid(what, "its root element is not <plist>");
+  return root;
+}
 
-  // A <dict> alternates <key> and value elements.
-  const found = new Map<string, PlistScalar>();
-  const items = elementChildren(dict);
-  for (let i = 0; i + 1 < items.length; i += 2) {
-    const key = items[i];
-    const value = items[i + 1];
-    if (key?.nodeName !== "key" || !value) throw invalid("its top <dict> does not alternate <key> and value");
-    const name = key.textContent ?? "";
-    if (keys.has(name) && !found.has(name)) found.set(name, scalar(value));
-  }
-  return found;
+function topDict(root: Element, what: string): Element {
+  const dict = elementChildren(root)[0];
+  if (dict?.nodeName !== "dict") throw invalid(what, "its top level is not a <dict>");
+  return dict;
 }
 
 function scalar(element: Element): PlistScalar {
@@ -85,6 +139,6 @@ function decode(buffer: Buffer): string {
   return new TextDecoder("utf-8").decode(buffer);
 }
 
-function invalid(reason: string): UnsupportedBinaryError {
-  return new UnsupportedBinaryError(`its Info.plist is not a valid XML plist: ${reason}`);
+function invalid(what: string, reason: string): UnsupportedBinaryError {
+  return new UnsupportedBinaryError(`${what} is not a valid XML plist: ${reason}`);
 }

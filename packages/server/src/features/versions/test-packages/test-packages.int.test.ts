@@ -7,6 +7,7 @@ import { call, startTestServer, type TestServer } from "../../../../test/harness
 import { RawConnection } from "../../../../test/raw-http.ts";
 import { newId } from "../../../ids.ts";
 import { makeTestZip } from "../inspection/make-test-zip.ts";
+import { fakeCounterProducts, makeXctestZip, xctestrunFixture } from "../inspection/make-xctest-zip.ts";
 
 const fixtures = fileURLToPath(new URL("../../../../test/fixtures/binaries/", import.meta.url));
 const fixture = (name: string) => readFile(path.join(fixtures, name));
@@ -74,6 +75,90 @@ const expectedObject = {
     target_sdk: 34,
   },
 };
+
+describe("XCUITest test packages (iOS)", () => {
+  const iosVersionUrl = (version: string) => `${server.baseUrl}/apps/com.example.iosapp/versions/${version}`;
+  const iosPackageUrl = (version: string) => `${iosVersionUrl(version)}/test-package`;
+  const v2 = xctestrunFixture("v2-unit-and-ui.xctestrun");
+
+  beforeAll(async () => {
+    const created = await call(`${server.baseUrl}/apps`, {
+      headers,
+      json: { package_name: "com.example.iosapp", platform: "ios" },
+    });
+    expect(created.status).toBe(201);
+    const ipa = await fixture("ios-xml-plist.ipa");
+    for (const version of ["1.0", "1.1", "1.2"])
+      expect((await put(iosVersionUrl(version), ipa)).status).toBe(201);
+  });
+
+  it("stores a zip of build-for-testing output: 201 with its .xctestrun's targets, then GET and the version show it", async () => {
+    // The recorded products, their app given this app's bundle ID (the unit tests' host keeps the one the
+    // .xctestrun names).
+    const zip = makeXctestZip(v2, fakeCounterProducts("com.example.iosapp"));
+    const stored = await put(iosPackageUrl("1.0"), zip);
+    expect(stored.status).toBe(201);
+    const expected = {
+      package_name: "com.example.iosapp",
+      version: "1.0",
+      format: "xctest",
+      size_bytes: zip.length,
+      sha256: createHash("sha256").update(zip).digest("hex"),
+      test: {
+        xctestrun: "FakeCounterAppTest_FakeAppTestPlan_iphoneos18.2-arm64.xctestrun",
+        test_targets: [
+          { name: "FakeCounterAppTests", bundle_id: "saucelabs.FakeCounterApp", ui_target_app: null },
+          {
+            name: "FakeCounterAppUITests",
+            bundle_id: "saucelabs.FakeCounterAppUITests.xctrunner",
+            ui_target_app: "com.example.iosapp",
+          },
+        ],
+      },
+    };
+    expect(stored.body).toMatchObject(expected);
+    expect((await call(iosPackageUrl("1.0"), { headers })).body).toEqual(stored.body);
+    expect((await call(iosVersionUrl("1.0"), { headers })).body.test_package).toEqual(stored.body);
+    const bytes = await fetch(`${iosPackageUrl("1.0")}/binary`, { headers });
+    expect(Buffer.from(await bytes.arrayBuffer()).equals(zip)).toBe(true);
+  });
+
+  it("refuses one whose UI tests drive another app with 400 test_package_mismatch naming both, and keeps nothing", async () => {
+    const before = await storedFiles();
+    const refused = await put(
+      iosPackageUrl("1.1"),
+      makeXctestZip(v2, fakeCounterProducts("com.example.other")),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: "test_package_mismatch",
+      package_name: "com.example.iosapp",
+      target_package: "com.example.other",
+    });
+    expect(refused.body.detail).toMatch(
+      /FakeCounterAppUITests .*com\.example\.other.*com\.example\.iosapp 1\.1/,
+    );
+    expect(refused.body.fix).toMatch(/com\.example\.iosapp/);
+    expect((await call(iosPackageUrl("1.1"), { headers })).status).toBe(404);
+    expect(await storedFiles()).toEqual(before);
+  });
+
+  it("refuses one missing what its .xctestrun names with unsupported_binary and the path", async () => {
+    const refused = await put(iosPackageUrl("1.2"), makeXctestZip(v2, { bundles: {} }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_unreadable" });
+    expect(refused.body.detail).toMatch(/"Debug-iphoneos\/FakeCounterApp\.app" is not in the zip/);
+  });
+
+  it("refuses an Android test APK for an iOS app: it targets another package", async () => {
+    const refused = await put(iosPackageUrl("1.2"), testApk);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: "test_package_mismatch",
+      target_package: "com.example.basic",
+    });
+  });
+});
 
 describe("test packages", () => {
   it("stores an instrumentation APK: 201 with what its manifest says, then GET, HEAD and the version show it", async () => {
@@ -144,15 +229,16 @@ describe("test packages", () => {
     expect((await call(packageUrl("1.0.2"), { headers })).status).toBe(404);
   });
 
-  it("refuses an iOS XCUITest bundle with unsupported_binary, saying iOS test bundles come later", async () => {
+  it("refuses a zip with an .xctestrun it cannot run with unsupported_binary, saying what the zip must hold", async () => {
     const xctest = makeTestZip([
       { name: "App_iphoneos17.0-arm64.xctestrun", data: Buffer.from("<plist/>") },
       { name: "Debug-iphoneos/AppUITests-Runner.app/Info.plist", data: Buffer.from("<plist/>") },
     ]);
     const refused = await put(packageUrl("1.0.2"), xctest);
     expect(refused.status).toBe(400);
-    expect(refused.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_not_supported" });
-    expect(refused.body.fix).toMatch(/later release/);
+    expect(refused.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_unreadable" });
+    expect(refused.body.detail).toMatch(/the \.xctestrun is not a valid XML plist/);
+    expect(refused.body.fix).toMatch(/build-for-testing/);
   });
 
   it("answers 409 test_package_exists from the headers: no 100 Continue, no body read", async () => {

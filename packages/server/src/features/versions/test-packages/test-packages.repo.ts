@@ -1,11 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
-import type { InstrumentationInfo, XctestInfo } from "../inspection/index.ts";
+import type { TestPackageContent } from "../inspection/index.ts";
 
-/** What was read from the package, by its format: an instrumentation APK or an XCUITest bundle zip. */
-export type TestPackageContent =
-  | { format: "apk"; test: InstrumentationInfo }
-  | { format: "xctest"; test: XctestInfo };
+export type { TestPackageContent } from "../inspection/index.ts";
 
 export type TestPackageRecord = TestPackageContent & {
   appVersionId: string;

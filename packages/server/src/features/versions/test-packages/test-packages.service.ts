@@ -8,7 +8,12 @@ import { ApiError, remedy } from "../../../errors.ts";
 import { newId, timeOfId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
-import { inspectTestPackage, UnsupportedBinaryError, XctestNotSupportedError } from "../inspection/index.ts";
+import {
+  inspectTestPackage,
+  type TestPackageContent,
+  UnsupportedBinaryError,
+  XctestPackageError,
+} from "../inspection/index.ts";
 import type { ExpectedDigest } from "../upload/content-digest.ts";
 import { fileSizeExceeded, receiveVerified } from "../upload/receive-verified.ts";
 import type { VersionRecord } from "../versions.repo.ts";
@@ -84,21 +89,14 @@ export class TestPackagesService {
     const staged = path.join(stagingDir, `${blobId}.part`);
     try {
       const received = await receiveVerified(body, staged, this.options, digest);
-      const test = await this.inspect(staged, received.size);
-      if (test.target_package !== app.packageName) {
-        throw new ApiError("test_package_mismatch", {
-          detail: `This test APK (${test.package_name}) instruments ${test.target_package}, but it was uploaded for ${app.packageName} ${version.version}.`,
-          fix: `Upload the test APK built with ${app.packageName} (its <instrumentation android:targetPackage> must be ${app.packageName}), or upload this one to a version of ${test.target_package}.`,
-          extra: { package_name: app.packageName, target_package: test.target_package },
-        });
-      }
+      const content = await this.inspect(staged, received.size);
+      checkTargetsApp(content, app, version);
       const record: TestPackageRecord = {
+        ...content,
         appVersionId: version.id,
-        format: "apk",
         sizeBytes: received.size,
         sha256: received.sha256.toString("hex"),
         blobKey: `${KEY_PREFIX}${app.organizationId}/${blobId}`,
-        test,
         createdAt: isoTime(clock.now()),
       };
       await store.putFile(record.blobKey, staged);
@@ -115,27 +113,27 @@ export class TestPackagesService {
     }
   }
 
-  private async inspect(file: string, size: number) {
+  private async inspect(file: string, size: number): Promise<TestPackageContent> {
     if (size === 0) {
       throw new ApiError("unsupported_binary", {
         detail: "The body is empty.",
-        fix: "Send the test APK itself as the request body (for example curl -T app-debug-androidTest.apk).",
+        fix: "Send the test package itself as the request body (for example curl -T app-debug-androidTest.apk, or a zip of xcodebuild build-for-testing output for iOS).",
       });
     }
     try {
       return await inspectTestPackage(file);
     } catch (error) {
-      if (error instanceof XctestNotSupportedError) {
+      if (error instanceof XctestPackageError) {
         throw new ApiError("unsupported_binary", {
-          reason: "xctest_not_supported",
-          detail: `The body is ${error.message}; this server takes Android instrumentation APKs only.`,
-          fix: "iOS test bundles (XCUITest) are accepted from a later release; for now upload Android instrumentation APKs (app-debug-androidTest.apk) only.",
+          reason: "xctest_unreadable",
+          detail: `The body is a zip with an .xctestrun, but not an XCUITest bundle we can run: ${error.message}.`,
+          fix: "Run xcodebuild build-for-testing, then zip what it wrote to Build/Products (cd Build/Products && zip -r ../tests.zip .): one .xctestrun with the -Runner.app, the test bundles and the app beside it.",
         });
       }
       if (!(error instanceof UnsupportedBinaryError)) throw error;
       throw new ApiError("unsupported_binary", {
-        detail: `The body is not an Android instrumentation APK: ${error.message}`,
-        fix: "Upload the test APK Gradle builds (assembleAndroidTest: app/build/outputs/apk/androidTest/debug/app-debug-androidTest.apk), whose manifest has an <instrumentation> element.",
+        detail: `The body is neither an Android instrumentation APK nor an iOS XCUITest bundle: ${error.message}`,
+        fix: "Upload the test APK Gradle builds (assembleAndroidTest: app/build/outputs/apk/androidTest/debug/app-debug-androidTest.apk), whose manifest has an <instrumentation> element; for iOS, a zip of what xcodebuild build-for-testing writes to Build/Products.",
       });
     }
   }
@@ -174,5 +172,33 @@ export class TestPackagesService {
         log.warn({ key, err: error }, "could not remove an object no test package refers to");
       }
     }
+  }
+}
+
+/**
+ * A test package must test the app it is uploaded for: an APK's <instrumentation android:targetPackage>, an
+ * XCUITest bundle's UI target apps (unit test targets drive no app and are not compared).
+ */
+function checkTargetsApp(content: TestPackageContent, app: AppRecord, version: VersionRecord): void {
+  if (content.format === "apk") {
+    const test = content.test;
+    if (test.target_package !== app.packageName) {
+      throw new ApiError("test_package_mismatch", {
+        detail: `This test APK (${test.package_name}) instruments ${test.target_package}, but it was uploaded for ${app.packageName} ${version.version}.`,
+        fix: `Upload the test APK built with ${app.packageName} (its <instrumentation android:targetPackage> must be ${app.packageName}), or upload this one to a version of ${test.target_package}.`,
+        extra: { package_name: app.packageName, target_package: test.target_package },
+      });
+    }
+    return;
+  }
+  const other = content.test.test_targets.find(
+    (target) => target.ui_target_app !== null && target.ui_target_app !== app.packageName,
+  );
+  if (other?.ui_target_app) {
+    throw new ApiError("test_package_mismatch", {
+      detail: `Test target ${other.name} of this XCUITest bundle drives the app ${other.ui_target_app}, but it was uploaded for ${app.packageName} ${version.version}.`,
+      fix: `Upload the build-for-testing output of the scheme that tests ${app.packageName} (its UI test targets' target application must have the bundle ID ${app.packageName}), or upload this one to a version of ${other.ui_target_app}.`,
+      extra: { package_name: app.packageName, target_package: other.ui_target_app },
+    });
   }
 }
