@@ -230,7 +230,10 @@ describe("a maestro plan on an iOS simulator (stand-ins)", () => {
     expect(tests.map((t) => t.name).sort()).toEqual([...names].sort());
     expect(new Set(tests.map((t) => t.device.serial))).toEqual(new Set([UDID_A, UDID_B]));
     // Each flow ran once, on the simulator the server says ran it; both simulators had some.
-    const runs = { [UDID_A]: l.testRuns(UDID_A), [UDID_B]: l.testRuns(UDID_B) };
+    const runs: Record<string, Record<string, number>> = {
+      [UDID_A]: l.testRuns(UDID_A),
+      [UDID_B]: l.testRuns(UDID_B),
+    };
     const ran = Object.values(runs).flatMap((r) => Object.entries(r));
     expect(ran.map(([key]) => key).sort()).toEqual(names.map((name) => `flow:${name}`).sort());
     expect(ran.every(([, n]) => n === 1)).toBe(true);
