@@ -201,6 +201,38 @@ describe("maestro test on an iOS simulator", () => {
     expect(lab.testRuns(B)).toEqual({ "flow:Cart": 1 });
   });
 
+  it("fails the running flow and every later one when the simulator goes down under it (lab.crash)", async () => {
+    lab = await createAppleLab({
+      simulators: [{ udid: A, name: "iPhone 16 Pro", runtime: RUNTIME, state: "Booted" }],
+      timeScale: 0.01,
+    });
+    lab.preinstall(A, SHOP);
+    const dir = flows({
+      "01-login.yaml": LOGIN,
+      "02-again.yaml": LOGIN.replace("name: Login", "name: Again"),
+    });
+    const report = join(dir, "r.xml");
+    lab.crash(A);
+    const ran = await maestro(appleEnv(lab), [
+      "--device",
+      A,
+      "test",
+      "--format",
+      "junit",
+      "--output",
+      report,
+      "-e",
+      `APP_ID=${SHOP.bundleId}`,
+      dir,
+    ]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toContain("2/2 Flows Failed");
+    expect(
+      readFileSync(report, "utf8").match(/<failure>Failed to connect to \/127\.0\.0\.1:7001<\/failure>/g),
+    ).toHaveLength(2);
+    expect(lab.simulators()[0]).toMatchObject({ state: "Shutdown", crashes: 1 });
+  });
+
   it("looks a device up in both labs when both are set: an adb serial and a simulator UDID side by side", async () => {
     lab = await createAppleLab({
       simulators: [{ udid: A, name: "iPhone 16 Pro", runtime: RUNTIME, state: "Booted" }],

@@ -13,10 +13,17 @@
 // ${KEY} is replaced from -e KEY=VALUE everywhere in the flow text before parsing.
 // Report: maestro's JUnitTestSuiteReporter layout (testsuites/testsuite name="Test Suite" device=…
 // /testcase id name classname time status SUCCESS|ERROR with a <failure> text).
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { allSimulators, applePaths, installedApps, sleepDevice } from "./apple-state.mjs";
+import {
+  allSimulators,
+  applePaths,
+  findSimulator,
+  installedApps,
+  updateSimulator,
+  timeScale as xcodeTimeScale,
+} from "./apple-state.mjs";
 import { allDevices, deviceSleep, paths, readJson, writeJson } from "./state.mjs";
 
 const STEP_MS = 100;
@@ -55,7 +62,9 @@ async function runFlow(file, env, device) {
   writeJson(device.testRunsFile, { ...runs, [`flow:${name}`]: run + 1 });
   for (const command of commands) {
     const [kind, arg] = typeof command === "string" ? [command, undefined] : Object.entries(command)[0];
-    await device.sleep(STEP_MS);
+    // A device that goes away during the command fails the flow with what maestro then says.
+    const gone = await device.sleep(STEP_MS);
+    if (gone) return { name, file, started, error: gone };
     if (kind === "launchApp") {
       const appId = typeof arg === "string" ? arg : (arg?.appId ?? config.appId);
       if (!installed[appId]) return { name, file, started, error: device.launchError(appId) };
@@ -98,12 +107,39 @@ function simulator(s) {
     description: `${s.name} - iOS ${s.osVersion} - ${s.udid}`,
     installed: () => installedApps(s.udid),
     testRunsFile: applePaths.testRuns(s.udid),
-    sleep: (ms) => sleepDevice(ms, s.speed),
+    sleep: (ms) => simulatorWait(ms, s),
     // maestro launches with `xcrun simctl launch` and reports simctl's error as the command's failure
     // (recorded: mobile-dev-inc/Maestro#3614, maestro 2.x on an iOS 26.5 simulator).
     launchError: (appId) =>
       `An error was encountered processing the command (domain=FBSOpenApplicationServiceErrorDomain, code=4):\nSimulator device failed to launch ${appId}.`,
   };
+}
+
+/**
+ * maestro's XCTest driver runs on the simulator and maestro talks to it over a local port (7001 for the first
+ * shard in maestro's own logs); when it dies, each later command fails with okhttp's connect error (recorded:
+ * mobile-dev-inc/Maestro#3318 and #3368, maestro 2.6, "CommandFailed: Failed to connect to /127.0.0.1:PORT").
+ */
+const DRIVER_GONE = "Failed to connect to /127.0.0.1:7001";
+
+/**
+ * Waits `ms` of the simulator's time, watching it as xcodebuild's stand-in does: a crash ordered by the lab
+ * (lab.crash) takes it down now (Shutdown, one more crash), and a simulator no longer Booted has taken maestro's
+ * driver with it. Returns the failure then, else null.
+ */
+async function simulatorWait(ms, s) {
+  const until = Date.now() + (ms / (s.speed > 0 ? s.speed : 1)) * xcodeTimeScale();
+  for (;;) {
+    if (existsSync(applePaths.crash(s.udid))) {
+      rmSync(applePaths.crash(s.udid), { force: true });
+      updateSimulator(s.udid, { state: "Shutdown", crashes: (findSimulator(s.udid)?.crashes ?? 0) + 1 });
+      return DRIVER_GONE;
+    }
+    if (findSimulator(s.udid)?.state !== "Booted") return DRIVER_GONE;
+    const left = until - Date.now();
+    if (left <= 0) return null;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, 15)));
+  }
 }
 
 /**
