@@ -219,8 +219,8 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
               Steps as JSON
             </label>
             <p id={`${id}-steps-help`} className="text-xs text-muted">
-              A JSON list of steps, as in testbay.yaml: each has a type (inspect, instrumentation, maestro or
-              shell) and that type's fields (see the API reference, test plans).
+              A JSON list of steps, as in testbay.yaml: each has a type (inspect, instrumentation, xcuitest,
+              maestro or shell) and that type's fields (see the API reference, test plans).
             </p>
             <textarea
               id={`${id}-steps`}

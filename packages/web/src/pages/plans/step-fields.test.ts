@@ -43,6 +43,15 @@ describe("a plan's steps as the form's inputs and back", () => {
         timeout_seconds: 900,
       },
       {
+        type: "xcuitest",
+        only_testing: ["ShopUITests/CheckoutTests", "ShopUITests/LoginTests/testSignIn"],
+        skip_testing: ["ShopUITests/CheckoutTests/testFlaky"],
+        logcat: true,
+        clear_package_data: true,
+        shards: 2,
+        retry_failed_tests: 1,
+      },
+      {
         type: "maestro",
         flows: ["appId: x\n---\n- launchApp\n", "- tapOn: OK"],
         record_video: "never",
@@ -71,7 +80,10 @@ describe("a plan's steps as the form's inputs and back", () => {
     expect(instrumentation.logcat).toBe("no");
     expect(instrumentation.runner).toBe("androidx.test.runner.AndroidJUnitRunner");
     expect(instrumentation).toMatchObject({ shards: "3", sharding: "uniform", retry_failed_tests: "2" });
-    expect(formValues(toDraft(steps[2]))).toMatchObject({
+    const xcuitest = formValues(toDraft(steps[2]));
+    expect(xcuitest.only_testing).toBe("ShopUITests/CheckoutTests\nShopUITests/LoginTests/testSignIn");
+    expect(xcuitest).toMatchObject({ logcat: "yes", clear_package_data: "yes", shards: "2" });
+    expect(formValues(toDraft(steps[3]))).toMatchObject({
       flows: ["appId: x\n---\n- launchApp\n", "- tapOn: OK"],
     });
   });
@@ -90,13 +102,14 @@ describe("a plan's steps as the form's inputs and back", () => {
       type: "inspect",
       expect: { min_sdk_at_most: 21, max_size_mb: "lots", permissions_exclude: ["a", "b"] },
     });
+    expect(fromDraft(emptyStep("xcuitest"))).toEqual({ type: "xcuitest" });
     const maestro = emptyStep("maestro");
     expect(fromDraft(maestro)).toEqual({ type: "maestro" });
   });
 
   it("keeps as JSON, and says why, a step the form cannot show exactly", () => {
     const cases: Array<[unknown, RegExp]> = [
-      [{ type: "xcuitest", only_testing: ["A/b"] }, /no fields for steps of type "xcuitest"/],
+      [{ type: "espresso", only_testing: ["A/b"] }, /no fields for steps of type "espresso"/],
       [{ type: "instrumentation", shard_by: "size" }, /fields the form does not edit \(shard_by\)/],
       [{ type: "maestro", flows: ["- launchApp"], shards: "3" }, /cannot show this step's shards/],
       [{ type: "inspect", expect: { debuggable: false, colour: "red" } }, /\(expect\.colour\)/],
@@ -142,7 +155,11 @@ describe("where the API's messages about steps show in the form", () => {
     expect(fieldOf("/steps/1/type", steps)).toEqual({ field: "steps.1", prefix: "type" });
     expect(fieldOf("/steps/2/flows/1", steps)).toEqual({ field: "steps.2.flows.1" });
     expect(fieldOf("/steps/2/flows", steps)).toEqual({ field: "steps.2.flows" });
-    expect(fieldOf("/steps/3/only_testing", steps)).toEqual({ field: "steps.3", prefix: "only_testing" });
+    expect(fieldOf("/steps/3/only_testing", steps)).toEqual({ field: "steps.3.only_testing" });
+    expect(fieldOf("/steps/3/skip_testing/1", steps)).toEqual({
+      field: "steps.3.skip_testing",
+      prefix: "entry 2",
+    });
     // A step the form no longer has, or steps edited as one JSON list: at the steps as a whole.
     expect(fieldOf("/steps/7/name", steps)).toEqual({ field: "steps", prefix: "step 8 › name" });
     expect(fieldOf("/steps/0/name")).toEqual({ field: "steps", prefix: "step 1 › name" });

@@ -97,6 +97,21 @@ const deviceOptions: StepField[] = [
     group: "Device options",
   },
 ];
+/** The same options on iOS, said as they happen there: the device log, and uninstalling rather than pm clear. */
+const iosDeviceOptions: StepField[] = deviceOptions.map((field) => {
+  if (field.path[0] === "logcat") return { ...field, label: "Capture the device log" };
+  if (field.path[0] === "clear_package_data") {
+    return { ...field, help: "Uninstall the app (a shut-down simulator: erase it) before the tests run." };
+  }
+  return field;
+});
+const testIdentifiers = (key: string, label: string, help: string): StepField => ({
+  path: [key],
+  label,
+  kind: "lines",
+  help,
+  group: "Which tests run",
+});
 const filterNames = (key: string, label: string, help: string): StepField => ({
   path: ["filter", key],
   label,
@@ -177,6 +192,21 @@ export const stepTypes = {
         help: "-e name value: one name=value a line.",
       },
       ...deviceOptions,
+      timeout,
+    ],
+  },
+  xcuitest: {
+    summary:
+      "iOS XCUITest tests on a simulator or device of a macOS agent, with the version's test package (a zip of xcodebuild build-for-testing output).",
+    fields: [
+      name,
+      testIdentifiers(
+        "only_testing",
+        "Only testing",
+        "-only-testing: one a line, Target, Target/Class or Target/Class/method. Default: every test.",
+      ),
+      testIdentifiers("skip_testing", "Skip testing", "-skip-testing: one a line, in the same form."),
+      ...iosDeviceOptions,
       timeout,
     ],
   },
