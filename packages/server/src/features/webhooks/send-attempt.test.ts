@@ -48,7 +48,11 @@ function sender(resolveAll: ResolveAll, allowPrivate: boolean, timeoutMs = 10_00
 
 describe("AttemptSender", () => {
   it("refuses a name that resolves to 10.0.0.1, without connecting", async () => {
-    const outcome = await sender(resolvingTo("10.0.0.1"), false).send("http://hooks.example.test/x", {}, "{}");
+    const outcome = await sender(resolvingTo("10.0.0.1"), false).send(
+      "http://hooks.example.test/x",
+      {},
+      "{}",
+    );
     expect(outcome).toMatchObject({ statusCode: null, error: "address not allowed" });
   });
 

@@ -1,0 +1,248 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { isoTime } from "../../clock.ts";
+import { append } from "../events/index.ts";
+import { TestReceiver } from "./test-receiver.ts";
+
+/**
+ * Deliveries to a real receiver on 127.0.0.1 (the address guard lifted, as on-premises receivers need) that
+ * verifies every signature with the `standardwebhooks` library: events from the outbox and test messages,
+ * retries under one webhook-id, the 10 s timeout, disabling when the schedule is spent (the server's clock,
+ * moved by hand), redeliver, Slack's format and a redirect that is not followed.
+ */
+
+let server: TestServer;
+let ci: Record<string, string>;
+let organizationId: string;
+const receivers: TestReceiver[] = [];
+
+/** The default schedule, in ms (API.md §9). */
+const schedule = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map((s) => s * 1000);
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" },
+  });
+  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  organizationId = (
+    await server.app.services.database.db
+      .selectFrom("organizations")
+      .select("id")
+      .where("name", "=", "acme")
+      .executeTakeFirstOrThrow()
+  ).id;
+});
+afterEach(async () => {
+  for (const receiver of receivers.splice(0)) await receiver.close();
+});
+afterAll(() => server.close());
+
+async function receiver(): Promise<TestReceiver> {
+  const started = await TestReceiver.start();
+  receivers.push(started);
+  return started;
+}
+
+/** A webhook to `target` for `events`; the receiver verifies with its secret from now on. */
+async function webhook(target: TestReceiver, events: string[], url = target.url): Promise<string> {
+  const created = await call(`${server.baseUrl}/webhooks`, { headers: ci, json: { url, events } });
+  expect(created.status).toBe(201);
+  target.secret = created.body.secret;
+  return created.body.id;
+}
+
+async function deliveries(id: string) {
+  const log = await call(`${server.baseUrl}/webhooks/${id}/deliveries`, { headers: ci });
+  expect(log.status).toBe(200);
+  return log.body.items as Array<{ id: string; status: string; attempts: Array<Record<string, unknown>> }>;
+}
+
+/** The delivery log once `done` holds of it: the sender records an attempt just after the receiver answers. */
+async function logWhen(id: string, done: (items: Awaited<ReturnType<typeof deliveries>>) => boolean) {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    const items = await deliveries(id);
+    if (done(items)) return items;
+    if (Date.now() > until)
+      throw new Error(`delivery log of ${id} never got there: ${JSON.stringify(items)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const attempted = (count: number) => (items: Awaited<ReturnType<typeof deliveries>>) =>
+  items[0]?.attempts.length === count;
+
+describe("delivering", () => {
+  it("delivers an outbox event, signed, to the webhooks subscribed to its type only", async () => {
+    const flaky = await receiver();
+    const other = await receiver();
+    const flakyHook = await webhook(flaky, ["test.flaky_detected"]);
+    const otherHook = await webhook(other, ["execution.finished"]);
+    const data = {
+      test: { id: "t_1", classname: "LoginTest", name: "signIn" },
+      test_plan_id: "tp_1",
+      flaky_rate: 0.25,
+    };
+    const at = isoTime(server.clock.now());
+    const eventId = await append(server.app.services.database.db, {
+      organizationId,
+      type: "test.flaky_detected",
+      subjectId: "t_1",
+      data,
+      at,
+    });
+
+    const [request] = await flaky.requests(1);
+    expect(request?.verifyError).toBeUndefined();
+    expect(request?.verified).toEqual({ type: "test.flaky_detected", timestamp: at, data });
+    expect(request?.headers["webhook-id"]).toMatch(/^msg_/);
+    expect(request?.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect(request?.headers["content-type"]).toBe("application/json");
+    const log = await logWhen(flakyHook, (items) => items[0]?.status === "delivered");
+    expect(log).toEqual([
+      expect.objectContaining({
+        id: request?.headers["webhook-id"],
+        type: "test.flaky_detected",
+        webhook_id: flakyHook,
+        status: "delivered",
+        next_attempt_at: null,
+        attempts: [
+          {
+            at: expect.any(String),
+            status_code: 200,
+            duration_ms: expect.any(Number),
+            error: null,
+            response_body: "thanks",
+          },
+        ],
+      }),
+    ]);
+    // Fanned out in one transaction with the other's (none): nothing is on its way to the other endpoint.
+    expect(await deliveries(otherHook)).toEqual([]);
+    expect(other.received).toEqual([]);
+    const event = await server.app.services.database.db
+      .selectFrom("events")
+      .select("dispatched_at")
+      .where("id", "=", eventId)
+      .executeTakeFirstOrThrow();
+    expect(event.dispatched_at).not.toBeNull();
+  });
+
+  it("sends webhook.test on request, under the delivery id it answered", async () => {
+    const target = await receiver();
+    const id = await webhook(target, ["version.uploaded"]);
+    const accepted = await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    expect(accepted.status).toBe(202);
+    const [request] = await target.requests(1);
+    expect(request?.headers["webhook-id"]).toBe(accepted.body.delivery_id);
+    expect(request?.verified).toMatchObject({ type: "webhook.test", data: { webhook_id: id } });
+  });
+
+  it("retries a receiver answering 500 twice, under the same webhook-id, and the log shows each try", async () => {
+    const target = await receiver();
+    target.answers.push({ status: 500, body: "boom" }, { status: 500, body: "boom again" });
+    const id = await webhook(target, ["execution.finished"]);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+
+    await target.requests(1);
+    await logWhen(id, attempted(1));
+    server.clock.advance(schedule[0] as number);
+    await target.requests(2);
+    await logWhen(id, attempted(2));
+    server.clock.advance(schedule[1] as number);
+    const requests = await target.requests(3);
+    const [log] = await logWhen(id, (items) => items[0]?.status === "delivered");
+
+    const ids = requests.map((r) => r.headers["webhook-id"]);
+    expect(new Set(ids).size).toBe(1);
+    expect(ids[0]).toBe(log?.id);
+    for (const request of requests) expect(request.verifyError).toBeUndefined();
+    // Signed at each attempt with that attempt's time (the receiver checks it against replays).
+    for (const request of requests) expect(request.headers["webhook-timestamp"]).toMatch(/^\d{10}$/);
+    expect(log?.attempts.map((a) => [a.status_code, a.error, a.response_body])).toEqual([
+      [500, "HTTP 500", "boom"],
+      [500, "HTTP 500", "boom again"],
+      [200, null, "thanks"],
+    ]);
+  });
+
+  it("gives up on a receiver that does not answer in 10 s and tries again", async () => {
+    const target = await receiver();
+    target.answers.push("hang");
+    const id = await webhook(target, ["execution.finished"]);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    await target.requests(1);
+    const [first] = await logWhen(id, attempted(1));
+    expect(first?.attempts[0]).toMatchObject({ status_code: null, error: "no answer within the timeout" });
+    expect(first?.attempts[0]?.duration_ms).toBeGreaterThanOrEqual(10_000);
+    server.clock.advance(schedule[0] as number);
+    const requests = await target.requests(2);
+    expect(requests[1]?.headers["webhook-id"]).toBe(requests[0]?.headers["webhook-id"]);
+    await logWhen(id, (items) => items[0]?.status === "delivered");
+  }, 40_000);
+
+  it("disables the endpoint when a message's schedule is spent, and redelivers it under the same id", async () => {
+    const target = await receiver();
+    target.answers.push(...Array.from({ length: schedule.length + 1 }, () => ({ status: 503 })));
+    const id = await webhook(target, ["execution.finished"]);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    for (let attempt = 1; attempt <= schedule.length; attempt++) {
+      await target.requests(attempt);
+      await logWhen(id, attempted(attempt));
+      server.clock.advance(schedule[attempt - 1] as number);
+    }
+    await target.requests(schedule.length + 1);
+    const [failed] = await logWhen(id, (items) => items[0]?.status === "failed");
+    expect(failed?.attempts).toHaveLength(schedule.length + 1);
+    const disabled = (await call(`${server.baseUrl}/webhooks/${id}`, { headers: ci })).body;
+    expect(disabled.enabled).toBe(false);
+    expect(disabled.disabled_reason).toContain(`message ${failed?.id} (webhook.test) failed 11 attempts`);
+    expect(disabled.disabled_reason).toContain("HTTP 503");
+
+    // Enabled again and redelivered: the same message, the same webhook-id, from the start of the schedule.
+    const enabled = await call(`${server.baseUrl}/webhooks/${id}`, {
+      method: "PATCH",
+      headers: ci,
+      json: { enabled: true },
+    });
+    expect(enabled.body).toMatchObject({ enabled: true, disabled_reason: null });
+    const redeliver = await call(`${server.baseUrl}/webhooks/${id}/deliveries/${failed?.id}/redeliver`, {
+      method: "POST",
+      headers: ci,
+    });
+    expect(redeliver.status).toBe(202);
+    const requests = await target.requests(schedule.length + 2);
+    expect(requests.at(-1)?.headers["webhook-id"]).toBe(failed?.id);
+    expect(requests.at(-1)?.verifyError).toBeUndefined();
+    const [delivered] = await logWhen(id, (items) => items[0]?.status === "delivered");
+    expect(delivered?.attempts).toHaveLength(schedule.length + 2);
+  });
+
+  it("does not follow a redirect to loopback", async () => {
+    const inside = await receiver();
+    const target = await receiver();
+    target.answers.push({ status: 307, headers: { location: inside.url } });
+    const id = await webhook(target, ["execution.finished"]);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    await target.requests(1);
+    const [log] = await logWhen(id, attempted(1));
+    expect(log?.attempts[0]).toMatchObject({
+      status_code: 307,
+      error: expect.stringMatching(/^redirect to http:\/\/127\.0\.0\.1:\d+\/hook not followed/),
+    });
+    expect(inside.received).toEqual([]);
+  });
+
+  it("sends slack-format webhooks Slack's body, unsigned", async () => {
+    const target = await receiver();
+    const created = await call(`${server.baseUrl}/webhooks`, {
+      headers: ci,
+      json: { url: target.url, events: ["execution.finished"], format: "slack" },
+    });
+    await call(`${server.baseUrl}/webhooks/${created.body.id}/test`, { method: "POST", headers: ci });
+    const [request] = await target.requests(1);
+    expect(request?.headers).not.toHaveProperty("webhook-signature");
+    const body = JSON.parse(request?.body ?? "{}");
+    expect(body).toEqual({ text: expect.stringContaining("this webhook works"), blocks: expect.any(Array) });
+  });
+});
