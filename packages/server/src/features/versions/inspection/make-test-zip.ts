@@ -11,6 +11,8 @@ export interface TestZipEntry {
   deflate?: boolean;
   /** The uncompressed size written in the headers, when it should differ from the data's real size. */
   declaredSize?: number;
+  /** A Unix file mode (0o120777: a symbolic link whose target is the data), written as zip -y does. */
+  unixMode?: number;
 }
 
 export function makeTestZip(entries: TestZipEntry[]): Buffer {
@@ -38,7 +40,7 @@ export function makeTestZip(entries: TestZipEntry[]): Buffer {
 
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4); // version made by
+    central.writeUInt16LE(entry.unixMode === undefined ? 20 : (3 << 8) | 20, 4); // version made by (3: Unix)
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(0x0800, 8);
     central.writeUInt16LE(method, 10);
@@ -47,6 +49,7 @@ export function makeTestZip(entries: TestZipEntry[]): Buffer {
     central.writeUInt32LE(body.length, 20);
     central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
+    if (entry.unixMode !== undefined) central.writeUInt32LE((entry.unixMode << 16) >>> 0, 38);
     central.writeUInt32LE(offset, 42);
     centrals.push(central, name);
 

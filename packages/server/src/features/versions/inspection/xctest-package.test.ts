@@ -215,6 +215,20 @@ describe("XCUITest test packages refused, each with its reason", () => {
     );
   });
 
+  it("symbolic links that point out of the folder the zip is unpacked into", async () => {
+    const link = (name: string, target: string) => ({ name, data: Buffer.from(target), unixMode: 0o120777 });
+    for (const target of ["/etc", "../../..", "Debug-iphoneos/../../../x", "..\\evil"]) {
+      const zip = makeXctestZip(v2, { ...products, extra: [link("Debug-iphoneos/escape", target)] });
+      await refused(zip, /a symbolic link to .*, outside the folder the zip is unpacked into/);
+    }
+    // Links inside the products (a framework's Versions/Current) are fine.
+    const inside = makeXctestZip(v2, {
+      ...products,
+      extra: [link("Debug-iphoneos/FakeCounterApp.app/Frameworks/Kit.framework/Current", "../Kit.framework")],
+    });
+    expect((await inspect(inside)).format).toBe("xctest");
+  });
+
   it("an .xctestrun that is not a plist, or not one of ours", async () => {
     await refused(
       makeXctestZip(Buffer.from("garbage"), products),

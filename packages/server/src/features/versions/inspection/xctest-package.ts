@@ -25,7 +25,10 @@ export async function inspectXctestPackage(
   zip: ZipArchive,
   entries: readonly ZipEntry[],
 ): Promise<XctestInfo> {
-  for (const entry of entries) checkEntryPath(entry.name);
+  for (const entry of entries) {
+    checkEntryPath(entry.name);
+    if (entry.symlink) checkLinkTarget(entry.name, (await zip.read(entry, MAX_LINK_BYTES)).toString("utf8"));
+  }
   const xctestrun = theXctestrun(entries);
   const plist = readPlistValue(await zip.read(xctestrun, MAX_XCTESTRUN_BYTES), "the .xctestrun");
   const { targets } = readXctestrun(plist);
@@ -61,6 +64,28 @@ function checkEntryPath(name: string): void {
   if (name.startsWith("/") || name.includes("\\") || /^[A-Za-z]:/.test(name) || parts.includes("..")) {
     throw new UnsupportedBinaryError(
       `it holds ${printable(name)}, a path that leads out of the folder the zip is unpacked into`,
+    );
+  }
+}
+
+/** Longest symbolic link target we read; a path is at most 1024 bytes on macOS. */
+const MAX_LINK_BYTES = 4096;
+
+/**
+ * A symbolic link the agent's unzip recreates must stay inside the products: one pointing elsewhere
+ * (`/etc`, `../..`) would let a later entry written through it land outside the folder.
+ */
+function checkLinkTarget(name: string, target: string): void {
+  const parts = name.split("/").slice(0, -1);
+  let escapes = target.startsWith("/") || target.includes("\\") || target.includes("\0");
+  for (const part of target.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part !== "..") parts.push(part);
+    else if (parts.pop() === undefined) escapes = true;
+  }
+  if (escapes) {
+    throw new UnsupportedBinaryError(
+      `it holds ${printable(name)}, a symbolic link to ${printable(target)}, outside the folder the zip is unpacked into`,
     );
   }
 }

@@ -13,7 +13,13 @@ import { UnsupportedBinaryError } from "./unsupported-binary-error.ts";
 export interface ZipEntry {
   /** The path inside the archive, as stored (decoded as UTF-8). */
   readonly name: string;
+  /** A symbolic link (`zip -y`, `ditto`): a Unix zip's file type bits say so; its data is the link's target. */
+  readonly symlink?: boolean;
 }
+
+/** S_IFMT and S_IFLNK, in the high 16 bits of the external attributes that zips made on Unix carry. */
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
 
 export interface ZipArchive {
   /** Every central directory entry, in archive order. */
@@ -73,7 +79,12 @@ class YauzlArchive implements ZipArchive {
         throw asInspectionError(error, "its zip central directory is corrupt");
       }
       if (next.done) return;
-      const entry: ZipEntry = { name: next.value.fileNameRaw.toString("utf8") };
+      const madeOnUnix = next.value.versionMadeBy >> 8 === 3;
+      const mode = (next.value.externalFileAttributes >>> 16) & S_IFMT;
+      const entry: ZipEntry = {
+        name: next.value.fileNameRaw.toString("utf8"),
+        ...(madeOnUnix && mode === S_IFLNK ? { symlink: true } : {}),
+      };
       this.#raw.set(entry, next.value);
       yield entry;
     }
