@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { reportAttempt } from "../../../test/agent-attempt.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
 import { TestReceiver } from "./test-receiver.ts";
@@ -13,6 +14,7 @@ import { TestReceiver } from "./test-receiver.ts";
 
 let server: TestServer;
 let ci: Record<string, string>;
+let agent: Record<string, string>;
 let organizationId: string;
 const receivers: TestReceiver[] = [];
 
@@ -24,6 +26,7 @@ beforeAll(async () => {
     env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" },
   });
   ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+  agent = { "x-api-key": await server.token(await server.createClient("acme", "agent")) };
   organizationId = (
     await server.app.services.database.db
       .selectFrom("organizations")
@@ -126,6 +129,47 @@ describe("delivering", () => {
       .where("id", "=", eventId)
       .executeTakeFirstOrThrow();
     expect(event.dispatched_at).not.toBeNull();
+  });
+
+  it("delivers execution.started and execution.finished of a real run, with the execution object", async () => {
+    const target = await receiver();
+    const id = await webhook(target, ["execution.started", "execution.finished"]);
+    await registerBasicApp(server, ci);
+    const plan = await call(`${server.baseUrl}/testplans`, {
+      headers: ci,
+      json: {
+        name: "smoke",
+        package_name: "com.example.basic",
+        devices: [{ platform: "android", model: "Pixel 7" }],
+        steps: [{ type: "maestro", flows: ["appId: com.example.basic\n---\n- launchApp\n"] }],
+      },
+    });
+    expect(plan.status).toBe(201);
+    const triggered = await call(`${server.baseUrl}/testplan/run`, {
+      headers: ci,
+      json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.2.3" },
+    });
+    expect(triggered.status).toBe(200);
+    const executionId = triggered.body.execution.id;
+    await reportAttempt(server, agent, [["opensCart", "passed"]]);
+
+    const requests = await target.requests(2);
+    const bodies = requests.map((r) => {
+      expect(r.verifyError).toBeUndefined();
+      return r.verified as { type: string; data: Record<string, unknown> };
+    });
+    const finished = bodies.find((b) => b.type === "execution.finished");
+    expect(bodies.map((b) => b.type).sort()).toEqual(["execution.finished", "execution.started"]);
+    // The execution object as GET /v1/executions/{id} has it.
+    const view = (await call(`${server.baseUrl}/executions/${executionId}`, { headers: ci })).body;
+    expect(finished?.data).toMatchObject({
+      id: executionId,
+      status: "passed",
+      package_name: "com.example.basic",
+      version: "1.2.3",
+      summary: view.summary,
+    });
+    expect(await logWhen(id, (items) => items.every((d) => d.status === "delivered"))).toHaveLength(2);
   });
 
   it("sends webhook.test on request, under the delivery id it answered", async () => {
