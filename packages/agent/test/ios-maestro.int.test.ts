@@ -94,7 +94,7 @@ function startAgent(name: string, args: string[] = []): AgentProcess {
   });
 }
 
-async function trigger(step: Record<string, unknown>) {
+async function trigger(step: Record<string, unknown>, options: { max_attempts?: number } = {}) {
   const plan = await call(`${server.baseUrl}/testplans`, {
     headers: ci,
     json: {
@@ -102,6 +102,7 @@ async function trigger(step: Record<string, unknown>) {
       package_name: APP,
       devices: [{ platform: "ios" }],
       steps: [{ type: "maestro", ...step }],
+      ...options,
     },
   });
   expect(plan.status, JSON.stringify(plan.body)).toBe(201);
@@ -215,6 +216,22 @@ describe("a maestro plan on an iOS simulator (stand-ins)", () => {
     expect(l.testRuns(UDID_A)).toEqual({ "flow:Login": 1, "flow:Cart": 2 });
     const calls = callLines(l);
     expect(calls.indexOf(`xcrun simctl install ${UDID_A}`)).toBeLessThan(calls.indexOf(`maestro ${UDID_A}`));
+  });
+
+  it("hands the run back when the simulator goes down during the flows, and finishes it on the next attempt", async () => {
+    const l = await createLab({ simulators: [sim(UDID_A)] });
+    l.crash(UDID_A);
+    const id = await trigger({ flows: [flow("Login"), flow("Cart")] }, { max_attempts: 2 });
+    const agent = startAgent("mac-maestro-5");
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({
+      status: "passed",
+      summary: { tests: 2, passed: 2, failed: 0 },
+      devices: [{ attempt: 2, status: "passed" }],
+    });
+    for (const test of await testsOf(id)) expect(test.attempts.map((a) => a.status)).toEqual(["passed"]);
+    expect(l.simulators()[0]).toMatchObject({ crashes: 1, state: "Booted" });
+    expect(agent.output()).toMatch(/device_lost/);
   });
 
   it("splits the flows over two simulators, each with the app installed before its first maestro run", async () => {

@@ -12,7 +12,9 @@ import type { MaestroStep } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { type Captures, failing, startCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
+import { IosDevice } from "../apple/ios-device.ts";
 import { prepareIosForMaestro } from "../apple/prepare-ios-device.ts";
+import { XcodeTools } from "../apple/xcrun.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
 import { runFlowsWithRetries } from "./maestro-retries.ts";
 import { runFlowBatches } from "./maestro-shards.ts";
@@ -45,6 +47,18 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       "no Android device assigned: maestro runs on the device it finds, with the app as installed there",
     );
   }
+  // Whether the device can still run flows: a simulator that crashed is Shutdown, an infrastructure error to
+  // hand back as on Android, not failed flows (maestro only says it lost its driver).
+  const simulator =
+    ctx.device?.platform === "ios"
+      ? new IosDevice(
+          ctx.device.serial,
+          "simulator",
+          new XcodeTools({ workDir: ctx.workDir, signal: ctx.signal, log: ctx.log }),
+          ctx.workDir,
+        )
+      : null;
+  const devicePresent = adb ? () => adb.present() : simulator ? () => simulator.present() : null;
   const flowsDir = await writeFlows(step.flows, ctx.workDir);
   const runMaestro = async (target: string, report: string) => {
     const result = await runProcess({
@@ -62,7 +76,7 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
   const retries = step.retry_failed_tests ?? 0;
   const lost = (when: string): StepOutcome => ({
     status: "errored",
-    message: `device ${adb?.serial} was lost ${when}`,
+    message: `device ${ctx.device?.serial} was lost ${when}`,
     deviceLost: true,
   });
   if (takesBatches(step, ctx.shard)) {
@@ -74,7 +88,7 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       retries,
       runMaestro,
       reportPath: (label) => join(ctx.workDir, `maestro-report-${label}.xml`),
-      devicePresent: adb && (() => adb.present()),
+      devicePresent,
       lost,
       failureArtifacts: captures?.logcatArtifact ? [captures.logcatArtifact] : [],
     });
@@ -96,16 +110,16 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       retries,
       runMaestro,
       reportPath: (label) => join(ctx.workDir, `maestro-report-${label}.xml`),
-      devicePresent: adb && (() => adb.present()),
+      devicePresent,
       lost,
     });
   }
   const report = join(ctx.workDir, MAESTRO_REPORT);
   const { result, ran } = await runMaestro(flowsDir, report);
   await captures?.stop();
-  if (adb && ran.status !== "passed" && ran.status !== "cancelled" && !(await adb.present())) {
+  if (devicePresent && ran.status !== "passed" && ran.status !== "cancelled" && !(await devicePresent())) {
     await captures?.collect(false, []);
-    return { status: "errored", message: `device ${adb.serial} was lost during the flows`, deviceLost: true };
+    return lost("during the flows");
   }
   const failedFlows = existsSync(report) && (await readFile(report, "utf8")).includes("<failure");
   const kept = (await captures?.collect(failedFlows || ran.status !== "passed", [], false)) ?? [];
