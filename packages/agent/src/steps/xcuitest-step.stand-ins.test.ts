@@ -1,11 +1,13 @@
 // The xcuitest step on the stateful xcrun and xcodebuild stand-ins (test/stand-ins: simulators that boot,
 // keep what was installed and crash; result bundles in the JSON shapes of recorded xcresulttool output): the
 // real command lines, files and texts, without a server.
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { XcuitestStep } from "@testbay/client";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../../test/agent-process.ts";
 import {
   type AppleLab,
   type AppleLabOptions,
@@ -271,5 +273,22 @@ describe("the xcuitest step on the xcrun and xcodebuild stand-ins", () => {
     expect(runs(lab)[0]).toContain(`id=${device.udid}`);
     expect(lab.calls().some((c) => c.argv.includes("spawn") || c.argv.includes("recordVideo"))).toBe(false);
     expect(ctx.lines("agent")).toContain("no device log or video on a physical device");
+  });
+
+  it("stops xcodebuild and the captures on a cancel, keeping no video and reporting nothing", async () => {
+    const { lab, ctx, tools } = await setUp({
+      simulators: [simulator],
+      suites: {
+        [TARGET]: {
+          tests: [{ class: "SlowTests", method: "testWaits", outcome: "pass", duration_ms: 600_000 }],
+        },
+      },
+    });
+    const running = runXcuitestStep(step({ record_video: "on_failure" }), ctx, { tools });
+    await waitFor("xcodebuild to run the tests", async () => runs(lab).length > 0);
+    ctx.abort("cancelled by the user");
+    expect(await running).toEqual({ status: "cancelled", message: "cancelled by the user" });
+    expect(ctx.cases).toEqual([]);
+    expect(existsSync(join(ctx.artifactsDir, `device-${UDID}`, "video", "part-01.mp4"))).toBe(false);
   });
 });
