@@ -234,6 +234,27 @@ describe("a maestro plan on an iOS simulator (stand-ins)", () => {
     expect(agent.output()).toMatch(/device_lost/);
   });
 
+  it("with retry_failed_tests, a simulator lost during a flow's run hands the run back instead of retrying the flow", async () => {
+    const l = await createLab({ simulators: [sim(UDID_A)] });
+    l.crash(UDID_A);
+    const id = await trigger(
+      { flows: [flow("Login"), flow("Cart")], retry_failed_tests: 2 },
+      { max_attempts: 2 },
+    );
+    const agent = startAgent("mac-maestro-6");
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({
+      status: "passed",
+      summary: { tests: 2, passed: 2, failed: 0, flaky: 0 },
+      devices: [{ attempt: 2, status: "passed" }],
+    });
+    for (const test of await testsOf(id)) {
+      expect(test).toMatchObject({ status: "passed", flaky: false });
+      expect(test.attempts.map((a) => a.status)).toEqual(["passed"]);
+    }
+    expect(l.simulators()[0]).toMatchObject({ crashes: 1 });
+  });
+
   it("splits the flows over two simulators, each with the app installed before its first maestro run", async () => {
     const names = ["Login", "Search", "Cart", "Checkout"];
     const l = await createLab({ simulators: [sim(UDID_A), sim(UDID_B)] });
@@ -261,5 +282,22 @@ describe("a maestro plan on an iOS simulator (stand-ins)", () => {
       expect(calls.indexOf(`xcrun simctl install ${udid}`)).toBeGreaterThan(-1);
       expect(calls.indexOf(`xcrun simctl install ${udid}`)).toBeLessThan(calls.indexOf(`maestro ${udid}`));
     }
+  });
+  it("a simulator lost in a shard hands its flows back: every flow passes once, none is counted failed", async () => {
+    const names = ["Login", "Search", "Cart", "Checkout"];
+    const l = await createLab({ simulators: [sim(UDID_A), sim(UDID_B)] });
+    l.crash(UDID_A);
+    const id = await trigger(
+      { flows: names.map((name) => flow(name)), shards: 2, sharding: "uniform" },
+      { max_attempts: 2 },
+    );
+    const agent = startAgent("mac-maestro-7", ["--concurrency", "2"]);
+    const view = await finished(id, agent);
+    expect(view).toMatchObject({ status: "passed", summary: { tests: 4, passed: 4, failed: 0 } });
+    const tests = await testsOf(id);
+    expect(tests.map((t) => t.name).sort()).toEqual([...names].sort());
+    for (const test of tests) expect(test.attempts.map((a) => a.status)).toEqual(["passed"]);
+    expect(l.simulators().find((s) => s.udid === UDID_A)).toMatchObject({ crashes: 1 });
+    expect(agent.output()).toMatch(/device_lost/);
   });
 });
