@@ -3,6 +3,7 @@ import { reportAttempt } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
+import { WebhookFanOut } from "./fan-out.ts";
 import { TestReceiver } from "./test-receiver.ts";
 
 /**
@@ -170,6 +171,43 @@ describe("delivering", () => {
       summary: view.summary,
     });
     expect(await logWhen(id, (items) => items.every((d) => d.status === "delivered"))).toHaveLength(2);
+  });
+
+  it("fans each event out exactly once while several instances' fan-outs run at once", async () => {
+    const target = await receiver();
+    const id = await webhook(target, ["version.uploaded"]);
+    const { db, dialect } = server.app.services.database;
+    const count = 300;
+    for (let i = 0; i < count; i++) {
+      await append(db, {
+        organizationId,
+        type: "version.uploaded",
+        subjectId: `ver_${i}`,
+        data: { version: String(i) },
+        at: isoTime(server.clock.now()),
+      });
+    }
+    // Three more fan-outs beside the server's own, as three more instances would run them.
+    const drain = async () => {
+      const fanOut = new WebhookFanOut(db, dialect, server.clock);
+      for (let round = 0; round < 50; round++) await fanOut.dispatch();
+    };
+    await Promise.all([drain(), drain(), drain()]);
+    const undispatched = await db
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("dispatched_at", "is", null)
+      .executeTakeFirstOrThrow();
+    expect(Number(undispatched.n)).toBe(0);
+    const made = await db
+      .selectFrom("webhook_deliveries")
+      .select(["event_id"])
+      .where("webhook_id", "=", id)
+      .execute();
+    expect(made).toHaveLength(count);
+    expect(new Set(made.map((d) => d.event_id)).size).toBe(count);
+    const received = await target.requests(count);
+    expect(new Set(received.map((r) => JSON.parse(r.body).data.version)).size).toBe(count);
   });
 
   it("sends webhook.test on request, under the delivery id it answered", async () => {
