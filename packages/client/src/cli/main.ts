@@ -1,6 +1,6 @@
 import { access, appendFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { resolvePlanIds } from "../plans/by-name.ts";
 import { Testbay } from "../sdk/client.ts";
 import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
@@ -30,6 +30,7 @@ import { uploadProgress } from "./progress.ts";
 import { cliVersion } from "./version.ts";
 import { waitForExecutions } from "./wait.ts";
 import { finalReportMarkdown, finalReportText, waitView } from "./wait-view.ts";
+import { webhookDetails, webhookEvents, webhookFormat, webhookTable } from "./webhooks-output.ts";
 
 /** Everything the CLI touches outside itself: injected, so tests run it in-process and fast. */
 export interface CliIo {
@@ -741,6 +742,167 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       setOutcome({ code: ExitCode.ok, json: { test_id: testId, quarantined: false } });
     });
 
+  const webhooks = program
+    .command("webhooks")
+    .description(
+      "Webhooks: send run results to other systems (signed per Standard Webhooks) or to Slack, and see what was sent",
+    );
+  webhooks
+    .command("create")
+    .description(
+      "Add a webhook endpoint; prints its signing secret (whsec_…) this once on stdout: store it where the receiver reads it",
+    )
+    .option("--url <url>", "where to POST, http(s) (required)")
+    .addOption(webhookUrlOption())
+    .requiredOption(
+      "--events <events>",
+      `what to send, separated by commas: ${webhookEvents.join(", ")}`,
+      collect,
+      [],
+    )
+    .option("--format <format>", "standard (signed, the default) or slack (a Slack incoming webhook)")
+    .option("--description <text>", "what it is for, shown beside it")
+    .action(
+      async (options: { webhookUrl?: string; events: string[]; format?: string; description?: string }) => {
+        if (options.webhookUrl === undefined) throw new UsageError("say where to POST with --url URL.");
+        const format = webhookFormat(options.format);
+        const created = await session.testbay().webhooks.create({
+          url: options.webhookUrl,
+          events: options.events,
+          ...(format ? { format } : {}),
+          ...(options.description !== undefined ? { description: options.description } : {}),
+        });
+        session.say(`Created webhook ${created.id}: ${created.events.join(", ")} to ${created.url}.`);
+        if (created.secret) {
+          session.say(
+            `Its signing secret is printed ${session.json ? 'as "secret"' : "on stdout"}, this once: store it now (a secret store the receiver reads); testbay webhooks rotate-secret ${created.id} gives a new one.\nReceivers verify each delivery per Standard Webhooks (https://www.standardwebhooks.com): the webhook-id, webhook-timestamp and webhook-signature headers over the raw body, e.g. new Webhook(secret).verify(body, headers) with the standardwebhooks library; a webhook-id seen before is a repeat.`,
+          );
+          if (!session.json) print(`${created.secret}\n`);
+        } else {
+          session.say("Slack webhooks are not signed: Slack's URL is the secret, keep it out of logs.");
+        }
+        setOutcome({ code: ExitCode.ok, json: created });
+      },
+    );
+  webhooks
+    .command("list")
+    .description("List the organization's webhooks (never their secrets)")
+    .action(async () => {
+      const items = [];
+      for await (const webhook of session.testbay().webhooks.all({ limit: 200 })) items.push(webhook);
+      if (!session.json) {
+        print(
+          items.length
+            ? webhookTable(items)
+            : "No webhooks: add one with testbay webhooks create --url URL --events execution.finished\n",
+        );
+      }
+      setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+  webhooks
+    .command("show")
+    .description("Show a webhook and its last deliveries: status, attempts, the last answer or error")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .option("--deliveries <count>", "how many of the last deliveries (1–200)", "10")
+    .action(async (id: string, options: { deliveries: string }) => {
+      const limit = Number(options.deliveries);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+        throw new UsageError(`--deliveries ${options.deliveries}: say a whole number from 1 to 200.`);
+      }
+      const testbay = session.testbay();
+      const webhook = await testbay.webhooks.get(id);
+      const deliveries = (await testbay.webhooks.deliveries(id, { limit })).items;
+      if (!session.json) print(webhookDetails(webhook, deliveries));
+      setOutcome({ code: ExitCode.ok, json: { webhook, deliveries } });
+    });
+  webhooks
+    .command("update")
+    .description("Change a webhook: only what is given changes")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .option("--url <url>", "where to POST, http(s)")
+    .addOption(webhookUrlOption())
+    .option(
+      "--events <events>",
+      "what to send (replaces the list), separated by commas",
+      (value: string, previous: string[] | undefined) => collect(value, previous ?? []),
+    )
+    .option("--enable", "send to it again (also after the server disabled it: fix the receiver first)")
+    .option("--disable", "stop sending to it; what happens meanwhile is not sent later")
+    .option("--description <text>", 'what it is for ("" clears it)')
+    .action(
+      async (
+        id: string,
+        options: {
+          webhookUrl?: string;
+          events?: string[];
+          enable?: boolean;
+          disable?: boolean;
+          description?: string;
+        },
+      ) => {
+        if (options.enable && options.disable) throw new UsageError("say --enable or --disable, not both.");
+        const changes = {
+          ...(options.webhookUrl !== undefined ? { url: options.webhookUrl } : {}),
+          ...(options.events !== undefined ? { events: options.events } : {}),
+          ...(options.enable ? { enabled: true } : options.disable ? { enabled: false } : {}),
+          ...(options.description !== undefined ? { description: options.description || null } : {}),
+        };
+        if (Object.keys(changes).length === 0) {
+          throw new UsageError(
+            "nothing to change: give --url, --events, --enable, --disable or --description.",
+          );
+        }
+        const webhook = await session.testbay().webhooks.update(id, changes);
+        session.say(`Updated webhook ${webhook.id}.`);
+        if (!session.json) print(webhookTable([webhook]));
+        setOutcome({ code: ExitCode.ok, json: webhook });
+      },
+    );
+  webhooks
+    .command("delete")
+    .description("Delete a webhook: nothing more is sent to it, and its delivery log goes with it")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .action(async (id: string) => {
+      await session.testbay().webhooks.delete(id);
+      session.say(`Deleted webhook ${id}: nothing more is sent to it, and its delivery log is gone.`);
+      setOutcome({ code: ExitCode.ok, json: { id, deleted: true } });
+    });
+  webhooks
+    .command("rotate-secret")
+    .description("Give a webhook a new signing secret, printed this once; the old one stops at once")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .action(async (id: string) => {
+      const rotated = await session.testbay().webhooks.rotateSecret(id);
+      session.say(
+        `New signing secret of ${rotated.id} printed ${session.json ? 'as "secret"' : "on stdout"}, this once: the old one no longer verifies, so give the receiver this one now (retries of earlier messages are signed with it too).`,
+      );
+      if (!session.json) print(`${rotated.secret}\n`);
+      setOutcome({ code: ExitCode.ok, json: rotated });
+    });
+  webhooks
+    .command("test")
+    .description("Send a webhook.test message to a webhook, whatever its events")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .action(async (id: string) => {
+      const accepted = await session.testbay().webhooks.test(id);
+      session.say(
+        `Queued a webhook.test message (${accepted.delivery_id}) for ${id}; see how it went with testbay webhooks show ${id}`,
+      );
+      setOutcome({ code: ExitCode.ok, json: accepted });
+    });
+  webhooks
+    .command("redeliver")
+    .description("Send a message again, under the same webhook-id, from the start of the retry schedule")
+    .argument("<webhook_id>", "webhook ID (wh_…)")
+    .argument("<delivery_id>", "the message's ID (msg_…, as testbay webhooks show lists it)")
+    .action(async (id: string, deliveryId: string) => {
+      const accepted = await session.testbay().webhooks.redeliver(id, deliveryId);
+      session.say(
+        `Queued ${accepted.delivery_id} for ${id} again (the same webhook-id: receivers that deduplicate see a repeat); see how it went with testbay webhooks show ${id}`,
+      );
+      setOutcome({ code: ExitCode.ok, json: accepted });
+    });
+
   program
     .command("agents")
     .description("Who is connected: agents, their devices and what they run")
@@ -771,6 +933,26 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
 }
 
 /**
+ * After `webhooks create|update`, --url is the webhook's address. The program's own --url (the API's) would take
+ * it wherever it stands, so it is renamed there to the hidden --webhook-url those commands read; the API's URL
+ * then comes from TESTBAY_URL or a --url before `webhooks`.
+ */
+function webhookUrlFlags(argv: string[]): string[] {
+  const at = argv.indexOf("webhooks");
+  if (at < 0 || !["create", "update"].includes(argv[at + 1] ?? "")) return argv;
+  return argv.map((arg, i) => {
+    if (i <= at + 1) return arg;
+    if (arg === "--url") return "--webhook-url";
+    return arg.startsWith("--url=") ? `--webhook-url=${arg.slice("--url=".length)}` : arg;
+  });
+}
+
+/** Where `webhooks create|update --url` lands (see webhookUrlFlags); its help is the visible --url's. */
+function webhookUrlOption(): Option {
+  return new Option("--webhook-url <url>").hideHelp();
+}
+
+/**
  * Runs the CLI with `argv` (the arguments after the program name) and returns its exit code: it never calls
  * process.exit, so tests run it in-process.
  */
@@ -792,7 +974,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     session.context = { app, version, file };
   });
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(webhookUrlFlags(argv), { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok;

@@ -15,13 +15,16 @@ import type {
   BatchTriggerRequest,
   BatchTriggerResult,
   CreateApp,
+  CreatedWebhook,
   CreateTestPlan,
+  CreateWebhook,
   Execution,
   ExecutionQuery,
   Page,
   PageQuery,
   PatchTestPlan,
   Quarantine,
+  RotatedWebhookSecret,
   TestCase,
   TestCaseQuery,
   TestPackage,
@@ -29,6 +32,10 @@ import type {
   TestPlanQuery,
   TriggerRequest,
   TriggerResult,
+  UpdateWebhook,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryAccepted,
   WhoAmI,
 } from "./models.ts";
 import { defaultPacingPolicy, Pacer, type PacingPolicy } from "./pacing.ts";
@@ -390,6 +397,43 @@ export class Testbay {
     release: async (testId: string): Promise<void> => {
       await this.transport.send({ method: "DELETE", path: `/tests/${segment(testId)}/quarantine` });
     },
+  };
+
+  /** Webhook endpoints of the organization (API.md §9): where run results are sent, and what was sent. */
+  readonly webhooks = {
+    /** `POST /webhooks`: 201 with the signing secret, shown this once (none for slack). */
+    create: (webhook: CreateWebhook): Promise<CreatedWebhook> =>
+      this.body({ method: "POST", path: "/webhooks", json: webhook }),
+    list: (query: PageQuery = {}): Promise<Page<Webhook>> =>
+      this.body({ method: "GET", path: "/webhooks", query: { ...query } }),
+    all: (query: PageQuery = {}): AsyncGenerator<Webhook> => everyItem(this.webhooks.list, query),
+    get: (id: string): Promise<Webhook> => this.body({ method: "GET", path: `/webhooks/${segment(id)}` }),
+    /** `PATCH`: changes what is given; `enabled: true` also clears the reason the server disabled it. */
+    update: (id: string, changes: UpdateWebhook): Promise<Webhook> =>
+      // The same changes applied twice leave the same webhook: safe to send again after a dropped connection.
+      this.body({ method: "PATCH", path: `/webhooks/${segment(id)}`, json: changes, safeToResend: true }),
+    /** `DELETE`: its delivery log goes with it. */
+    delete: async (id: string): Promise<void> => {
+      await this.transport.send({ method: "DELETE", path: `/webhooks/${segment(id)}` });
+    },
+    /**
+     * A new signing secret, shown this once. Resent after a dropped connection it rotates again, and the
+     * answer then holds the secret that is in force: the one the caller must keep.
+     */
+    rotateSecret: (id: string): Promise<RotatedWebhookSecret> =>
+      this.body({ method: "POST", path: `/webhooks/${segment(id)}/rotate-secret`, safeToResend: true }),
+    /** Queues a `webhook.test` message whatever the webhook's events; follow it in `deliveries`. */
+    test: (id: string): Promise<WebhookDeliveryAccepted> =>
+      this.body({ method: "POST", path: `/webhooks/${segment(id)}/test` }),
+    /** The delivery log: one item per message, newest first, each with its attempts oldest first. */
+    deliveries: (id: string, query: PageQuery = {}): Promise<Page<WebhookDelivery>> =>
+      this.body({ method: "GET", path: `/webhooks/${segment(id)}/deliveries`, query: { ...query } }),
+    /** Sends a message again under the same webhook-id, from the start of the retry schedule. */
+    redeliver: (id: string, deliveryId: string): Promise<WebhookDeliveryAccepted> =>
+      this.body({
+        method: "POST",
+        path: `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/redeliver`,
+      }),
   };
 
   readonly executions = {

@@ -76,6 +76,28 @@ export type Artifact = Schema<"Artifact">;
 /** `PUT /tests/{test_id}/quarantine`: who quarantined a test, since when and why. */
 export type Quarantine = operations["quarantineTest"]["responses"][200]["content"]["application/json"];
 
+/** A webhook endpoint (API.md §9), as every read shows it: never its secret. */
+export type Webhook = operations["getWebhook"]["responses"][200]["content"]["application/json"];
+/** `POST /webhooks`: the webhook with its signing secret (`whsec_…`), shown this once; none for slack. */
+export type CreatedWebhook = operations["createWebhook"]["responses"][201]["content"]["application/json"];
+export type CreateWebhook = NonNullable<
+  operations["createWebhook"]["requestBody"]
+>["content"]["application/json"];
+export type UpdateWebhook = NonNullable<
+  operations["updateWebhook"]["requestBody"]
+>["content"]["application/json"];
+/** `POST /webhooks/{id}/rotate-secret`: the webhook with its new secret, shown this once. */
+export type RotatedWebhookSecret =
+  operations["rotateWebhookSecret"]["responses"][200]["content"]["application/json"];
+export type WebhookFormat = Webhook["format"];
+/** One message of a webhook's delivery log, with its attempts oldest first. */
+export type WebhookDelivery =
+  operations["listWebhookDeliveries"]["responses"][200]["content"]["application/json"]["items"][number];
+export type WebhookAttempt = WebhookDelivery["attempts"][number];
+/** `POST /webhooks/{id}/test` and `…/redeliver`: 202 with the message id (its webhook-id header). */
+export type WebhookDeliveryAccepted =
+  operations["sendWebhookTest"]["responses"][202]["content"]["application/json"];
+
 export type TriggerRequest = Schema<"TriggerRequest">;
 export type BatchTriggerRequest = Schema<"BatchTriggerRequest">;
 
