@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test message
-         * @description 202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description 202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log. A disabled endpoint's messages wait until it is enabled again. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
          */
         post: operations["sendWebhookTest"];
         delete?: never;

@@ -300,6 +300,25 @@ describe("delivering", () => {
     expect(delivered?.attempts).toHaveLength(schedule.length + 2);
   });
 
+  it("signs with the rotated secret from the rotation on", async () => {
+    const target = await receiver();
+    const id = await webhook(target, ["execution.finished"]);
+    const old = target.secret;
+    const rotated = await call(`${server.baseUrl}/webhooks/${id}/rotate-secret`, {
+      method: "POST",
+      headers: ci,
+    });
+    expect(rotated.status).toBe(200);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const [request] = await target.requests(1);
+    expect(request?.verifyError).toBe("No matching signature found");
+    target.secret = rotated.body.secret;
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const [, second] = await target.requests(2);
+    expect(second?.verifyError).toBeUndefined();
+    expect(old).not.toBe(rotated.body.secret);
+  });
+
   it("does not follow a redirect to loopback", async () => {
     const inside = await receiver();
     const target = await receiver();

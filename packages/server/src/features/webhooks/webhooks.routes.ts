@@ -147,7 +147,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       config: { auth: writers },
       schema: {
         summary: "Send a test message",
-        description: `202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log.${roles}`,
+        description: `202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log. A disabled endpoint's messages wait until it is enabled again.${roles}`,
         tags: ["webhooks"],
         params: WebhookParams,
         response: { 202: DeliveryAccepted, ...ProblemResponses },
