@@ -1,7 +1,9 @@
 import { useQuery } from "@tanstack/react-query";
+import { mayChange } from "../../api/role.ts";
 import { sessionQuery } from "../../api/session.ts";
 import { ClientsSection } from "./clients-section.tsx";
 import { PeopleSection } from "./people-section.tsx";
+import { WebhooksSection } from "./webhooks-section.tsx";
 
 /**
  * Settings (admins): the organization's clients and people. Anyone else reads one sentence, and the page makes
@@ -27,6 +29,7 @@ export function SettingsPage() {
           <PeopleSection me={person.email} />
         </>
       )}
+      {person && <WebhooksSection canChange={mayChange(person)} />}
     </div>
   );
 }

@@ -1,0 +1,113 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { deliveriesQuery, redeliverWebhookMessage, type Webhook } from "../../api/webhooks.ts";
+import { ColumnHeader } from "../../components/column-header.tsx";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { quietButton } from "./settings-classes.ts";
+import { attemptText, deliveryStatusText, durationText } from "./webhooks-format.ts";
+
+/**
+ * A webhook's delivery log, newest first: per message its type, status, every attempt with its time and answer,
+ * the last answer's status code, duration and error, and (for those who may change it) a Redeliver button.
+ */
+export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; canChange: boolean }) {
+  const queries = useQueryClient();
+  const deliveries = useQuery(deliveriesQuery(webhook.id));
+  const [result, setResult] = useState("");
+  const redeliver = useMutation({
+    mutationFn: (deliveryId: string) => redeliverWebhookMessage(webhook.id, deliveryId),
+    onSuccess: (deliveryId) => {
+      setResult(`${deliveryId} queued again.`);
+      return queries.invalidateQueries({ queryKey: deliveriesQuery(webhook.id).queryKey });
+    },
+  });
+
+  return (
+    <div className="space-y-2">
+      <p role="status" aria-live="polite" className="sr-only">
+        {result}
+      </p>
+      {redeliver.error && <ProblemMessage error={redeliver.error} />}
+      {deliveries.error && <ProblemMessage error={deliveries.error} />}
+      {deliveries.isPending && <p className="text-muted">Loading deliveries…</p>}
+      {deliveries.data && deliveries.data.length === 0 && (
+        <p className="text-muted">Nothing sent yet{canChange ? ": send a test to see one." : "."}</p>
+      )}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <div className="overflow-x-auto rounded-lg border border-line">
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Deliveries to {webhook.url}, newest first</caption>
+            <thead className="border-b border-line text-xs text-muted">
+              <tr>
+                <ColumnHeader>Type</ColumnHeader>
+                <ColumnHeader>Status</ColumnHeader>
+                <ColumnHeader>Attempts</ColumnHeader>
+                <ColumnHeader className="hidden sm:table-cell">Status code</ColumnHeader>
+                <ColumnHeader className="hidden sm:table-cell">Duration</ColumnHeader>
+                <ColumnHeader className="hidden md:table-cell">Error</ColumnHeader>
+                {canChange && (
+                  <ColumnHeader>
+                    <span className="sr-only">Actions</span>
+                  </ColumnHeader>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {deliveries.data.map((delivery) => {
+                const last = delivery.attempts.at(-1);
+                return (
+                  <tr key={delivery.id} className="border-b border-line align-top last:border-0">
+                    <td className="px-3 py-2">
+                      <div className="font-mono text-xs">{delivery.type}</div>
+                      <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
+                    </td>
+                    <td className="px-3 py-2">
+                      {deliveryStatusText(delivery)}
+                      {delivery.next_attempt_at && (
+                        <div className="text-xs text-muted">
+                          next <Timestamp value={delivery.next_attempt_at} />
+                        </div>
+                      )}
+                    </td>
+                    <td className="px-3 py-2">
+                      {delivery.attempts.length === 0 ? (
+                        <span className="text-muted">none yet</span>
+                      ) : (
+                        <ol className="space-y-0.5 text-xs">
+                          {delivery.attempts.map((attempt) => (
+                            <li key={attempt.at}>
+                              <Timestamp value={attempt.at} />: {attemptText(attempt)}
+                            </li>
+                          ))}
+                        </ol>
+                      )}
+                    </td>
+                    <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
+                    <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
+                      {last ? durationText(last.duration_ms) : "—"}
+                    </td>
+                    <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
+                    {canChange && (
+                      <td className="px-3 py-2">
+                        <button
+                          type="button"
+                          className={quietButton}
+                          disabled={redeliver.isPending || delivery.status === "pending"}
+                          aria-label={`Redeliver ${delivery.id}`}
+                          onClick={() => redeliver.mutate(delivery.id)}
+                        >
+                          Redeliver
+                        </button>
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,255 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import {
+  type CreatedWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  sendWebhookTest,
+  setWebhookEnabled,
+  type Webhook,
+  webhooksQuery,
+} from "../../api/webhooks.ts";
+import { ProblemMessage } from "../../components/problem-message.tsx";
+import { Timestamp } from "../../components/timestamp.tsx";
+import { OneTimeSecret } from "./one-time-secret.tsx";
+import { dangerButton, quietButton } from "./settings-classes.ts";
+import { WebhookDeliveries } from "./webhook-deliveries.tsx";
+import { WebhookForm } from "./webhook-form.tsx";
+import { webhookStateText } from "./webhooks-format.ts";
+
+/**
+ * The organization's webhooks: where run results are sent, and each one's delivery log. Everyone reads them (the
+ * API lets viewers read); members and admins add, enable or disable, rotate, test and delete (`canChange`).
+ */
+export function WebhooksSection({ canChange }: { canChange: boolean }) {
+  const queries = useQueryClient();
+  const webhooks = useQuery(webhooksQuery);
+  const [revealed, setRevealed] = useState<{ webhook: CreatedWebhook; rotated: boolean }>();
+  const [confirmingDelete, setConfirmingDelete] = useState<string>();
+  /** Webhooks whose delivery log is open: a test sent opens it, so its delivery shows. */
+  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const [result, setResult] = useState("");
+  const heading = useRef<HTMLHeadingElement>(null);
+  const refresh = () => queries.invalidateQueries({ queryKey: webhooksQuery.queryKey });
+  const showLog = (id: string, shown: boolean) =>
+    setOpen((current) => {
+      const next = new Set(current);
+      if (shown) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  // gcTime 0: an answer with a secret leaves the mutation cache as soon as nothing shows it.
+  const rotate = useMutation({
+    mutationFn: rotateWebhookSecret,
+    gcTime: 0,
+    onSuccess: (webhook) => {
+      setRevealed({ webhook, rotated: true });
+      setResult(`Webhook ${webhook.id} has a new secret.`);
+    },
+  });
+  const toggle = useMutation({
+    mutationFn: ({ webhook, enable }: { webhook: Webhook; enable: boolean }) =>
+      setWebhookEnabled(webhook.id, enable),
+    onSuccess: (webhook) => {
+      setResult(`Webhook to ${webhook.url} ${webhook.enabled ? "enabled" : "disabled"}.`);
+      return refresh();
+    },
+  });
+  const test = useMutation({
+    mutationFn: (webhook: Webhook) => sendWebhookTest(webhook.id),
+    onSuccess: (deliveryId, webhook) => {
+      setResult(`Test message ${deliveryId} queued for ${webhook.url}.`);
+      showLog(webhook.id, true);
+      return queries.invalidateQueries({ queryKey: ["settings", "webhooks", webhook.id, "deliveries"] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: deleteWebhook,
+    onSuccess: (_nothing, id) => {
+      setConfirmingDelete(undefined);
+      setResult(`Webhook ${id} deleted.`);
+      heading.current?.focus();
+      return refresh();
+    },
+  });
+  const failure = rotate.error ?? toggle.error ?? test.error ?? remove.error;
+
+  return (
+    <section aria-labelledby="webhooks-heading" className="space-y-4">
+      <div>
+        <h2 id="webhooks-heading" ref={heading} tabIndex={-1} className="text-lg font-semibold outline-none">
+          Webhooks
+        </h2>
+        <p className="text-sm text-muted">
+          Tell other systems when runs start and finish, builds arrive and tests turn flaky: signed per
+          Standard Webhooks, or posted to a Slack channel.
+          {canChange ? "" : " Members and administrators change them."}
+        </p>
+      </div>
+      {canChange && (
+        <WebhookForm
+          onCreated={(webhook) => {
+            setRevealed(webhook.secret ? { webhook, rotated: false } : undefined);
+            setResult(`Webhook to ${webhook.url} added.`);
+            return refresh();
+          }}
+        />
+      )}
+      {revealed?.webhook.secret && (
+        <OneTimeSecret
+          key={`${revealed.webhook.id}:${revealed.rotated}`}
+          title={
+            revealed.rotated
+              ? `New signing secret of the webhook to ${revealed.webhook.url}: copy it now`
+              : `Webhook to ${revealed.webhook.url} added: copy its signing secret now`
+          }
+          copyText={revealed.webhook.secret}
+          copyLabel="Copy the secret"
+          onDone={() => {
+            setRevealed(undefined);
+            heading.current?.focus();
+          }}
+        >
+          <p>
+            <strong>You will not see this secret again.</strong> Give it to the receiver now: it verifies each
+            delivery's <code>webhook-signature</code> with it, per Standard Webhooks (the standardwebhooks
+            libraries take it as it is). If it is lost, rotate the secret.
+          </p>
+        </OneTimeSecret>
+      )}
+      <p role="status" aria-live="polite" className="sr-only">
+        {result}
+      </p>
+      {failure && <ProblemMessage error={failure} />}
+      {webhooks.error && <ProblemMessage error={webhooks.error} />}
+      {webhooks.isPending && <p className="text-muted">Loading webhooks…</p>}
+      {webhooks.data && webhooks.data.length === 0 && <p className="text-muted">No webhooks yet.</p>}
+      {webhooks.data && webhooks.data.length > 0 && (
+        <ul className="space-y-3" aria-label="Webhooks">
+          {webhooks.data.map((webhook) => (
+            <li
+              key={webhook.id}
+              aria-label={webhook.url}
+              className="space-y-3 rounded-lg border border-line bg-surface p-3 text-sm"
+            >
+              <WebhookSummary webhook={webhook} />
+              <div className="flex flex-wrap gap-2">
+                {canChange && (
+                  <>
+                    <button
+                      type="button"
+                      className={webhook.enabled ? dangerButton : quietButton}
+                      disabled={toggle.isPending}
+                      aria-label={`${webhook.enabled ? "Disable" : "Enable"} the webhook to ${webhook.url}`}
+                      onClick={() => toggle.mutate({ webhook, enable: !webhook.enabled })}
+                    >
+                      {webhook.enabled ? "Disable" : "Enable"}
+                    </button>
+                    <button
+                      type="button"
+                      className={quietButton}
+                      disabled={test.isPending}
+                      aria-label={`Send a test to ${webhook.url}`}
+                      onClick={() => test.mutate(webhook)}
+                    >
+                      Send test
+                    </button>
+                    {webhook.format === "standard" && (
+                      <button
+                        type="button"
+                        className={quietButton}
+                        disabled={rotate.isPending}
+                        aria-label={`Rotate the secret of the webhook to ${webhook.url}`}
+                        onClick={() => {
+                          setRevealed(undefined);
+                          rotate.mutate(webhook.id);
+                        }}
+                      >
+                        Rotate secret
+                      </button>
+                    )}
+                    <button
+                      type="button"
+                      className={dangerButton}
+                      aria-label={`Delete the webhook to ${webhook.url}`}
+                      onClick={() => setConfirmingDelete(webhook.id)}
+                    >
+                      Delete
+                    </button>
+                  </>
+                )}
+                <button
+                  type="button"
+                  className={quietButton}
+                  aria-expanded={open.has(webhook.id)}
+                  aria-label={`Delivery log of ${webhook.url}`}
+                  onClick={() => showLog(webhook.id, !open.has(webhook.id))}
+                >
+                  {open.has(webhook.id) ? "Hide deliveries" : "Deliveries"}
+                </button>
+              </div>
+              {confirmingDelete === webhook.id && (
+                <div
+                  role="alertdialog"
+                  aria-label={`Delete the webhook to ${webhook.url}?`}
+                  className="space-y-2 rounded-lg border border-red-300 bg-red-50 p-3 dark:border-red-800 dark:bg-red-950"
+                >
+                  <p>
+                    Delete the webhook to <span className="break-all">{webhook.url}</span>? Nothing more is
+                    sent to it, and its delivery log goes with it.
+                  </p>
+                  <div className="flex flex-wrap gap-2">
+                    <button
+                      type="button"
+                      className={dangerButton}
+                      disabled={remove.isPending}
+                      onClick={() => remove.mutate(webhook.id)}
+                    >
+                      Delete it
+                    </button>
+                    <button
+                      type="button"
+                      className={quietButton}
+                      onClick={() => setConfirmingDelete(undefined)}
+                    >
+                      Cancel
+                    </button>
+                  </div>
+                </div>
+              )}
+              {open.has(webhook.id) && <WebhookDeliveries webhook={webhook} canChange={canChange} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** What a webhook is: where it posts, what, how, whether it is on (and why not), and what it is for. */
+function WebhookSummary({ webhook }: { webhook: Webhook }) {
+  return (
+    <div className="space-y-1">
+      <div className="font-mono break-all">{webhook.url}</div>
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-muted">
+        <span>{webhook.events.join(", ")}</span>·
+        <span>{webhook.format === "slack" ? "Slack" : "signed"}</span>·
+        <span
+          className={
+            webhook.enabled
+              ? "rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
+              : "rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-700 dark:bg-zinc-700 dark:text-zinc-200"
+          }
+        >
+          {webhookStateText(webhook)}
+        </span>
+        ·
+        <span>
+          added <Timestamp value={webhook.created_at} />
+        </span>
+      </div>
+      {webhook.description && <div>{webhook.description}</div>}
+    </div>
+  );
+}
