@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { DestinationStream } from "pino";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, isoTime, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
@@ -395,6 +395,9 @@ async function assemble(
   await scheduleHourly(app, "purge deleted test plans", () => plans.purgeExpired());
   await scheduleHourly(app, "forget expired idempotency keys", () => idempotency.purgeExpired());
   await scheduleHourly(app, "delete idle sessions", () => people.purgeIdleSessions());
+  await scheduleHourly(app, "forget webhook deliveries finished 30 days ago", () =>
+    webhooksRepo.purgeFinishedBefore(isoTime(clock.now() - 30 * 24 * 3600 * 1000)),
+  );
   const keepVersions = config.keepVersions;
   if (keepVersions !== undefined) {
     await scheduleHourly(app, "delete versions beyond TESTBAY_KEEP_VERSIONS", () =>

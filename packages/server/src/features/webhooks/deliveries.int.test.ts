@@ -5,6 +5,7 @@ import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
 import { WebhookFanOut } from "./fan-out.ts";
 import { TestReceiver } from "./test-receiver.ts";
+import { WebhooksRepo } from "./webhooks.repo.ts";
 
 /**
  * Deliveries to a real receiver on 127.0.0.1 (the address guard lifted, as on-premises receivers need) that
@@ -58,7 +59,12 @@ async function webhook(target: TestReceiver, events: string[], url = target.url)
 async function deliveries(id: string) {
   const log = await call(`${server.baseUrl}/webhooks/${id}/deliveries`, { headers: ci });
   expect(log.status).toBe(200);
-  return log.body.items as Array<{ id: string; status: string; attempts: Array<Record<string, unknown>> }>;
+  return log.body.items as Array<{
+    id: string;
+    type: string;
+    status: string;
+    attempts: Array<Record<string, unknown>>;
+  }>;
 }
 
 /** The delivery log once `done` holds of it: the sender records an attempt just after the receiver answers. */
@@ -345,5 +351,29 @@ describe("delivering", () => {
     expect(request?.headers).not.toHaveProperty("webhook-signature");
     const body = JSON.parse(request?.body ?? "{}");
     expect(body).toEqual({ text: expect.stringContaining("this webhook works"), blocks: expect.any(Array) });
+  });
+
+  it("forgets finished messages after 30 days, and keeps pending ones", async () => {
+    const target = await receiver();
+    const id = await webhook(target, ["execution.finished"]);
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    await target.requests(1);
+    await logWhen(id, (items) => items[0]?.status === "delivered");
+    await call(`${server.baseUrl}/webhooks/${id}`, {
+      method: "PATCH",
+      headers: ci,
+      json: { enabled: false },
+    });
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    server.clock.advance(31 * 24 * 3600 * 1000);
+    const { db, dialect } = server.app.services.database;
+    const purged = await new WebhooksRepo(db, dialect).purgeFinishedBefore(
+      isoTime(server.clock.now() - 30 * 24 * 3600 * 1000),
+    );
+    expect(purged).toBeGreaterThanOrEqual(1);
+    // Tokens live 24 hours: a fresh one after the month.
+    ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+    const left = await deliveries(id);
+    expect(left.map((d) => [d.type, d.status])).toEqual([["webhook.test", "pending"]]);
   });
 });

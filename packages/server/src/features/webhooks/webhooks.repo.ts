@@ -214,6 +214,28 @@ export class WebhooksRepo {
   }
 
   /**
+   * Forgets delivered and failed messages last changed before `before`, with their attempts: the log is for
+   * looking into recent trouble, and at 50 runs a second it would otherwise grow without end. Pending ones
+   * stay whatever their age (a disabled endpoint's backlog waits to be enabled again). How many went.
+   */
+  async purgeFinishedBefore(before: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const old = trx
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("status", "in", ["delivered", "failed"])
+        .where("updated_at", "<", before);
+      await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", old).execute();
+      const result = await trx
+        .deleteFrom("webhook_deliveries")
+        .where("status", "in", ["delivered", "failed"])
+        .where("updated_at", "<", before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+  }
+
+  /**
    * Takes up to `limit` due deliveries of enabled endpoints under a lease. A delivery whose lease lapsed (its
    * sender died mid-flight) is due again: at least once, never lost. On PostgreSQL SKIP LOCKED lets several
    * instances claim at once without taking the same rows or waiting on each other; SQLite has one writer.
