@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../../server/src/clock.ts";
+import { TestReceiver } from "../../server/src/features/webhooks/test-receiver.ts";
 import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "../test/browser.ts";
 import {
@@ -41,7 +42,11 @@ async function seed(): Promise<Sample> {
   // The server's clock starts 40 minutes ago and moves as the sample runs do (about as much), so times and
   // durations look real and the live run started a moment ago.
   const clock = new ManualClock(Date.now() - 40 * 60 * 1000);
-  const server = await startTestServer({ clock, env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
+  // Private addresses allowed: the settings' webhooks post to a receiver on 127.0.0.1, as on-premises ones do.
+  const server = await startTestServer({
+    clock,
+    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" },
+  });
   const ci = await ciHeaders(server);
   const person = await createMember(server);
   await seedInspectRuns(server, ci);
@@ -230,8 +235,53 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
 }
 
 /**
- * Settings, as an admin sees it: the clients and people, then a new client's secret as it is shown once. Each
- * size and theme creates one client through the page, so later shots list a few more clients than earlier ones.
+ * Webhooks for the settings' shots: a deploy gate on a receiver that refused the first test (HTTP 500, its retry
+ * waiting on the server's clock) and took the second, and a Slack channel someone turned off. Returns the receiver,
+ * for closing once the shots are taken.
+ */
+async function seedWebhooks(server: TestServer): Promise<TestReceiver> {
+  const ci = await ciHeaders(server);
+  const receiver = await TestReceiver.start();
+  const create = async (json: Record<string, unknown>) => {
+    const created = await call(`${server.baseUrl}/webhooks`, { headers: ci, json });
+    if (created.status !== 201) throw new Error(`webhook not created: ${JSON.stringify(created.body)}`);
+    return created.body as { id: string; secret?: string };
+  };
+  const slack = await create({
+    url: "https://hooks.slack.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    events: ["execution.finished", "test.flaky_detected"],
+    format: "slack",
+    description: "#mobile-releases",
+  });
+  await call(`${server.baseUrl}/webhooks/${slack.id}`, {
+    method: "PATCH",
+    headers: ci,
+    json: { enabled: false },
+  });
+  const gate = await create({
+    url: receiver.url,
+    events: ["execution.started", "execution.finished"],
+    description: "Deploy gate",
+  });
+  receiver.secret = gate.secret;
+  receiver.answers.push({ status: 500, body: "deploy gate restarting" });
+  const deliveries = async () => {
+    const log = await call(`${server.baseUrl}/webhooks/${gate.id}/deliveries`, { headers: ci });
+    return log.body.items as Array<{ attempts: unknown[] }>;
+  };
+  for (const count of [1, 2]) {
+    await call(`${server.baseUrl}/webhooks/${gate.id}/test`, { method: "POST", headers: ci });
+    await receiver.requests(count);
+    // The sender records the attempt just after the receiver answers.
+    while ((await deliveries())[0]?.attempts.length !== 1) await new Promise((r) => setTimeout(r, 50));
+  }
+  return receiver;
+}
+
+/**
+ * Settings, as an admin sees it: the clients, people and webhooks (a webhook's delivery log open), then a new
+ * client's secret as it is shown once. Each size and theme creates one client through the page, so later shots
+ * list a few more clients than earlier ones.
  */
 async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
   const { origin } = sample.server;
@@ -242,6 +292,7 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
   const clients = sample.server.app.services.clients;
   await clients.createClient(organization, "agent");
   await clients.disableClient((await clients.createClient(organization, "ci")).client_id);
+  const receiver = await seedWebhooks(sample.server);
   await eachView(browser, async (page, suffix) => {
     await signIn(page, origin, admin);
     await page.goto(`${origin}/settings`);
@@ -250,12 +301,20 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
       .getByRole("button", { name: /^Rotate the secret of/ })
       .first()
       .waitFor();
+    await page.getByRole("listitem", { name: receiver.url, exact: true }).waitFor();
     await shoot(page, `settings-${suffix}`);
+
+    const webhooks = page.getByRole("region", { name: "Webhooks", exact: true });
+    await webhooks.getByRole("button", { name: `Delivery log of ${receiver.url}` }).click();
+    // A table from 640 px, cards on a phone: wait for whichever shows.
+    await webhooks.getByText("delivered after 1 attempt").filter({ visible: true }).waitFor();
+    await webhooks.scrollIntoViewIfNeeded();
+    await shoot(page, `settings-webhooks-${suffix}`);
 
     await page.getByRole("button", { name: "Create client" }).click();
     await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
     await shoot(page, `settings-client-secret-${suffix}`);
-  });
+  }).finally(() => receiver.close());
 }
 
 const appBundle = new URL("../../server/test/fixtures/binaries/app-bundle.aab", import.meta.url);

@@ -116,7 +116,7 @@ describe("webhooks in the dashboard's settings", () => {
       await expect(readOnly.getByRole("button", { name }).count(), name).resolves.toBe(0);
     }
     await item.getByRole("button", { name: `Delivery log of ${receiver.url}` }).click();
-    await item.getByText("delivered after 2 attempts").waitFor();
+    await item.getByRole("table").getByText("delivered after 2 attempts").waitFor();
     await expect(item.getByRole("button", { name: /^Redeliver/ }).count()).resolves.toBe(0);
     await viewerPage.context().close();
   });

@@ -1,11 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { deliveriesQuery, redeliverWebhookMessage, type Webhook } from "../../api/webhooks.ts";
+import {
+  deliveriesQuery,
+  redeliverWebhookMessage,
+  type Webhook,
+  type WebhookDelivery,
+} from "../../api/webhooks.ts";
 import { ColumnHeader } from "../../components/column-header.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { quietButton } from "./settings-classes.ts";
-import { attemptText, deliveryStatusText, durationText } from "./webhooks-format.ts";
+import { attemptText, bodyExcerpt, deliveryStatusText, durationText } from "./webhooks-format.ts";
 
 /**
  * A webhook's delivery log, newest first: per message its type, status, every attempt with its time and answer,
@@ -23,6 +28,19 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
     },
   });
 
+  // Pending: the sender still has it, a redeliver would only start its schedule over.
+  const redeliverButton = (delivery: WebhookDelivery) => (
+    <button
+      type="button"
+      className={quietButton}
+      disabled={redeliver.isPending || delivery.status === "pending"}
+      aria-label={`Redeliver ${delivery.id}`}
+      onClick={() => redeliver.mutate(delivery.id)}
+    >
+      Redeliver
+    </button>
+  );
+
   return (
     <div className="space-y-2">
       <p role="status" aria-live="polite" className="sr-only">
@@ -35,7 +53,20 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
         <p className="text-muted">Nothing sent yet{canChange ? ": send a test to see one." : "."}</p>
       )}
       {deliveries.data && deliveries.data.length > 0 && (
-        <div className="overflow-x-auto rounded-lg border border-line">
+        <ul className="space-y-2 sm:hidden" aria-label={`Deliveries to ${webhook.url}, newest first`}>
+          {deliveries.data.map((delivery) => (
+            <li key={delivery.id} className="space-y-1 rounded-lg border border-line p-2">
+              <div className="font-mono text-xs">{delivery.type}</div>
+              <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
+              <DeliveryStatus delivery={delivery} />
+              <Attempts delivery={delivery} />
+              {canChange && redeliverButton(delivery)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {deliveries.data && deliveries.data.length > 0 && (
+        <div className="hidden overflow-x-auto rounded-lg border border-line sm:block">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Deliveries to {webhook.url}, newest first</caption>
             <thead className="border-b border-line text-xs text-muted">
@@ -63,44 +94,17 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
                       <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
                     </td>
                     <td className="px-3 py-2">
-                      {deliveryStatusText(delivery)}
-                      {delivery.next_attempt_at && (
-                        <div className="text-xs text-muted">
-                          next <Timestamp value={delivery.next_attempt_at} />
-                        </div>
-                      )}
+                      <DeliveryStatus delivery={delivery} />
                     </td>
                     <td className="px-3 py-2">
-                      {delivery.attempts.length === 0 ? (
-                        <span className="text-muted">none yet</span>
-                      ) : (
-                        <ol className="space-y-0.5 text-xs">
-                          {delivery.attempts.map((attempt) => (
-                            <li key={attempt.at}>
-                              <Timestamp value={attempt.at} />: {attemptText(attempt)}
-                            </li>
-                          ))}
-                        </ol>
-                      )}
+                      <Attempts delivery={delivery} />
                     </td>
                     <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
                     <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
                       {last ? durationText(last.duration_ms) : "—"}
                     </td>
                     <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
-                    {canChange && (
-                      <td className="px-3 py-2">
-                        <button
-                          type="button"
-                          className={quietButton}
-                          disabled={redeliver.isPending || delivery.status === "pending"}
-                          aria-label={`Redeliver ${delivery.id}`}
-                          onClick={() => redeliver.mutate(delivery.id)}
-                        >
-                          Redeliver
-                        </button>
-                      </td>
-                    )}
+                    {canChange && <td className="px-3 py-2">{redeliverButton(delivery)}</td>}
                   </tr>
                 );
               })}
@@ -109,5 +113,37 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
         </div>
       )}
     </div>
+  );
+}
+
+/** Its status in words, and when it is tried next while the sender still has it. */
+function DeliveryStatus({ delivery }: { delivery: WebhookDelivery }) {
+  return (
+    <div>
+      {deliveryStatusText(delivery)}
+      {delivery.next_attempt_at && (
+        <div className="text-xs text-muted">
+          next <Timestamp value={delivery.next_attempt_at} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Every attempt, oldest first: when, the answer (or none) and how long it took, the start of its body. */
+function Attempts({ delivery }: { delivery: WebhookDelivery }) {
+  if (delivery.attempts.length === 0) return <span className="text-muted">none yet</span>;
+  return (
+    <ol className="space-y-1 text-xs">
+      {delivery.attempts.map((attempt) => {
+        const excerpt = bodyExcerpt(attempt.response_body);
+        return (
+          <li key={attempt.at}>
+            <Timestamp value={attempt.at} />: {attemptText(attempt)}
+            {excerpt && <div className="font-mono text-muted break-all">{excerpt}</div>}
+          </li>
+        );
+      })}
+    </ol>
   );
 }

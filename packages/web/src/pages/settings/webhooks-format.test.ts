@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { attemptText, deliveryStatusText, durationText, webhookStateText } from "./webhooks-format.ts";
+import {
+  attemptText,
+  bodyExcerpt,
+  deliveryStatusText,
+  durationText,
+  webhookStateText,
+} from "./webhooks-format.ts";
 
 const attempt = { at: "2026-11-24T10:00:00.000Z", response_body: null };
 
@@ -23,11 +29,21 @@ describe("webhooks in words", () => {
       "HTTP 200 in 12 ms",
     );
     expect(attemptText({ ...attempt, status_code: 500, duration_ms: 30, error: "HTTP 500" })).toBe(
-      "HTTP 500 in 30 ms: HTTP 500",
+      "HTTP 500 in 30 ms",
     );
+    expect(
+      attemptText({ ...attempt, status_code: null, duration_ms: 10_000, error: "timed out after 10 s" }),
+    ).toBe("no answer in 10.0 s: timed out after 10 s");
     expect(attemptText({ ...attempt, status_code: null, duration_ms: 1, error: "address not allowed" })).toBe(
       "no answer in 1 ms: address not allowed",
     );
+  });
+
+  it("gives the start of an answer's body on one line", () => {
+    expect(bodyExcerpt(null)).toBeUndefined();
+    expect(bodyExcerpt("  \n ")).toBeUndefined();
+    expect(bodyExcerpt('{"error":\n  "deploy gate restarting"}')).toBe('{"error": "deploy gate restarting"}');
+    expect(bodyExcerpt("x".repeat(200), 10)).toBe(`${"x".repeat(9)}…`);
   });
 
   it("counts attempts in a delivery's status", () => {

@@ -17,7 +17,15 @@ export function durationText(ms: number): string {
 export function attemptText(attempt: WebhookAttempt): string {
   const answer = attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`;
   const text = `${answer} in ${durationText(attempt.duration_ms)}`;
-  return attempt.error ? `${text}: ${attempt.error}` : text;
+  // A refusal's error is its status ("HTTP 500"): said once is enough.
+  return attempt.error && attempt.error !== answer ? `${text}: ${attempt.error}` : text;
+}
+
+/** The start of what the receiver answered, on one line: enough to recognise its error page or message. */
+export function bodyExcerpt(body: string | null, max = 120): string | undefined {
+  const line = body?.replace(/\s+/g, " ").trim();
+  if (!line) return undefined;
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** A delivery's status with how many attempts it took, e.g. "failed after 3 attempts". */
