@@ -74,6 +74,7 @@ import { webRoutes } from "./features/web/index.ts";
 import {
   AttemptSender,
   DeliveryWorker,
+  fanOutBatchSize,
   SecretBox,
   systemResolveAll,
   WebhookFanOut,
@@ -359,6 +360,7 @@ async function assemble(
     // Well past an attempt's 10 s: a live sender never loses its delivery to another instance.
     leaseMs: webhookAttemptTimeoutMs + 50_000,
     publicUrl: config.publicUrl,
+    onError: (error) => app.log.error({ err: error }, "webhook delivery round failed"),
   });
   const sendDueDeliveries = () => {
     deliveryWorker.tick().catch((error) => app.log.error({ err: error }, "webhook delivery round failed"));
@@ -407,7 +409,11 @@ async function assemble(
 
   // Short rounds: an event reaches its receivers within about half a second (bench target p99 ≤ 2 s).
   scheduleEvery(app, "fan events out to webhooks", 250, async () => {
-    if ((await webhookFanOut.dispatch()) > 0) sendDueDeliveries();
+    // A full batch means a backlog (a burst, or a restart): drain it now, the sender starting on each batch.
+    for (let fannedOut = fanOutBatchSize; fannedOut === fanOutBatchSize; ) {
+      fannedOut = await webhookFanOut.dispatch();
+      if (fannedOut > 0) sendDueDeliveries();
+    }
   });
   scheduleEvery(app, "send due webhook deliveries", 250, () => deliveryWorker.tick());
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>

@@ -25,6 +25,8 @@ export interface DeliveryWorkerOptions {
   publicUrl: string | undefined;
   /** Sends in flight at most, per instance. */
   concurrency?: number;
+  /** Where a failed round of claims goes (the log): rounds started by a finished send have no caller. */
+  onError: (error: unknown) => void;
 }
 
 export class DeliveryWorker {
@@ -45,10 +47,13 @@ export class DeliveryWorker {
     const now = clock.now();
     const leaseId = randomUUID();
     const claimed = await repo.claimDue(isoTime(now), free, leaseId, isoTime(now + leaseMs));
+    // A full claim means more may be due: take them as slots free up instead of at the next round.
+    const more = claimed.length === free;
     for (const delivery of claimed) {
-      const sending: Promise<void> = this.deliver(delivery, leaseId).finally(() =>
-        this.inFlight.delete(sending),
-      );
+      const sending: Promise<void> = this.deliver(delivery, leaseId).finally(() => {
+        this.inFlight.delete(sending);
+        if (more && !this.closing) this.tick().catch(this.options.onError);
+      });
       this.inFlight.add(sending);
     }
     return claimed.length;

@@ -2,8 +2,8 @@
  * Fan-out: turns new outbox events (features/events) into one delivery per enabled endpoint of the
  * organization that subscribed to the event's type. Each event is fanned out exactly once whichever instance
  * does it: the deliveries are inserted and the event marked dispatched in one transaction, with the events
- * taken FOR UPDATE SKIP LOCKED on PostgreSQL (two instances take different events) and under SQLite's single
- * writer otherwise.
+ * taken FOR UPDATE SKIP LOCKED on PostgreSQL (instances take different events, so none describes an event
+ * another has taken) and under SQLite's single writer otherwise.
  */
 import { type Kysely, sql } from "kysely";
 import { type Clock, isoTime } from "../../clock.ts";
@@ -20,7 +20,15 @@ import type { StoredEvent } from "../events/index.ts";
 export type EventDescriber = (event: StoredEvent) => Promise<Record<string, unknown> | undefined>;
 
 /** Events per round: enough for bursts (50 finished executions a second), small enough for one transaction. */
-const batchSize = 200;
+export const fanOutBatchSize = 200;
+const batchSize = fanOutBatchSize;
+
+type EventRow = Database["events"];
+
+interface Planned {
+  eventId: string;
+  deliveries: Database["webhook_deliveries"][];
+}
 
 export class WebhookFanOut {
   constructor(
@@ -30,8 +38,19 @@ export class WebhookFanOut {
     private readonly describe: EventDescriber = async () => undefined,
   ) {}
 
-  /** One round; how many events it fanned out. Run it until it returns 0 to drain a backlog. */
+  /** One round; how many events it fanned out. Run it until it returns less than batchSize to drain a backlog. */
   async dispatch(): Promise<number> {
+    if (this.dialect === "postgres") {
+      // One transaction holding its events: instances take disjoint batches (SKIP LOCKED) and none describes
+      // events another has taken. Describing reads through other pooled connections meanwhile.
+      return this.db.transaction().execute(async (trx) => {
+        const rows = await sql<EventRow>`select * from events where dispatched_at is null
+          order by created_at, id limit ${batchSize} for update skip locked`.execute(trx);
+        return this.write(trx, await this.plan(rows.rows));
+      });
+    }
+    // SQLite: read and describe first (its one connection is busy inside a transaction), then write in one
+    // IMMEDIATE transaction, keeping only the events still undispatched.
     const rows = await this.db
       .selectFrom("events")
       .selectAll()
@@ -40,7 +59,22 @@ export class WebhookFanOut {
       .orderBy("id")
       .limit(batchSize)
       .execute();
-    if (rows.length === 0) return 0;
+    const planned = await this.plan(rows);
+    return this.db.transaction().execute(async (trx) => {
+      if (planned.length === 0) return 0;
+      const taken = await sql<{ id: string }>`select id from events
+        where id in (${sql.join(planned.map((p) => p.eventId))}) and dispatched_at is null`.execute(trx);
+      const takenIds = new Set(taken.rows.map((row) => row.id));
+      return this.write(
+        trx,
+        planned.filter((p) => takenIds.has(p.eventId)),
+      );
+    });
+  }
+
+  /** The deliveries each event makes: one per enabled endpoint of its organization subscribed to its type. */
+  private async plan(rows: EventRow[]): Promise<Planned[]> {
+    if (rows.length === 0) return [];
     const organizations = [...new Set(rows.map((row) => row.organization_id))];
     const webhooks = await this.db
       .selectFrom("webhooks")
@@ -50,9 +84,7 @@ export class WebhookFanOut {
       .execute();
     const subscribers = webhooks.map((w) => ({ ...w, types: new Set(JSON.parse(w.events) as string[]) }));
 
-    // Described before the transaction: describing reads other tables, and SQLite's one connection is
-    // busy inside it. Two instances describing the same event both do the work; only one fans it out.
-    const planned: Array<{ eventId: string; deliveries: Database["webhook_deliveries"][] }> = [];
+    const planned: Planned[] = [];
     const now = isoTime(this.clock.now());
     for (const row of rows) {
       // An endpoint gets the events that happen after it was created, not the outbox's past.
@@ -96,26 +128,28 @@ export class WebhookFanOut {
       });
     }
 
-    return this.db.transaction().execute(async (trx) => {
-      const ids = planned.map((p) => p.eventId);
-      const lock = this.dialect === "postgres" ? sql`for update skip locked` : sql``;
-      const taken = await sql<{ id: string }>`select id from events
-        where id in (${sql.join(ids)}) and dispatched_at is null ${lock}`.execute(trx);
-      const takenIds = new Set(taken.rows.map((row) => row.id));
-      const deliveries = planned.filter((p) => takenIds.has(p.eventId)).flatMap((p) => p.deliveries);
-      if (takenIds.size === 0) return 0;
-      for (let i = 0; i < deliveries.length; i += 100) {
-        await trx
-          .insertInto("webhook_deliveries")
-          .values(deliveries.slice(i, i + 100))
-          .execute();
-      }
+    return planned;
+  }
+
+  /** Inserts the deliveries and marks the events dispatched, in the caller's transaction. */
+  private async write(trx: Kysely<Database>, planned: Planned[]): Promise<number> {
+    if (planned.length === 0) return 0;
+    const deliveries = planned.flatMap((p) => p.deliveries);
+    for (let i = 0; i < deliveries.length; i += 100) {
       await trx
-        .updateTable("events")
-        .set({ dispatched_at: now })
-        .where("id", "in", [...takenIds])
+        .insertInto("webhook_deliveries")
+        .values(deliveries.slice(i, i + 100))
         .execute();
-      return takenIds.size;
-    });
+    }
+    await trx
+      .updateTable("events")
+      .set({ dispatched_at: isoTime(this.clock.now()) })
+      .where(
+        "id",
+        "in",
+        planned.map((p) => p.eventId),
+      )
+      .execute();
+    return planned.length;
   }
 }
