@@ -256,6 +256,33 @@ describe("testbay webhooks", () => {
     expect(shown.stderr).toContain(`error: webhook_not_found`);
   });
 
+  it("after webhooks create|update, --url is the webhook's; the API's URL comes before `webhooks`", async () => {
+    // TESTBAY_URL points nowhere: the API's URL given before `webhooks` is the one used.
+    const env = { TESTBAY_URL: "http://127.0.0.1:9/v1" };
+    const api = ["--url", server.baseUrl, "webhooks"];
+    const run = await cli(
+      [...api, "create", "--url=https://hooks.example.com/flags", "--events", "version.uploaded", "--json"],
+      { env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const webhook = JSON.parse(run.stdout);
+    expect(webhook).toMatchObject({ url: "https://hooks.example.com/flags", events: ["version.uploaded"] });
+
+    const moved = await cli(
+      [...api, "update", webhook.id, "--url", "https://hooks.example.com/moved", "--json"],
+      { env },
+    );
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(JSON.parse(moved.stdout)).toMatchObject({
+      id: webhook.id,
+      url: "https://hooks.example.com/moved",
+    });
+
+    const missing = await cli(["webhooks", "create", "--events", "version.uploaded"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("error: say where to POST with --url URL.\n");
+  });
+
   it("an unknown event is the API's 400 with its fix (exit 4); --json says the same", async () => {
     const args = [
       "webhooks",
