@@ -37,7 +37,8 @@ export function lastAnswer(delivery: WebhookDelivery): string {
   const last = delivery.attempts.at(-1);
   if (!last) return "-";
   const status = last.status_code === null ? "no answer" : `HTTP ${last.status_code}`;
-  return last.error ? `${status}: ${last.error}` : status;
+  // A refusal's error is its status ("HTTP 500"): said once is enough.
+  return last.error && last.error !== status ? `${status}: ${last.error}` : status;
 }
 
 export function deliveryTable(deliveries: WebhookDelivery[]): string {
