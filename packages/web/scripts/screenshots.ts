@@ -305,7 +305,7 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
     await shoot(page, `settings-${suffix}`);
 
     const webhooks = page.getByRole("region", { name: "Webhooks", exact: true });
-    await webhooks.getByRole("button", { name: `Delivery log of ${receiver.url}` }).click();
+    await webhooks.getByRole("button", { name: `Deliveries of ${receiver.url}` }).click();
     // A table from 640 px, cards on a phone: wait for whichever shows.
     await webhooks.getByText("delivered after 1 attempt").filter({ visible: true }).waitFor();
     await webhooks.scrollIntoViewIfNeeded();

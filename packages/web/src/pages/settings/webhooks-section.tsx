@@ -150,7 +150,7 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
                       type="button"
                       className={quietButton}
                       disabled={test.isPending}
-                      aria-label={`Send a test to ${webhook.url}`}
+                      aria-label={`Send test to ${webhook.url}`}
                       onClick={() => test.mutate(webhook)}
                     >
                       Send test
@@ -160,7 +160,7 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
                         type="button"
                         className={quietButton}
                         disabled={rotate.isPending}
-                        aria-label={`Rotate the secret of the webhook to ${webhook.url}`}
+                        aria-label={`Rotate secret of the webhook to ${webhook.url}`}
                         onClick={() => {
                           setRevealed(undefined);
                           rotate.mutate(webhook.id);
@@ -183,7 +183,7 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
                   type="button"
                   className={quietButton}
                   aria-expanded={open.has(webhook.id)}
-                  aria-label={`Delivery log of ${webhook.url}`}
+                  aria-label={`${open.has(webhook.id) ? "Hide deliveries" : "Deliveries"} of ${webhook.url}`}
                   onClick={() => showLog(webhook.id, !open.has(webhook.id))}
                 >
                   {open.has(webhook.id) ? "Hide deliveries" : "Deliveries"}
