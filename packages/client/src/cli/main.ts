@@ -938,8 +938,10 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
  * then comes from TESTBAY_URL or a --url before `webhooks`.
  */
 function webhookUrlFlags(argv: string[]): string[] {
-  const at = argv.indexOf("webhooks");
-  if (at < 0 || !["create", "update"].includes(argv[at + 1] ?? "")) return argv;
+  const at = argv.findIndex(
+    (arg, i) => arg === "webhooks" && (argv[i + 1] === "create" || argv[i + 1] === "update"),
+  );
+  if (at < 0) return argv;
   return argv.map((arg, i) => {
     if (i <= at + 1) return arg;
     if (arg === "--url") return "--webhook-url";
