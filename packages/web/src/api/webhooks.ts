@@ -3,6 +3,7 @@ import type { operations } from "../../../client/src/sdk/api.generated.ts";
 import { api } from "./client.ts";
 import { ApiProblem, unwrap } from "./problem.ts";
 import type { Problem } from "./types.ts";
+import { deliveryPollMs } from "./webhook-delivery-polling.ts";
 
 // Webhooks (API.md §9): where the organization's run results are sent, and what was sent. A secret comes back only
 // from the calls that make it (create, rotate) and is never kept in the query cache: the page shows it once.
@@ -31,7 +32,7 @@ export const webhooksQuery = queryOptions({
   queryFn: async () => unwrap(await api.GET("/v1/webhooks", { params: { query: { limit: 200 } } })).items,
 });
 
-/** A webhook's delivery log, newest first; polled while a message is pending so a sent test shows up. */
+/** A webhook's delivery log, newest first; read again while a message is pending, so a sent test shows up. */
 export const deliveriesQuery = (webhookId: string) =>
   queryOptions({
     queryKey: ["settings", "webhooks", webhookId, "deliveries"],
@@ -41,8 +42,7 @@ export const deliveriesQuery = (webhookId: string) =>
           params: { path: { id: webhookId }, query: { limit: 50 } },
         }),
       ).items,
-    refetchInterval: (query) =>
-      query.state.data?.some((delivery) => delivery.status === "pending") ? 1000 : false,
+    refetchInterval: (query) => deliveryPollMs(query.state.data, Date.now()),
   });
 
 export async function createWebhook(webhook: NewWebhook): Promise<CreatedWebhook> {
