@@ -63,6 +63,9 @@ const collect = (value: string, previous: string[]) => [
     .filter(Boolean),
 ];
 
+/** --events a,b (repeatable) with no default: a missing --events is a usage error, not an empty list. */
+const collectEvents = (value: string, previous: string[] | undefined) => collect(value, previous ?? []);
+
 /** What a command ends with: an exit code, and for --json the document to print. */
 interface Outcome {
   code: ExitCode;
@@ -757,8 +760,7 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .requiredOption(
       "--events <events>",
       `what to send, separated by commas: ${webhookEvents.join(", ")}`,
-      collect,
-      [],
+      collectEvents,
     )
     .option("--format <format>", "standard (signed, the default) or slack (a Slack incoming webhook)")
     .option("--description <text>", "what it is for, shown beside it")
@@ -821,11 +823,7 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
     .argument("<webhook_id>", "webhook ID (wh_…)")
     .option("--url <url>", "where to POST, http(s)")
     .addOption(webhookUrlOption())
-    .option(
-      "--events <events>",
-      "what to send (replaces the list), separated by commas",
-      (value: string, previous: string[] | undefined) => collect(value, previous ?? []),
-    )
+    .option("--events <events>", "what to send (replaces the list), separated by commas", collectEvents)
     .option("--enable", "send to it again (also after the server disabled it: fix the receiver first)")
     .option("--disable", "stop sending to it; what happens meanwhile is not sent later")
     .option("--description <text>", 'what it is for ("" clears it)')

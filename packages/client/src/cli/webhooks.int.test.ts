@@ -281,6 +281,9 @@ describe("testbay webhooks", () => {
     const missing = await cli(["webhooks", "create", "--events", "version.uploaded"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe("error: say where to POST with --url URL.\n");
+    const noEvents = await cli(["webhooks", "create", "--url", "https://hooks.example.com/x"]);
+    expect(noEvents.code).toBe(2);
+    expect(noEvents.stderr).toContain("required option '--events <events>' not specified");
   });
 
   it("an unknown event is the API's 400 with its fix (exit 4); --json says the same", async () => {
