@@ -15,7 +15,10 @@ const tags = [
   { name: "triggers", description: "Starting test plans against a version." },
   { name: "executions", description: "Runs of a test plan: status, results, logs and artifacts." },
   { name: "tests", description: "A plan's tests over its recent runs: failures, flakiness, durations." },
-  { name: "webhooks", description: "Telling other systems when runs start and finish: endpoints, deliveries." },
+  {
+    name: "webhooks",
+    description: "Telling other systems when runs start and finish: endpoints, deliveries.",
+  },
   { name: "agents", description: "The agent protocol: device hosts claim jobs and report results." },
   { name: "errors", description: "What each problem `code` means." },
   { name: "health", description: "Probes for load balancers and orchestrators." },
