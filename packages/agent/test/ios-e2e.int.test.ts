@@ -1,18 +1,7 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
-import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
-import {
-  type AppleLab,
-  type AppleLabOptions,
-  buildAppArchive,
-  buildTestPackageZip,
-  createAppleLab,
-} from "./stand-ins/apple-lab.ts";
-import { createDeviceLab, type DeviceLab } from "./stand-ins/device-lab.ts";
+import { describe, expect, it } from "vitest";
+import { call } from "../../server/test/harness.ts";
+import { IOS_APP as APP, iosServer, iPhone15 as sim } from "./ios-server.ts";
+import { type AppleLab, buildAppArchive, buildTestPackageZip } from "./stand-ins/apple-lab.ts";
 
 // The iOS path end to end: an IPA and the zip of `xcodebuild build-for-testing` output uploaded to a real
 // server, an xcuitest plan triggered, a real `testbay-agent --devices auto` finding the stand-in simulators with
@@ -20,119 +9,21 @@ import { createDeviceLab, type DeviceLab } from "./stand-ins/device-lab.ts";
 // simulator and no Xcode is involved: xcrun and xcodebuild are the stateful stand-ins of test/stand-ins, whose
 // result bundles have the JSON shapes of recorded xcresulttool output (test/fixtures/apple/SOURCES.md).
 
-const APP = "com.example.shop";
 const TARGET = "ShopUITests";
-const sim = (udid: string, state: "Shutdown" | "Booted" = "Shutdown") => ({
-  udid,
-  name: "iPhone 15",
-  runtime: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
-  state,
-});
 const UDID_A = "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01";
 const UDID_B = "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B02";
 
-let server: TestServer;
-let ci: Record<string, string>;
-let agentCredentials: { client_id: string; client_secret: string };
-let scratch: string;
-const running: ChildProcess[] = [];
-let lab: AppleLab | undefined;
-let noAndroid: DeviceLab | undefined;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
-  });
-  scratch = await mkdtemp(path.join(tmpdir(), "testbay-ios-"));
-  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
-  agentCredentials = await server.createClient("acme", "agent");
-  const created = await call(`${server.baseUrl}/apps`, {
-    headers: ci,
-    json: { package_name: APP, platform: "ios", display_name: "Shop" },
-  });
-  expect(created.status).toBe(201);
+const ios = iosServer((scratch) => {
   const app = { bundleId: APP, name: "Shop" };
-  const ipa = buildAppArchive(scratch, app, "ipa");
-  const tests = buildTestPackageZip(scratch, { app, targets: [{ name: TARGET, ui: true }] });
-  for (const version of ["1.0.0"]) {
-    const uploaded = await fetch(`${server.baseUrl}/apps/${APP}/versions/${version}`, {
-      method: "PUT",
-      headers: { ...ci, "content-type": "application/octet-stream" },
-      body: await readFile(ipa),
-    });
-    expect(uploaded.status, await uploaded.clone().text()).toBe(201);
-    const testPackage = await fetch(`${server.baseUrl}/apps/${APP}/versions/${version}/test-package`, {
-      method: "PUT",
-      headers: { ...ci, "content-type": "application/octet-stream" },
-      body: await readFile(tests),
-    });
-    expect(testPackage.status, await testPackage.clone().text()).toBe(201);
-  }
+  return {
+    app: buildAppArchive(scratch, app, "ipa"),
+    testPackage: buildTestPackageZip(scratch, { app, targets: [{ name: TARGET, ui: true }] }),
+  };
 });
+const { createLab, startAgent, finished } = ios;
+const trigger = (step: Record<string, unknown>, options: { max_attempts?: number } = {}) =>
+  ios.trigger({ type: "xcuitest", ...step }, { device: { platform: "ios", model: "iPhone 15" }, ...options });
 
-afterEach(async () => {
-  await stopAgentProcesses(running);
-  lab?.cleanup();
-  lab = undefined;
-  noAndroid?.cleanup();
-  noAndroid = undefined;
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-
-async function createLab(options: AppleLabOptions): Promise<AppleLab> {
-  lab = await createAppleLab({ timeScale: 0.02, ...options });
-  // The stand-ins' folder holds adb too: an adb with no devices, as on a Mac that has one installed.
-  noAndroid = await createDeviceLab({ devices: [] });
-  return lab;
-}
-
-function startAgent(name: string, args: string[] = []): AgentProcess {
-  return startAgentProcess({
-    name,
-    baseUrl: server.baseUrl,
-    audience: server.config.audience,
-    credentials: agentCredentials,
-    scratch,
-    args: ["--devices", "auto", ...args],
-    env: { ...noAndroid?.env, ...lab?.env, PATH: lab?.env.PATH ?? "" },
-    running,
-  });
-}
-
-async function trigger(step: Record<string, unknown>, options: { max_attempts?: number } = {}) {
-  const plan = await call(`${server.baseUrl}/testplans`, {
-    headers: ci,
-    json: {
-      name: `ios ${Math.random()}`,
-      package_name: APP,
-      devices: [{ platform: "ios", model: "iPhone 15" }],
-      steps: [{ type: "xcuitest", ...step }],
-      ...options,
-    },
-  });
-  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-  const run = await call(`${server.baseUrl}/testplan/run`, {
-    headers: ci,
-    json: { test_plan_id: plan.body.id, package_name: APP, version: "1.0.0" },
-  });
-  expect(run.status, JSON.stringify(run.body)).toBe(200);
-  return run.body.execution.id as string;
-}
-
-const execution = async (id: string) =>
-  (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
-const finished = (id: string, agent: AgentProcess) =>
-  waitFor(`execution ${id} to finish`, async () => {
-    const view = await execution(id);
-    return !["queued", "running"].includes(view.status) && view;
-  }).catch(async (error) => {
-    console.log(agent.output(), JSON.stringify(await execution(id), null, 1));
-    throw error;
-  });
 /** A test case as GET /executions/{id}/tests shows it. */
 interface TestView {
   classname: string;
@@ -145,7 +36,7 @@ interface TestView {
   artifacts: string[];
 }
 const testsOf = async (id: string): Promise<TestView[]> =>
-  (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items as TestView[];
+  (await call(`${ios.server.baseUrl}/executions/${id}/tests`, { headers: ios.ci })).body.items as TestView[];
 const xcodebuildRuns = (l: AppleLab) =>
   l
     .calls()
@@ -208,7 +99,7 @@ describe("an xcuitest plan on an iOS simulator (stand-in)", () => {
       ]),
     );
     const fetchArtifact = (name: string) =>
-      fetch(`${server.baseUrl}/executions/${id}/artifacts/${name}`, { headers: ci });
+      fetch(`${ios.server.baseUrl}/executions/${id}/artifacts/${name}`, { headers: ios.ci });
     const png = Buffer.from(
       await (await fetchArtifact(`${folder}/screenshots/${TARGET}.LoginTests.testRejects.png`)).arrayBuffer(),
     );

@@ -1,18 +1,7 @@
-import type { ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
-import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "./agent-process.ts";
-import {
-  type AppleLab,
-  type AppleLabOptions,
-  buildAppArchive,
-  createAppleLab,
-  type SimulatorSpec,
-} from "./stand-ins/apple-lab.ts";
-import { createDeviceLab, type DeviceLab } from "./stand-ins/device-lab.ts";
+import { describe, expect, it } from "vitest";
+import { call } from "../../server/test/harness.ts";
+import { IOS_APP as APP, iosServer, iPhone15 as sim } from "./ios-server.ts";
+import { type AppleLab, buildAppArchive } from "./stand-ins/apple-lab.ts";
 
 // Maestro on iOS end to end: a zipped .app uploaded to a real server, a plan with a maestro step on
 // `{platform: "ios"}`, a real `testbay-agent --devices auto` finding the stand-in simulators with xcrun, booting
@@ -21,109 +10,16 @@ import { createDeviceLab, type DeviceLab } from "./stand-ins/device-lab.ts";
 // decides each flow's outcome by the stand-in's rule (an assertVisible of "FAIL…" fails; "FAIL nx …" fails the
 // flow's first n runs on that simulator). No Mac, simulator, Xcode or maestro is involved.
 
-const APP = "com.example.shop";
 const UDID_A = "9A1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B0A";
 const UDID_B = "9A1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B0B";
-const sim = (udid: string, state: "Shutdown" | "Booted" = "Shutdown"): SimulatorSpec => ({
-  udid,
-  name: "iPhone 15",
-  runtime: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
-  state,
-});
 
-let server: TestServer;
-let ci: Record<string, string>;
-let agentCredentials: { client_id: string; client_secret: string };
-let scratch: string;
-const running: ChildProcess[] = [];
-let lab: AppleLab | undefined;
-let noAndroid: DeviceLab | undefined;
-
-beforeAll(async () => {
-  server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
-  });
-  scratch = await mkdtemp(path.join(tmpdir(), "testbay-ios-maestro-"));
-  ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
-  agentCredentials = await server.createClient("acme", "agent");
-  const created = await call(`${server.baseUrl}/apps`, {
-    headers: ci,
-    json: { package_name: APP, platform: "ios", display_name: "Shop" },
-  });
-  expect(created.status).toBe(201);
-  // A zipped Shop.app, the other form of iOS app Testbay takes besides an IPA. Maestro needs no test package.
-  const zipped = buildAppArchive(scratch, { bundleId: APP, name: "Shop" }, "zip");
-  const uploaded = await fetch(`${server.baseUrl}/apps/${APP}/versions/1.0.0`, {
-    method: "PUT",
-    headers: { ...ci, "content-type": "application/octet-stream" },
-    body: await readFile(zipped),
-  });
-  expect(uploaded.status, await uploaded.clone().text()).toBe(201);
-});
-
-afterEach(async () => {
-  await stopAgentProcesses(running);
-  lab?.cleanup();
-  lab = undefined;
-  noAndroid?.cleanup();
-  noAndroid = undefined;
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(scratch, { recursive: true, force: true });
-});
-
-async function createLab(options: AppleLabOptions): Promise<AppleLab> {
-  lab = await createAppleLab({ timeScale: 0.02, ...options });
-  // The stand-ins' folder holds adb too: an adb with no devices, as on a Mac that has one installed.
-  noAndroid = await createDeviceLab({ devices: [] });
-  return lab;
-}
-
-function startAgent(name: string, args: string[] = []): AgentProcess {
-  return startAgentProcess({
-    name,
-    baseUrl: server.baseUrl,
-    audience: server.config.audience,
-    credentials: agentCredentials,
-    scratch,
-    args: ["--devices", "auto", ...args],
-    env: { ...noAndroid?.env, ...lab?.env, PATH: lab?.env.PATH ?? "" },
-    running,
-  });
-}
-
-async function trigger(step: Record<string, unknown>, options: { max_attempts?: number } = {}) {
-  const plan = await call(`${server.baseUrl}/testplans`, {
-    headers: ci,
-    json: {
-      name: `ios maestro ${Math.random()}`,
-      package_name: APP,
-      devices: [{ platform: "ios" }],
-      steps: [{ type: "maestro", ...step }],
-      ...options,
-    },
-  });
-  expect(plan.status, JSON.stringify(plan.body)).toBe(201);
-  const run = await call(`${server.baseUrl}/testplan/run`, {
-    headers: ci,
-    json: { test_plan_id: plan.body.id, package_name: APP, version: "1.0.0" },
-  });
-  expect(run.status, JSON.stringify(run.body)).toBe(200);
-  return run.body.execution.id as string;
-}
-
-const execution = async (id: string) =>
-  (await call(`${server.baseUrl}/executions/${id}`, { headers: ci })).body;
-const finished = (id: string, agent: AgentProcess) =>
-  waitFor(`execution ${id} to finish`, async () => {
-    const view = await execution(id);
-    return !["queued", "running"].includes(view.status) && view;
-  }).catch(async (error) => {
-    console.log(agent.output(), JSON.stringify(await execution(id), null, 1));
-    throw error;
-  });
+// A zipped Shop.app, the other form of iOS app Testbay takes besides an IPA. Maestro needs no test package.
+const ios = iosServer((scratch) => ({
+  app: buildAppArchive(scratch, { bundleId: APP, name: "Shop" }, "zip"),
+}));
+const { createLab, startAgent, finished } = ios;
+const trigger = (step: Record<string, unknown>, options: { max_attempts?: number } = {}) =>
+  ios.trigger({ type: "maestro", ...step }, options);
 
 interface TestView {
   name: string;
@@ -135,7 +31,7 @@ interface TestView {
   attempts: Array<{ status: string }>;
 }
 const testsOf = async (id: string): Promise<TestView[]> =>
-  (await call(`${server.baseUrl}/executions/${id}/tests`, { headers: ci })).body.items as TestView[];
+  (await call(`${ios.server.baseUrl}/executions/${id}/tests`, { headers: ios.ci })).body.items as TestView[];
 
 /** The lab's calls as "tool sub-command" (xcrun's tool and verb, maestro's device), in the order made. */
 const callLines = (l: AppleLab) =>
