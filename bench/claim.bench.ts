@@ -221,6 +221,16 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           r.dialect === "postgres" ? { op: "<=", value: postgresStatementsTarget } : undefined,
           r.rounds.map(statementsPerCycle),
         ),
+        ...(r.dialect === "postgres"
+          ? [
+              ratio(
+                "postgres: PostgreSQL CPU per claim + complete cycle, ms (steadier than latency on a busy machine)",
+                median(r.rounds.map(databaseCpuMsPerCycle)),
+                undefined,
+                r.rounds.map(databaseCpuMsPerCycle),
+              ),
+            ]
+          : []),
         ratio(
           `${r.dialect}: duplicate claims (a count, must be 0)`,
           r.rounds.reduce((n, x) => n + x.handedOut.duplicates, 0) + r.warm.duplicates,
@@ -739,6 +749,13 @@ function mePerSecond(x: RoundResult): number {
 /** Statements the server sent during the drain per claim + complete cycle (the 204 claims that end it included). */
 function statementsPerCycle(x: RoundResult): number {
   return x.drain.claimed.length > 0 ? x.statements / x.drain.claimed.length : Number.NaN;
+}
+
+/** CPU PostgreSQL's backends used during the drain, per job handed out, in ms (NaN when not measured). */
+function databaseCpuMsPerCycle(x: RoundResult): number {
+  const percent = x.drain.cpu.databasePercent;
+  if (percent === undefined || x.drain.claimed.length === 0) return Number.NaN;
+  return ((percent / 100) * x.drain.ms) / x.drain.claimed.length;
 }
 
 function notPassed(x: RoundResult): number {

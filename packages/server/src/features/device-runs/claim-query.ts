@@ -95,8 +95,10 @@ export async function claimRun(
   if (dialect === "postgres") {
     const result = await sql<ClaimedRow>`with picked as (${next} for update skip locked),
       claimed as (
-        update device_runs set ${take} from picked
-        where device_runs.id = picked.id and device_runs.status = 'queued'
+        -- The run by its primary key: joined to picked instead (update … from picked), the planner scanned
+        -- every queued run and filtered them by id, a cost growing with the queue.
+        update device_runs set ${take}
+        where device_runs.id = (select id from picked) and device_runs.status = 'queued'
         returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.shard,
           device_runs.shard_count, device_runs.attempt,
           device_runs.max_attempts, device_runs.claimed_device
