@@ -9,6 +9,7 @@ const attempt = {
   duration_ms: 20,
   error: "HTTP 500",
   response_body: null,
+  request: null,
 };
 
 function delivery(
@@ -24,6 +25,7 @@ function delivery(
     created_at: "2026-11-24T09:59:58.000Z",
     next_attempt_at: next,
     attempts,
+    request_body: null,
   };
 }
 

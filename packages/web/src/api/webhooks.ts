@@ -14,9 +14,24 @@ export type NewWebhook = NonNullable<
   operations["createWebhook"]["requestBody"]
 >["content"]["application/json"];
 export type WebhookFormat = Webhook["format"];
-export type WebhookDelivery =
+export type WebhookChanges = NonNullable<
+  operations["updateWebhook"]["requestBody"]
+>["content"]["application/json"];
+type ListedDelivery =
   operations["listWebhookDeliveries"]["responses"][200]["content"]["application/json"]["items"][number];
-export type WebhookAttempt = WebhookDelivery["attempts"][number];
+
+/** What one attempt sent: the URL it went to (a PATCH can change it between attempts) and every header. */
+export interface WebhookAttemptRequest {
+  url: string;
+  headers: { [name: string]: string };
+}
+/** One attempt; `request` is null for attempts recorded before the server kept requests. */
+export type WebhookAttempt = ListedDelivery["attempts"][number] & { request: WebhookAttemptRequest | null };
+/** A message and its attempts; `request_body` (the exact bytes sent) is null until its first attempt. */
+export type WebhookDelivery = Omit<ListedDelivery, "attempts"> & {
+  attempts: WebhookAttempt[];
+  request_body: string | null;
+};
 
 /** The events a webhook subscribes to (API.md §9), with what each says, for the form's checkboxes. */
 export const webhookEvents = [
@@ -37,16 +52,22 @@ export const deliveriesQuery = (webhookId: string) =>
   queryOptions({
     queryKey: ["settings", "webhooks", webhookId, "deliveries"],
     queryFn: async () =>
+      // Typed with the request fields (above) until the generated SDK has them.
       unwrap(
         await api.GET("/v1/webhooks/{id}/deliveries", {
           params: { path: { id: webhookId }, query: { limit: 50 } },
         }),
-      ).items,
+      ).items as WebhookDelivery[],
     refetchInterval: (query) => deliveryPollMs(query.state.data, Date.now()),
   });
 
 export async function createWebhook(webhook: NewWebhook): Promise<CreatedWebhook> {
   return unwrap(await api.POST("/v1/webhooks", { body: webhook }));
+}
+
+/** Where it posts, what it gets, what it is for: only what is given changes (its format never does). */
+export async function updateWebhook(id: string, changes: WebhookChanges): Promise<Webhook> {
+  return unwrap(await api.PATCH("/v1/webhooks/{id}", { params: { path: { id } }, body: changes }));
 }
 
 export async function setWebhookEnabled(id: string, enabled: boolean): Promise<Webhook> {

@@ -4,10 +4,13 @@ import {
   bodyExcerpt,
   deliveryStatusText,
   durationText,
+  prettyBody,
+  problemField,
+  webhookChanges,
   webhookStateText,
 } from "./webhooks-format.ts";
 
-const attempt = { at: "2026-11-24T10:00:00.000Z", response_body: null };
+const attempt = { at: "2026-11-24T10:00:00.000Z", response_body: null, request: null };
 
 describe("webhooks in words", () => {
   it("says a disabled webhook's reason, and none when there is none", () => {
@@ -54,5 +57,64 @@ describe("webhooks in words", () => {
     expect(deliveryStatusText({ status: "failed", attempts: [one, one, one] })).toBe(
       "failed after 3 attempts",
     );
+  });
+
+  it("indents a JSON body, and leaves anything else as it was sent", () => {
+    expect(prettyBody('{"type":"webhook.test","data":{"webhook_id":"wh_1"}}')).toBe(
+      '{\n  "type": "webhook.test",\n  "data": {\n    "webhook_id": "wh_1"\n  }\n}',
+    );
+    expect(prettyBody("payload=%7B%22text%22%7D")).toBe("payload=%7B%22text%22%7D");
+    expect(prettyBody('{"cut off at a KiB":')).toBe('{"cut off at a KiB":');
+    expect(prettyBody("")).toBe("");
+  });
+
+  it("finds the form field a refusal is about, or none", () => {
+    expect(problemField([{ path: "/url", in: "body", message: "is not allowed: 10.0.0.1 is private" }])).toBe(
+      "url",
+    );
+    expect(problemField([{ path: "/events/2", message: "is not one of …" }])).toBe("events");
+    expect(problemField([{ path: "/events", message: "must NOT have fewer than 1 items" }])).toBe("events");
+    expect(problemField([{ path: "/description", message: "must NOT have more than 500 characters" }])).toBe(
+      "description",
+    );
+    expect(problemField([{ path: "/", message: "is empty" }, { path: "/url" }])).toBe("url");
+    expect(problemField([{ path: "/format", message: "is not a known field" }])).toBeUndefined();
+    expect(problemField(undefined)).toBeUndefined();
+    expect(problemField("not a list")).toBeUndefined();
+    expect(problemField([null, { path: 3 }])).toBeUndefined();
+  });
+
+  it("sends only what an edit changed", () => {
+    const webhook = {
+      url: "https://hooks.example.com/testbay",
+      events: ["execution.started", "execution.finished"],
+      description: "deploy gate",
+    };
+    const same = { url: webhook.url, events: webhook.events, description: "deploy gate" };
+    expect(webhookChanges(webhook, same)).toEqual({});
+    // Ticked in another order, padded with spaces: no change.
+    expect(
+      webhookChanges(webhook, {
+        url: ` ${webhook.url} `,
+        events: ["execution.finished", "execution.started"],
+        description: " deploy gate ",
+      }),
+    ).toEqual({});
+    expect(webhookChanges(webhook, { ...same, url: "https://gate.example.com/hook" })).toEqual({
+      url: "https://gate.example.com/hook",
+    });
+    expect(webhookChanges(webhook, { ...same, events: ["execution.finished"] })).toEqual({
+      events: ["execution.finished"],
+    });
+    expect(
+      webhookChanges(webhook, {
+        ...same,
+        events: ["execution.started", "execution.finished", "version.uploaded"],
+      }),
+    ).toEqual({ events: ["execution.started", "execution.finished", "version.uploaded"] });
+    // Emptied: removed (null), which PATCH takes.
+    expect(webhookChanges(webhook, { ...same, description: "  " })).toEqual({ description: null });
+    expect(webhookChanges({ ...webhook, description: null }, { ...same, description: "" })).toEqual({});
+    expect(webhookChanges({ ...webhook, description: null }, same)).toEqual({ description: "deploy gate" });
   });
 });

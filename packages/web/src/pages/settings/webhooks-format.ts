@@ -41,3 +41,55 @@ export function deliveryStatusText(delivery: Pick<WebhookDelivery, "status" | "a
       return count === 0 ? "pending" : `pending, ${attempts} so far`;
   }
 }
+
+/** A body as sent, for reading: JSON indented two spaces when it parses (ours always does), else as it is. */
+export function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** The fields of the webhook form the API's `errors[].path` can point at. */
+export type WebhookField = "url" | "events" | "description";
+
+/**
+ * The form field a refusal is about (`/url`, `/events/2`, `/description`), so its detail and fix show under that
+ * field; undefined when it is about none (not signed in, a webhook deleted meanwhile): it shows under the form.
+ */
+export function problemField(errors: unknown): WebhookField | undefined {
+  if (!Array.isArray(errors)) return undefined;
+  for (const item of errors as Array<{ path?: unknown }>) {
+    const first = typeof item?.path === "string" ? item.path.split("/")[1] : undefined;
+    if (first === "url" || first === "events" || first === "description") return first;
+  }
+  return undefined;
+}
+
+/** What the edit form holds: the URL, the events ticked, the description (blank for none). */
+export interface WebhookDraft {
+  url: string;
+  events: readonly string[];
+  description: string;
+}
+
+/**
+ * Only what the edit changed, as PATCH takes it: the audit log then says what changed, and a format never is
+ * (PATCH has none). A description emptied is null (removed). Events compare as sets: ticking order is no change.
+ */
+export function webhookChanges(
+  webhook: Pick<Webhook, "url" | "events" | "description">,
+  draft: WebhookDraft,
+): { url?: string; events?: string[]; description?: string | null } {
+  const changes: { url?: string; events?: string[]; description?: string | null } = {};
+  const url = draft.url.trim();
+  if (url !== webhook.url) changes.url = url;
+  const before = new Set(webhook.events);
+  if (draft.events.length !== before.size || draft.events.some((event) => !before.has(event))) {
+    changes.events = [...draft.events];
+  }
+  const description = draft.description.trim() || null;
+  if (description !== (webhook.description ?? null)) changes.description = description;
+  return changes;
+}

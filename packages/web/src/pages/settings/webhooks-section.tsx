@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   type CreatedWebhook,
   deleteWebhook,
@@ -19,18 +19,33 @@ import { webhookStateText } from "./webhooks-format.ts";
 
 /**
  * The organization's webhooks: where run results are sent, and each one's delivery log. Everyone reads them (the
- * API lets viewers read); members and admins add, enable or disable, rotate, test and delete (`canChange`).
+ * API lets viewers read); members and admins add, edit, enable or disable, rotate, test and delete (`canChange`).
+ * Editing happens in place: the webhook's form takes the focus, and gives it back to its Edit button when done.
  */
 export function WebhooksSection({ canChange }: { canChange: boolean }) {
   const queries = useQueryClient();
   const webhooks = useQuery(webhooksQuery);
   const [revealed, setRevealed] = useState<{ webhook: CreatedWebhook; rotated: boolean }>();
   const [confirmingDelete, setConfirmingDelete] = useState<string>();
+  /** The webhook whose edit form is open, in place of its summary and buttons. */
+  const [editing, setEditing] = useState<string>();
+  /** The webhook whose Edit button gets the focus back once its form has closed (and the button is back). */
+  const [refocus, setRefocus] = useState<string>();
+  const editButtons = useRef(new Map<string, HTMLButtonElement>());
   /** Webhooks whose delivery log is open: a test sent opens it, so its delivery shows. */
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
   const [result, setResult] = useState("");
   const heading = useRef<HTMLHeadingElement>(null);
   const refresh = () => queries.invalidateQueries({ queryKey: webhooksQuery.queryKey });
+  const closeEdit = (id: string) => {
+    setEditing(undefined);
+    setRefocus(id);
+  };
+  useEffect(() => {
+    if (refocus === undefined) return;
+    editButtons.current.get(refocus)?.focus();
+    setRefocus(undefined);
+  }, [refocus]);
   const showLog = (id: string, shown: boolean) =>
     setOpen((current) => {
       const next = new Set(current);
@@ -133,10 +148,45 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
               aria-label={webhook.url}
               className="space-y-3 rounded-lg border border-line bg-surface p-3 text-sm"
             >
-              <WebhookSummary webhook={webhook} />
-              <div className="flex flex-wrap gap-2">
+              {editing === webhook.id ? (
+                <WebhookForm
+                  webhook={webhook}
+                  onCancel={() => closeEdit(webhook.id)}
+                  onDone={(saved) => {
+                    closeEdit(webhook.id);
+                    if (!saved) {
+                      setResult(`Nothing changed in the webhook to ${webhook.url}.`);
+                      return;
+                    }
+                    // The list shows the change at once; the refresh confirms it.
+                    queries.setQueryData(webhooksQuery.queryKey, (list) =>
+                      list?.map((item) => (item.id === saved.id ? saved : item)),
+                    );
+                    setResult(`Webhook to ${saved.url} saved.`);
+                    return refresh();
+                  }}
+                />
+              ) : (
+                <WebhookSummary webhook={webhook} />
+              )}
+              <div className={`flex flex-wrap gap-2 ${editing === webhook.id ? "hidden" : ""}`}>
                 {canChange && (
                   <>
+                    <button
+                      ref={(button) => {
+                        if (button) editButtons.current.set(webhook.id, button);
+                        else editButtons.current.delete(webhook.id);
+                      }}
+                      type="button"
+                      className={quietButton}
+                      aria-label={`Edit the webhook to ${webhook.url}`}
+                      onClick={() => {
+                        setConfirmingDelete(undefined);
+                        setEditing(webhook.id);
+                      }}
+                    >
+                      Edit
+                    </button>
                     <button
                       type="button"
                       className={webhook.enabled ? dangerButton : quietButton}
