@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { Fragment, useId, useState } from "react";
 import {
   deliveriesQuery,
   redeliverWebhookMessage,
@@ -9,17 +9,28 @@ import {
 import { ColumnHeader } from "../../components/column-header.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { DeliveryRequest } from "./delivery-request.tsx";
 import { quietButton } from "./settings-classes.ts";
 import { attemptText, bodyExcerpt, deliveryStatusText, durationText } from "./webhooks-format.ts";
 
 /**
  * A webhook's delivery log, newest first: per message its type, status, every attempt with its time and answer,
- * the last answer's status code, duration and error, and (for those who may change it) a Redeliver button.
+ * the last answer's status code, duration and error, and (for those who may change it) a Redeliver button. Each
+ * message opens (a disclosure button) on what was sent: its body, and per attempt the URL, headers and answer.
  */
 export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; canChange: boolean }) {
   const queries = useQueryClient();
   const deliveries = useQuery(deliveriesQuery(webhook.id));
   const [result, setResult] = useState("");
+  const detailsId = useId();
+  /** Messages whose request is shown. */
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setExpanded((current) => {
+      const next = new Set(current);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
   const redeliver = useMutation({
     mutationFn: (deliveryId: string) => redeliverWebhookMessage(webhook.id, deliveryId),
     onSuccess: (deliveryId) => {
@@ -41,6 +52,23 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
     </button>
   );
 
+  // The table (from 640 px) and the cards (below) are both in the page, one hidden: each has its own ids.
+  const detailsButton = (delivery: WebhookDelivery, layout: "table" | "card") => {
+    const shown = expanded.has(delivery.id);
+    return (
+      <button
+        type="button"
+        className={quietButton}
+        aria-expanded={shown}
+        aria-controls={shown ? `${detailsId}-${layout}-${delivery.id}` : undefined}
+        aria-label={`${shown ? "Hide request" : "Show request"} of ${delivery.id}`}
+        onClick={() => toggle(delivery.id)}
+      >
+        {shown ? "Hide request" : "Show request"}
+      </button>
+    );
+  };
+
   return (
     <div className="space-y-2">
       <p role="status" aria-live="polite" className="sr-only">
@@ -60,7 +88,13 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
               <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
               <DeliveryStatus delivery={delivery} />
               <Attempts delivery={delivery} />
-              {canChange && redeliverButton(delivery)}
+              <div className="flex flex-wrap gap-2 pt-1">
+                {detailsButton(delivery, "card")}
+                {canChange && redeliverButton(delivery)}
+              </div>
+              {expanded.has(delivery.id) && (
+                <DeliveryRequest delivery={delivery} id={`${detailsId}-card-${delivery.id}`} />
+              )}
             </li>
           ))}
         </ul>
@@ -87,25 +121,36 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
             <tbody>
               {deliveries.data.map((delivery) => {
                 const last = delivery.attempts.at(-1);
+                const shown = expanded.has(delivery.id);
                 return (
-                  <tr key={delivery.id} className="border-b border-line align-top last:border-0">
-                    <td className="px-3 py-2">
-                      <div className="font-mono text-xs">{delivery.type}</div>
-                      <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
-                    </td>
-                    <td className="px-3 py-2">
-                      <DeliveryStatus delivery={delivery} />
-                    </td>
-                    <td className="px-3 py-2">
-                      <Attempts delivery={delivery} />
-                    </td>
-                    <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
-                    <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
-                      {last ? durationText(last.duration_ms) : "—"}
-                    </td>
-                    <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
-                    {canChange && <td className="px-3 py-2">{redeliverButton(delivery)}</td>}
-                  </tr>
+                  <Fragment key={delivery.id}>
+                    <tr className={`align-top ${shown ? "" : "border-b border-line last:border-0"}`}>
+                      <td className="px-3 py-2">
+                        <div className="font-mono text-xs">{delivery.type}</div>
+                        <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
+                        <div className="pt-1">{detailsButton(delivery, "table")}</div>
+                      </td>
+                      <td className="px-3 py-2">
+                        <DeliveryStatus delivery={delivery} />
+                      </td>
+                      <td className="px-3 py-2">
+                        <Attempts delivery={delivery} />
+                      </td>
+                      <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
+                      <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
+                        {last ? durationText(last.duration_ms) : "—"}
+                      </td>
+                      <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
+                      {canChange && <td className="px-3 py-2">{redeliverButton(delivery)}</td>}
+                    </tr>
+                    {shown && (
+                      <tr className="border-b border-line last:border-0">
+                        <td colSpan={canChange ? 7 : 6} className="bg-sunken/40 px-3 pb-3">
+                          <DeliveryRequest delivery={delivery} id={`${detailsId}-table-${delivery.id}`} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
                 );
               })}
             </tbody>

@@ -141,8 +141,10 @@ export function WebhookForm(props: WebhookFormProps) {
       onKeyDown={cancelOnEscape}
       noValidate
       aria-label={editing ? `Edit the webhook to ${editing.url}` : "Add a webhook"}
-      className="space-y-3 rounded-lg border border-line bg-surface p-3"
+      // Editing, it takes the place of the webhook's summary inside the webhook's own card: no second frame.
+      className={editing ? "space-y-3" : "space-y-3 rounded-lg border border-line bg-surface p-3"}
     >
+      {editing && <p className="text-sm font-medium">Edit webhook</p>}
       <div className="flex flex-wrap items-start gap-3">
         <div className="flex w-full max-w-md flex-col gap-1">
           <label htmlFor={ids.url} className="text-xs text-muted">
