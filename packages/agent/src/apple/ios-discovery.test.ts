@@ -6,7 +6,14 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AppleLab, createAppleLab, STAND_INS_BIN } from "../../test/stand-ins/apple-lab.ts";
 import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab.ts";
-import { describeDevice, discoverDevices, listReadyDevices } from "../devices/discover-devices.ts";
+import {
+  describeDevice,
+  discoverDevices,
+  listReadyDevices,
+  type PlatformListing,
+} from "../devices/discover-devices.ts";
+
+const listed = (said: PlatformListing) => (said.outcome === "listed" ? said.entries : []);
 
 const labs: Array<AppleLab | DeviceLab> = [];
 const dirs: string[] = [];
@@ -62,7 +69,7 @@ describe("iOS device discovery", () => {
   it("lists available simulators and reachable paired devices next to the Android devices", async () => {
     const env = await labsWith([{ serial: "emulator-5554", model: "sdk_gphone64_x86_64", release: "14" }]);
     const found = await discoverDevices({ env });
-    expect(found.reason).toBeNull();
+    expect(found.unlisted).toEqual([]);
     expect(
       found.devices.map(({ serial, platform, model, os_version }) => ({
         serial,
@@ -91,7 +98,7 @@ describe("iOS device discovery", () => {
   it("describes an iOS entry without asking adb", async () => {
     const env = await labsWith([]);
     const listing = await listReadyDevices({ env });
-    const entry = listing.entries?.find((e) => e.serial === "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01");
+    const entry = listed(listing.ios).find((e) => e.serial === "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01");
     if (!entry) throw new Error("the simulator is not listed");
     expect(await describeDevice(entry, { env: { PATH: "/nonexistent" } })).toMatchObject({
       platform: "ios",
@@ -108,14 +115,15 @@ describe("iOS device discovery", () => {
     dirs.push(bin);
     await symlink(join(STAND_INS_BIN, "xcrun"), join(bin, "xcrun"));
     const withoutAdb = await listReadyDevices({ env: { ...env, PATH: `${bin}:${process.env.PATH}` } });
-    expect(withoutAdb.entries?.map((e) => e.serial)).toEqual([
+    expect(withoutAdb.android).toEqual({ outcome: "no-tool", reason: "adb is not on PATH" });
+    expect(listed(withoutAdb.ios).map((e) => e.serial)).toEqual([
       "00008110-001A2B3C4D5E6F70",
       "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01",
       "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B02",
     ]);
     expect(await listReadyDevices({ env: { PATH: "/nonexistent" } })).toEqual({
-      entries: null,
-      reason: "adb is not on PATH",
+      android: { outcome: "no-tool", reason: "adb is not on PATH" },
+      ios: { outcome: "no-tool", reason: "xcrun is not on PATH" },
     });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AdbDeviceEntry } from "./adb-devices.ts";
 import { appearanceKey, type DeviceSource, DeviceTracker, diffKeys } from "./device-tracker.ts";
-import type { FoundDevice, Listing } from "./discover-devices.ts";
+import type { FoundDevice, Listing, Platform } from "./discover-devices.ts";
 
 describe("diffKeys", () => {
   it("names what appeared and what went, in order", () => {
@@ -21,20 +21,24 @@ describe("diffKeys", () => {
   });
 });
 
-/** A host whose adb answers from a list the test changes; counts getprop calls per serial. */
+/** A host whose adb and xcrun answer from lists the test changes; counts describe (getprop) calls per serial. */
 function fakeHost() {
-  let listing: Listing = { entries: [], reason: null };
+  const listing: Listing = {
+    android: { outcome: "listed", entries: [] },
+    ios: { outcome: "listed", entries: [] },
+  };
   const described: string[] = [];
   const source: DeviceSource = {
-    list: async () => listing,
+    list: async () => ({ ...listing }),
     describe: async (entry: AdbDeviceEntry): Promise<FoundDevice> => {
       described.push(entry.serial);
+      const ios = entry.attributes.ios === "1";
       return {
         serial: entry.serial,
-        platform: "android",
+        platform: ios ? "ios" : "android",
         model: `model of ${entry.serial}`,
-        os_version: "14",
-        modelFrom: "getprop",
+        os_version: ios ? "17.5" : "14",
+        modelFrom: ios ? "xcrun" : "getprop",
         transportId: entry.attributes.transport_id ?? null,
       };
     },
@@ -43,20 +47,31 @@ function fakeHost() {
     source,
     described,
     attach(...devices: [serial: string, transport: string][]) {
-      listing = {
+      listing.android = {
+        outcome: "listed",
         entries: devices.map(([serial, transport]) => ({
           serial,
           state: "device",
           attributes: { transport_id: transport },
         })),
-        reason: null,
       };
     },
-    failWith(reason: string) {
-      listing = { entries: null, reason };
+    simulators(...udids: string[]) {
+      listing.ios = {
+        outcome: "listed",
+        entries: udids.map((serial) => ({ serial, state: "device", attributes: { ios: "1" } })),
+      };
+    },
+    failWith(platform: Platform, reason: string) {
+      listing[platform] = { outcome: "failed", reason };
+    },
+    noTool(platform: Platform, reason: string) {
+      listing[platform] = { outcome: "no-tool", reason };
     },
   };
 }
+
+const serials = (devices: FoundDevice[]) => devices.map((d) => d.serial);
 
 describe("DeviceTracker", () => {
   it("reads a device's properties once per appearance, not once per look", async () => {
@@ -81,7 +96,7 @@ describe("DeviceTracker", () => {
     await tracker.refresh();
     host.attach(["B", "2"]);
     const gone = await tracker.refresh();
-    expect(gone).toMatchObject({ added: [], error: null });
+    expect(gone).toMatchObject({ added: [], unlisted: [] });
     expect(gone.removed.map((d) => [d.serial, d.model])).toEqual([["A", "model of A"]]);
     expect(tracker.devices().map((d) => d.serial)).toEqual(["B"]);
     host.attach(["B", "2"], ["A", "3"]);
@@ -94,12 +109,104 @@ describe("DeviceTracker", () => {
     const tracker = new DeviceTracker(host.source);
     host.attach(["A", "1"]);
     await tracker.refresh();
-    host.failWith("adb devices failed: Command failed: adb devices -l");
+    host.failWith("android", "adb devices -l failed: no answer within 10 s");
     expect(await tracker.refresh()).toEqual({
       added: [],
       removed: [],
-      error: "adb devices failed: Command failed: adb devices -l",
+      unlisted: [
+        { platform: "android", outcome: "failed", reason: "adb devices -l failed: no answer within 10 s" },
+      ],
     });
-    expect(tracker.devices().map((d) => d.serial)).toEqual(["A"]);
+    expect(serials(tracker.devices())).toEqual(["A"]);
+    expect(host.described).toEqual(["A"]);
+  });
+
+  it("offers the simulators from the first look on when adb fails from the start", async () => {
+    const host = fakeHost();
+    const tracker = new DeviceTracker(host.source);
+    host.failWith(
+      "android",
+      "adb devices -l failed: adb: failed to check server version: cannot connect to daemon",
+    );
+    host.simulators("SIM-1", "SIM-2");
+    const first = await tracker.refresh();
+    expect(serials(first.added)).toEqual(["SIM-1", "SIM-2"]);
+    expect(first.unlisted.map((u) => [u.platform, u.outcome])).toEqual([["android", "failed"]]);
+    expect(serials(tracker.devices())).toEqual(["SIM-1", "SIM-2"]);
+  });
+
+  it("follows the iOS devices while adb fails, keeping the Android device it had, undescribed again", async () => {
+    const host = fakeHost();
+    const tracker = new DeviceTracker(host.source);
+    host.attach(["A", "1"]);
+    host.simulators("SIM-1");
+    await tracker.refresh();
+    host.failWith(
+      "android",
+      "adb devices -l failed: adb: failed to check server version: cannot connect to daemon",
+    );
+    host.simulators("SIM-2");
+    const change = await tracker.refresh();
+    expect(serials(change.added)).toEqual(["SIM-2"]);
+    expect(serials(change.removed)).toEqual(["SIM-1"]);
+    expect(change.unlisted.map((u) => u.platform)).toEqual(["android"]);
+    expect(serials(tracker.devices())).toEqual(["A", "SIM-2"]);
+    // adb back: the device it lists is the one kept, not a new appearance.
+    host.attach(["A", "1"]);
+    expect(await tracker.refresh()).toEqual({ added: [], removed: [], unlisted: [] });
+    expect(host.described).toEqual(["A", "SIM-1", "SIM-2"]);
+  });
+
+  it("follows the Android devices while simctl fails, keeping the simulators", async () => {
+    const host = fakeHost();
+    const tracker = new DeviceTracker(host.source);
+    host.attach(["A", "1"]);
+    host.simulators("SIM-1");
+    await tracker.refresh();
+    host.failWith("ios", "xcrun simctl list devices failed: Unable to locate device set");
+    host.attach(["A", "1"], ["B", "2"]);
+    const change = await tracker.refresh();
+    expect(serials(change.added)).toEqual(["B"]);
+    expect(change.removed).toEqual([]);
+    expect(change.unlisted.map((u) => u.platform)).toEqual(["ios"]);
+    expect(serials(tracker.devices())).toEqual(["A", "B", "SIM-1"]);
+  });
+
+  it("keeps everything when both tools fail, with both reasons", async () => {
+    const host = fakeHost();
+    const tracker = new DeviceTracker(host.source);
+    host.attach(["A", "1"]);
+    host.simulators("SIM-1");
+    await tracker.refresh();
+    host.failWith("android", "adb devices -l failed: no answer within 10 s");
+    host.failWith("ios", "xcrun simctl list devices failed: Unable to locate device set");
+    expect(await tracker.refresh()).toEqual({
+      added: [],
+      removed: [],
+      unlisted: [
+        { platform: "android", outcome: "failed", reason: "adb devices -l failed: no answer within 10 s" },
+        {
+          platform: "ios",
+          outcome: "failed",
+          reason: "xcrun simctl list devices failed: Unable to locate device set",
+        },
+      ],
+    });
+    expect(serials(tracker.devices())).toEqual(["A", "SIM-1"]);
+  });
+
+  it("has no devices of a platform whose tool is gone, and says why", async () => {
+    const host = fakeHost();
+    const tracker = new DeviceTracker(host.source);
+    host.attach(["A", "1"]);
+    host.simulators("SIM-1");
+    await tracker.refresh();
+    host.noTool("android", "adb is not on PATH");
+    const change = await tracker.refresh();
+    expect(serials(change.removed)).toEqual(["A"]);
+    expect(change.unlisted).toEqual([
+      { platform: "android", outcome: "no-tool", reason: "adb is not on PATH" },
+    ]);
+    expect(serials(tracker.devices())).toEqual(["SIM-1"]);
   });
 });

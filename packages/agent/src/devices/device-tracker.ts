@@ -1,10 +1,18 @@
 /**
- * Keeps the agent's picture of its Android devices current while it runs: each `refresh()` lists the
- * ready devices again and describes (getprop) only the ones that appeared since the last look, so a
- * device costs one getprop per appearance, not one per poll.
+ * Keeps the agent's picture of its devices current while it runs: each `refresh()` lists the ready devices
+ * again and describes (getprop) only the ones that appeared since the last look, so a device costs one
+ * getprop per appearance, not one per poll. Platform by platform: a platform whose tool failed this time
+ * keeps its last known devices while the others follow what their tools listed.
  */
 import type { AdbDeviceEntry } from "./adb-devices.ts";
-import type { FoundDevice, Listing } from "./discover-devices.ts";
+import {
+  type FoundDevice,
+  type Listing,
+  PLATFORMS,
+  type Platform,
+  type Unlisted,
+  unlistedPlatforms,
+} from "./discover-devices.ts";
 
 export interface DeviceSource {
   list(): Promise<Listing>;
@@ -38,39 +46,55 @@ export function diffKeys(before: Iterable<string>, after: Iterable<string>): Dev
 export interface RefreshResult {
   added: FoundDevice[];
   removed: FoundDevice[];
-  /** Why adb could not list devices this time (the previous set is kept), else null. */
-  error: string | null;
+  /**
+   * The platforms not listed this time, and why: a `failed` one kept its last known devices (neither
+   * removed nor described again), a `no-tool` one has none.
+   */
+  unlisted: Unlisted[];
 }
 
 export class DeviceTracker {
-  private current = new Map<string, FoundDevice>();
+  private current = new Map<Platform, Map<string, FoundDevice>>();
 
   constructor(private readonly source: DeviceSource) {}
 
-  /** The ready devices as of the last refresh, in the order adb listed them. */
+  /** The ready devices as of the last refresh: Android's in the order adb listed them, then iOS's. */
   devices(): FoundDevice[] {
-    return [...this.current.values()];
+    return PLATFORMS.flatMap((platform) => [...(this.current.get(platform)?.values() ?? [])]);
   }
 
   async refresh(): Promise<RefreshResult> {
     const listing = await this.source.list();
-    // One failed `adb devices` (a restarting adb server, a slow host) says nothing about the devices:
-    // dropping them all would end every claim for a blip.
-    if (listing.entries === null) return { added: [], removed: [], error: listing.reason };
-    const entries = new Map(
-      listing.entries.map((entry) => [appearanceKey(entry.serial, entry.attributes.transport_id), entry]),
-    );
-    const diff = diffKeys(this.current.keys(), entries.keys());
-    const added = await Promise.all(
-      diff.added.map((key) => this.source.describe(entries.get(key) as AdbDeviceEntry)),
-    );
-    const removed = diff.removed.map((key) => this.current.get(key) as FoundDevice);
-    const next = new Map<string, FoundDevice>();
-    const described = new Map(diff.added.map((key, i) => [key, added[i] as FoundDevice]));
-    for (const key of entries.keys()) {
-      next.set(key, this.current.get(key) ?? (described.get(key) as FoundDevice));
+    const unlisted = unlistedPlatforms(listing);
+    const listed = new Map<Platform, Map<string, AdbDeviceEntry>>();
+    for (const platform of PLATFORMS) {
+      const said = listing[platform];
+      // One failed `adb devices` (a restarting adb server, a slow host) says nothing about the devices:
+      // dropping them would end every claim for a blip. Its platform stays as it was.
+      if (said.outcome === "failed") continue;
+      const entries = said.outcome === "listed" ? said.entries : [];
+      listed.set(
+        platform,
+        new Map(entries.map((entry) => [appearanceKey(entry.serial, entry.attributes.transport_id), entry])),
+      );
     }
-    this.current = next;
-    return { added, removed, error: null };
+    const appeared: AdbDeviceEntry[] = [];
+    const removed: FoundDevice[] = [];
+    for (const [platform, entries] of listed) {
+      const known = this.current.get(platform) ?? new Map<string, FoundDevice>();
+      const diff = diffKeys(known.keys(), entries.keys());
+      for (const key of diff.added) appeared.push(entries.get(key) as AdbDeviceEntry);
+      for (const key of diff.removed) removed.push(known.get(key) as FoundDevice);
+    }
+    const added = await Promise.all(appeared.map((entry) => this.source.describe(entry)));
+    const described = new Map(appeared.map((entry, i) => [entry, added[i] as FoundDevice]));
+    for (const [platform, entries] of listed) {
+      const known = this.current.get(platform) ?? new Map<string, FoundDevice>();
+      const next = new Map<string, FoundDevice>();
+      for (const [key, entry] of entries)
+        next.set(key, known.get(key) ?? (described.get(entry) as FoundDevice));
+      this.current.set(platform, next);
+    }
+    return { added, removed, unlisted };
   }
 }

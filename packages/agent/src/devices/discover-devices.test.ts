@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab.ts";
-import { describeDevice, discoverDevices, listReadyDevices } from "./discover-devices.ts";
+import {
+  describeDevice,
+  discoverDevices,
+  listReadyDevices,
+  type PlatformListing,
+} from "./discover-devices.ts";
+
+const listed = (said: PlatformListing) => (said.outcome === "listed" ? said.entries : []);
 
 let lab: DeviceLab;
 let dir: string;
@@ -43,7 +50,14 @@ describe("discoverDevices", () => {
           transportId: "2",
         },
       ],
-      reason: null,
+      // The lab's PATH has the stand-ins' xcrun, which without an Apple lab is a Mac's without Xcode.
+      unlisted: [
+        {
+          platform: "ios",
+          outcome: "no-tool",
+          reason: "xcrun has no simctl (the Command Line Tools without Xcode)",
+        },
+      ],
     });
     expect(lab.calls().map((c) => c.argv)).toEqual(
       expect.arrayContaining([
@@ -55,15 +69,45 @@ describe("discoverDevices", () => {
     expect(lab.calls()).toHaveLength(3);
   });
 
-  it("finds nothing, without a reason, when no device is attached", async () => {
+  it("finds nothing, and nothing wrong with adb, when no device is attached", async () => {
     for (const d of lab.devices()) lab.unplug(d.serial);
-    expect(await discoverDevices({ env: lab.env })).toEqual({ devices: [], reason: null });
+    const found = await discoverDevices({ env: lab.env });
+    expect(found.devices).toEqual([]);
+    expect(found.unlisted.map((u) => u.platform)).toEqual(["ios"]);
   });
 
-  it("says why when adb is not on PATH", async () => {
+  it("says why when neither adb nor xcrun is on PATH, as nothing to fix", async () => {
     expect(await discoverDevices({ env: { PATH: dir } })).toEqual({
       devices: [],
-      reason: "adb is not on PATH",
+      unlisted: [
+        { platform: "android", outcome: "no-tool", reason: "adb is not on PATH" },
+        { platform: "ios", outcome: "no-tool", reason: "xcrun is not on PATH" },
+      ],
+    });
+  });
+
+  it("says in adb's own words why it could not list, not which command failed", async () => {
+    lab.breakServer();
+    const found = await discoverDevices({ env: lab.env });
+    expect(found.devices).toEqual([]);
+    expect(found.unlisted[0]).toEqual({
+      platform: "android",
+      outcome: "failed",
+      reason: "adb devices -l failed: adb: failed to check server version: cannot connect to daemon",
+    });
+  });
+
+  it("says that adb did not answer in time", async () => {
+    // An adb whose server start hangs.
+    await writeFile(join(dir, "adb"), "#!/bin/sh\nexec sleep 30\n");
+    await chmod(join(dir, "adb"), 0o755);
+    const listing = await listReadyDevices({
+      env: { PATH: `${dir}${delimiter}${process.env.PATH ?? ""}` },
+      timeoutMs: 200,
+    });
+    expect(listing.android).toEqual({
+      outcome: "failed",
+      reason: "adb devices -l failed: no answer within 200 ms",
     });
   });
 });
@@ -71,7 +115,7 @@ describe("discoverDevices", () => {
 describe("describeDevice", () => {
   it("falls back to adb's model and an unknown release when the device vanished before getprop", async () => {
     const listing = await listReadyDevices({ env: lab.env });
-    const phone = listing.entries?.find((e) => e.serial === "2B161FDH2007TX");
+    const phone = listed(listing.android).find((e) => e.serial === "2B161FDH2007TX");
     expect(phone?.attributes.model).toBe("Pixel_8_Pro");
     lab.unplug("2B161FDH2007TX");
     expect(await describeDevice(phone as NonNullable<typeof phone>, { env: lab.env })).toMatchObject({

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentDevice, AgentJob, ClaimRequest, Testbay } from "@testbay/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createAppleLab } from "../../test/stand-ins/apple-lab.ts";
 import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab.ts";
 import { Agent, type AgentOptions } from "./agent.ts";
 import type { JobResult } from "./job-runner.ts";
@@ -101,6 +102,7 @@ function jobOn(device: AgentDevice, n: number): AgentJob {
 }
 
 const serials = (request: ClaimRequest) => request.devices.map((d) => d.serial);
+const SIMULATOR = "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01";
 
 let lab: DeviceLab;
 let dir: string;
@@ -273,6 +275,49 @@ describe("an agent watching its devices", () => {
     expect(most).toBe(2);
     expect(logs).toContain("2 at a time (one per device)");
     release();
+  });
+
+  it("offers the simulators while adb cannot start its server, keeps a device adb found before, and says each once", async () => {
+    const apple = await createAppleLab({
+      simulators: [
+        { udid: SIMULATOR, name: "iPhone 15", runtime: "com.apple.CoreSimulator.SimRuntime.iOS-17-5" },
+      ],
+    });
+    try {
+      const env = { ...process.env, ...lab.env, ...apple.env, PATH: apple.env.PATH };
+      lab.breakServer();
+      await startAgent({ env });
+      const first = await desk.next(() => true);
+      expect(serials(first)).toEqual([SIMULATOR]);
+      expect(logs).toContain(
+        "cannot list Android devices (adb devices -l failed: adb: failed to check server version: cannot connect to daemon); none offered until adb answers",
+      );
+      expect(
+        logs.some((l) => l.includes("devices 6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01 (iPhone 15, iOS 17.5)")),
+      ).toBe(true);
+
+      lab.mendServer();
+      await desk.next((r) => serials(r).includes("emulator-5554"));
+      expect(logs).toContain("adb lists Android devices again");
+
+      // Broken again after a look that found the emulator: it is kept and still offered, the line says so once.
+      const before = desk.claims.length;
+      lab.breakServer();
+      await vi.waitFor(() =>
+        expect(logs).toContain(
+          "cannot list Android devices (adb devices -l failed: adb: failed to check server version: cannot connect to daemon); still offering the last known: emulator-5554 (Pixel 7, Android 14)",
+        ),
+      );
+      const looks = () => lab.calls().filter((c) => c.argv.join(" ") === "devices -l").length;
+      const brokenLooks = looks();
+      await vi.waitFor(() => expect(looks()).toBeGreaterThan(brokenLooks + 2));
+      expect(logs.filter((l) => l.startsWith("cannot list Android devices"))).toHaveLength(2);
+      expect(desk.claims.slice(before).every((c) => serials(c.request).includes("emulator-5554"))).toBe(true);
+    } finally {
+      await agent?.stop(0);
+      agent = undefined;
+      apple.cleanup();
+    }
   });
 
   it("stops looking at devices when stopped, leaving no timer behind", async () => {

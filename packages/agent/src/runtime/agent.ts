@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { type AgentDevice, type AgentJob, type Testbay, TestbayApiError } from "@testbay/client";
-import { DeviceTracker } from "../devices/device-tracker.ts";
-import { describeDevice, type FoundDevice, listReadyDevices } from "../devices/discover-devices.ts";
+import { DeviceTracker, type RefreshResult } from "../devices/device-tracker.ts";
+import {
+  describeDevice,
+  type FoundDevice,
+  listReadyDevices,
+  PLATFORM_NAMES,
+  type Platform,
+  type Unlisted,
+} from "../devices/discover-devices.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
 import { BinaryCache } from "./binary-cache.ts";
@@ -108,7 +115,8 @@ export class Agent {
    */
   private readonly abandoned = new Map<string, number>();
   private refreshing: Promise<void> | undefined;
-  private lastListError: string | null = null;
+  /** Why each platform was not listed at the last look (absent: it was): said once, and once when it mends. */
+  private readonly lastUnlisted = new Map<Platform, Unlisted>();
   private forbidden = false;
   readonly cache: BinaryCache;
 
@@ -126,11 +134,7 @@ export class Agent {
         list: () => listReadyDevices(adb),
         describe: (entry) => describeDevice(entry, adb),
       });
-      const first = await this.tracker.refresh();
-      if (first.error) {
-        log(`no Android devices: ${first.error}`);
-        this.lastListError = first.error;
-      }
+      this.reportUnlisted(await this.tracker.refresh());
     }
     this.tools = await detectTools(env.PATH ?? "");
     this.stepTypes = this.runnableStepTypes();
@@ -214,13 +218,7 @@ export class Agent {
     const { log } = this.options;
     const change = await (this.tracker as DeviceTracker).refresh();
     if (this.stopClaiming.signal.aborted) return;
-    if (change.error) {
-      if (change.error !== this.lastListError)
-        log(`cannot list Android devices (${change.error}); keeping the last known`);
-      this.lastListError = change.error;
-      return;
-    }
-    this.lastListError = null;
+    this.reportUnlisted(change);
     for (const device of change.removed) log(`device ${describe(device)} disconnected`);
     for (const device of change.added) {
       const drained = this.health.isDrained(device.serial)
@@ -234,6 +232,44 @@ export class Agent {
       log(`${wanted} at a time (one per device)`);
       this.addWorkers(wanted);
     }
+  }
+
+  /**
+   * Says which platforms could not be listed and why, when that changes: a tool that keeps failing the same way
+   * is said once, not every few seconds, and its mending once too. A failed tool's devices are still offered
+   * as last known (the tracker keeps them), and the line names them.
+   */
+  private reportUnlisted(change: RefreshResult): void {
+    const { log } = this.options;
+    const now = new Map(change.unlisted.map((u) => [u.platform, u]));
+    for (const [platform, was] of this.lastUnlisted) {
+      if (now.has(platform)) continue;
+      const { name, tool } = PLATFORM_NAMES[platform];
+      log(
+        was.outcome === "failed"
+          ? `${tool} lists ${name} devices again`
+          : `${tool} found: listing ${name} devices`,
+      );
+    }
+    for (const [platform, unlisted] of now) {
+      const was = this.lastUnlisted.get(platform);
+      if (was?.outcome === unlisted.outcome && was.reason === unlisted.reason) continue;
+      const { name, tool } = PLATFORM_NAMES[platform];
+      if (unlisted.outcome === "no-tool") {
+        log(`no ${name} devices: ${unlisted.reason}`);
+        continue;
+      }
+      const kept = this.offerable().filter((d) => d.platform === platform);
+      log(
+        `cannot list ${name} devices (${unlisted.reason}); ${
+          kept.length > 0
+            ? `still offering the last known: ${kept.map(describe).join(", ")}`
+            : `none offered until ${tool} answers`
+        }`,
+      );
+    }
+    this.lastUnlisted.clear();
+    for (const [platform, unlisted] of now) this.lastUnlisted.set(platform, unlisted);
   }
 
   /** The devices to offer changed: recompute the step types and restart the claims under way. */

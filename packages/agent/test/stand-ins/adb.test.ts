@@ -111,6 +111,25 @@ describe("adb devices and device selection", () => {
     expect((await run(lab, "adb", ["shell", "getprop", "no.such.prop"])).stdout).toBe("\n");
   });
 
+  it("fails every command as adb does when no adb server can start, until the server is mended", async () => {
+    lab = await createDeviceLab({ devices: [PIXEL] });
+    lab.breakServer();
+    const listed = await run(lab, "adb", ["devices", "-l"]);
+    expect(listed).toMatchObject({ code: 1, stdout: "" });
+    expect(listed.stderr).toBe(
+      "* daemon not running; starting now at tcp:5037\n" +
+        "ADB server didn't ACK\n" +
+        "failed to create inotify fd: Too many open files\n" +
+        "* failed to start daemon\n" +
+        "adb: failed to check server version: cannot connect to daemon\n",
+    );
+    expect((await run(lab, "adb", ["-s", S, "shell", "getprop"])).stderr).toMatch(
+      /cannot connect to daemon\n$/,
+    );
+    lab.mendServer();
+    expect((await run(lab, "adb", ["devices", "-l"])).stdout).toContain("emulator-5554          device ");
+  });
+
   it("refuses what it does not model, loudly", async () => {
     lab = await createDeviceLab({ devices: [PIXEL] });
     expect(await run(lab, "adb", ["-s", S, "shell", "dumpsys", "window"])).toMatchObject({

@@ -139,6 +139,12 @@ export interface AppleLab {
   crash(udid: string): void;
   /** Unplugs a physical device (by identifier): devicectl no longer reaches it, a running test on it is lost. */
   disconnect(identifier: string): void;
+  /**
+   * From now on CoreSimulatorService cannot be reached: every `xcrun simctl` command fails ("CoreSimulatorService
+   * connection became invalid…"), until mendCoreSimulator(). devicectl and xcodebuild are not affected.
+   */
+  breakCoreSimulator(): void;
+  mendCoreSimulator(): void;
   simulators(): SimulatorRecord[];
   /** How many times each test with `outcomes` ran there, by "Target/Class/method". */
   testRuns(id: string): Record<string, number>;
@@ -216,6 +222,12 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
         file("devices.json"),
         devices.map((d) => (d.identifier === identifier ? { ...d, connected: false } : d)),
       );
+    },
+    breakCoreSimulator() {
+      writeJson(file("coresimulator-down.json"), { since: Date.now() });
+    },
+    mendCoreSimulator() {
+      rmSync(file("coresimulator-down.json"), { force: true });
     },
     simulators: () =>
       readJson<SimulatorRecord[]>(file("simulators.json"), []).map((s) => ({

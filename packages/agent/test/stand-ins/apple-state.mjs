@@ -21,6 +21,8 @@ export const applePaths = {
   devices: () => join(xcodeStateDir(), "devices.json"),
   suites: () => join(xcodeStateDir(), "suites.json"),
   calls: () => join(xcodeStateDir(), "calls.jsonl"),
+  /** Present while CoreSimulatorService is unreachable (lab.breakCoreSimulator): every simctl command fails. */
+  coreSimulatorDown: () => join(xcodeStateDir(), "coresimulator-down.json"),
   target: (id) => join(xcodeStateDir(), "dev", encodeURIComponent(id)),
   apps: (id) => join(applePaths.target(id), "apps.json"),
   /**

@@ -163,6 +163,42 @@ describe("simctl", () => {
     ).toEqual([]);
   });
 
+  it("fails every simctl command while CoreSimulatorService is down; devicectl still answers", async () => {
+    await newLab();
+    lab.breakCoreSimulator();
+    const listed = await xcrun("simctl", "list", "devices", "--json");
+    expect([listed.code, listed.stdout]).toEqual([1, ""]);
+    expect(listed.stderr.split("\n")[0]).toBe(
+      "CoreSimulatorService connection became invalid.  Simulator services will no longer be available.",
+    );
+    expect(listed.stderr.split("\n")[1]).toMatch(
+      /^Unable to locate device set: Error Domain=NSPOSIXErrorDomain Code=61 "Connection refused"/,
+    );
+    expect((await xcrun("simctl", "shutdown", UDID)).code).toBe(1);
+    const out = join(lab.stateDir, "devicectl-out.json");
+    expect((await xcrun("devicectl", "list", "devices", "--json-output", out)).code).toBe(0);
+    lab.mendCoreSimulator();
+    expect((await xcrun("simctl", "list", "devices", "--json")).code).toBe(0);
+  });
+
+  it("is an xcrun without Xcode when no Apple lab is set, as /usr/bin/xcrun on a Mac with only the Command Line Tools", async () => {
+    await newLab();
+    const { FAKE_XCODE_STATE: _, ...env } = { ...process.env, ...lab.env };
+    let failed: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync("xcrun", ["simctl", "list", "devices", "--json"], { env, stdio: "pipe" });
+    } catch (error) {
+      failed = {
+        status: (error as { status: number }).status,
+        stderr: String((error as { stderr: Buffer }).stderr),
+      };
+    }
+    expect(failed).toEqual({
+      status: 72,
+      stderr: 'xcrun: error: unable to find utility "simctl", not a developer tool or in PATH\n',
+    });
+  });
+
   it("boots, refuses a second boot with CoreSimulator's text and exit 149, and waits in bootstatus -b", async () => {
     await newLab(SUITES, "Shutdown");
     const status = await xcrun("simctl", "bootstatus", UDID, "-b");

@@ -123,6 +123,12 @@ export interface DeviceLab {
   unplug(serial: string): void;
   plug(device: DeviceSpec): void;
   setSuite(testPackage: string, suite: Suite): void;
+  /**
+   * From now on no adb server can start: every adb command fails as a real one does then ("adb: failed to
+   * check server version: cannot connect to daemon", exit 1), `adb devices` included, until mendServer().
+   */
+  breakServer(): void;
+  mendServer(): void;
   /** Puts a package on the device as if installed earlier (e.g. a newer version already there). */
   preinstall(
     serial: string,
@@ -234,6 +240,12 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
       const maxId = Math.max(0, ...lab.devices().map((d) => d.transportId));
       // A replugged device gets a new transport id, as the adb server hands out.
       writeJson(devicesFile, [...devices, record(spec, maxId + 1)]);
+    },
+    breakServer() {
+      writeJson(join(stateDir, "server-down.json"), { since: Date.now() });
+    },
+    mendServer() {
+      rmSync(join(stateDir, "server-down.json"), { force: true });
     },
     setSuite(testPackage, suite) {
       writeJson(suitesFile, { ...readJson<Record<string, Suite>>(suitesFile, {}), [testPackage]: suite });

@@ -39,6 +39,8 @@ export const paths = {
   devices: () => join(stateDir(), "devices.json"),
   suites: () => join(stateDir(), "suites.json"),
   calls: () => join(stateDir(), "calls.jsonl"),
+  /** Present while the lab's adb server cannot start (lab.breakServer): every command fails as adb does then. */
+  serverDown: () => join(stateDir(), "server-down.json"),
   device: (serial) => join(stateDir(), "dev", encodeURIComponent(serial)),
   packages: (serial) => join(paths.device(serial), "packages.json"),
   /** How many times each test ran on the device ("Class#method" → n), for tests with `outcomes`. */

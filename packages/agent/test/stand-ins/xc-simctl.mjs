@@ -302,7 +302,23 @@ function targets(id) {
   return sim ? [sim] : [];
 }
 
+/**
+ * CoreSimulatorService gone (crashed, or out of reach of a sandboxed process): simctl says so and does nothing.
+ * The two lines as published in captures of `xcrun simctl list devices` and xcodebuild logs; the exit status was
+ * not recorded with them (1 here).
+ */
+function coreSimulatorDown() {
+  const invalid =
+    "CoreSimulatorService connection became invalid.  Simulator services will no longer be available.";
+  process.stderr.write(
+    `${invalid}\nUnable to locate device set: Error Domain=NSPOSIXErrorDomain Code=61 "Connection refused" ` +
+      `UserInfo={NSLocalizedDescription=${invalid}}\n`,
+  );
+  return 1;
+}
+
 export async function simctl(args) {
+  if (existsSync(applePaths.coreSimulatorDown())) return coreSimulatorDown();
   const [command, id, ...rest] = args;
   if (command === "list") return list(args.slice(1));
   const needsDevice = [
