@@ -73,9 +73,11 @@ import {
 import { webRoutes } from "./features/web/index.ts";
 import {
   AttemptSender,
+  CoalescedRound,
   DeliveryWorker,
-  fanOutBatchSize,
+  fanOutBackstopMs,
   SecretBox,
+  sendBackstopMs,
   systemResolveAll,
   WebhookFanOut,
   WebhooksRepo,
@@ -106,6 +108,8 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** How often a waiting claim looks again without a wake-up (5 s); tests lengthen it to prove wake-ups. */
   claimPollIntervalMs?: number;
+  /** The webhooks' backstop polls (fanOutBackstopMs, sendBackstopMs); tests lengthen them to prove wake-ups. */
+  webhookBackstopMs?: { fanOut?: number; send?: number };
   /** Failed sign-ins allowed per account and per address (10 and 30 in 15 minutes). */
   loginLimits?: LoginLimitSettings;
 }
@@ -140,7 +144,9 @@ const jsonBodyLimit = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const database = openDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
+  const database = openDatabase(config.databaseUrl, {
+    preparedStatements: config.databasePreparedStatements,
+  });
   try {
     await migrateToLatest(database.db);
     return await assemble(options, clock, database);
@@ -362,9 +368,6 @@ async function assemble(
     publicUrl: config.publicUrl,
     onError: (error) => app.log.error({ err: error }, "webhook delivery round failed"),
   });
-  const sendDueDeliveries = () => {
-    deliveryWorker.tick().catch((error) => app.log.error({ err: error }, "webhook delivery round failed"));
-  };
   await app.register(webhooksRoutes, {
     webhooks: new WebhooksService({
       repo: webhooksRepo,
@@ -372,7 +375,8 @@ async function assemble(
       audit,
       clock,
       allowPrivate: config.webhookAllowPrivate,
-      onDue: sendDueDeliveries,
+      publicUrl: config.publicUrl,
+      onDue: () => deliveryWorker.wake(),
     }),
   });
   const webhookFanOut = new WebhookFanOut(database.db, database.dialect, clock, async (event) => {
@@ -407,15 +411,27 @@ async function assemble(
     );
   }
 
-  // Short rounds: an event reaches its receivers within about half a second (bench target p99 ≤ 2 s).
-  scheduleEvery(app, "fan events out to webhooks", 250, async () => {
-    // A full batch means a backlog (a burst, or a restart): drain it now, the sender starting on each batch.
-    for (let fannedOut = fanOutBatchSize; fannedOut === fanOutBatchSize; ) {
-      fannedOut = await webhookFanOut.dispatch();
-      if (fannedOut > 0) sendDueDeliveries();
-    }
+  // Webhooks start on a signal: a change of an execution on this instance (committed, with the events it
+  // appended) fans out, and deliveries inserted start the sender. The polls are a slow backstop for what no
+  // signal here announced (fanOutBackstopMs, sendBackstopMs); other instances need no wake-up.
+  const fanOutRound = new CoalescedRound(
+    () => webhookFanOut.drain(() => deliveryWorker.wake()),
+    (error) => app.log.error({ job: "fan events out to webhooks", err: error }, "background job failed"),
+  );
+  const stopObserving = changes.observe(() => fanOutRound.wake());
+  app.addHook("preClose", async () => {
+    stopObserving();
+    await fanOutRound.idle();
   });
-  scheduleEvery(app, "send due webhook deliveries", 250, () => deliveryWorker.tick());
+  scheduleEvery(
+    app,
+    "fan events out to webhooks",
+    options.webhookBackstopMs?.fanOut ?? fanOutBackstopMs,
+    () => fanOutRound.run(),
+  );
+  scheduleEvery(app, "send due webhook deliveries", options.webhookBackstopMs?.send ?? sendBackstopMs, () =>
+    deliveryWorker.tick(),
+  );
   scheduleEvery(app, "re-queue runs whose agents went silent", sweepIntervalMs(config.leaseTtlSeconds), () =>
     agents.sweep(),
   );

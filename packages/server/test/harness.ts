@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
-import { buildApp } from "../src/app.ts";
+import { type AppOptions, buildApp } from "../src/app.ts";
 import { ManualClock } from "../src/clock.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import type { ClientRole } from "../src/db/schema.ts";
@@ -83,6 +83,8 @@ export interface TestServerOptions {
   clock?: ManualClock;
   /** See AppOptions.claimPollIntervalMs. */
   claimPollIntervalMs?: number;
+  /** See AppOptions.webhookBackstopMs. */
+  webhookBackstopMs?: AppOptions["webhookBackstopMs"];
 }
 
 /**
@@ -154,6 +156,7 @@ async function startOneServer(options: TestServerOptions & { logs?: string[] }):
     clock,
     logDestination,
     ...(options.claimPollIntervalMs ? { claimPollIntervalMs: options.claimPollIntervalMs } : {}),
+    ...(options.webhookBackstopMs ? { webhookBackstopMs: options.webhookBackstopMs } : {}),
   });
   await options.beforeListen?.(app);
   await app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,8 +1,8 @@
 // How `testbay webhooks …` shows webhooks and their delivery logs to a person: pure functions of the API's
 // objects, so what a person reads is tested without a server.
-import type { Webhook, WebhookDelivery, WebhookFormat } from "../sdk/models.ts";
+import type { Webhook, WebhookAttempt, WebhookDelivery, WebhookFormat } from "../sdk/models.ts";
 import { UsageError } from "./exit-codes.ts";
-import { table } from "./output.ts";
+import { formatBytes, table } from "./output.ts";
 
 /** The events a webhook can subscribe to (API.md §9), for help texts; the server is what refuses others. */
 export const webhookEvents = [
@@ -32,13 +32,45 @@ export function webhookTable(webhooks: Webhook[]): string {
   return table(rows);
 }
 
+/** What an attempt met: its answer's status, or its error. */
+function answerOf(attempt: WebhookAttempt): string {
+  const status = attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`;
+  // A refusal's error is its status ("HTTP 500"): said once is enough.
+  return attempt.error && attempt.error !== status ? `${status}: ${attempt.error}` : status;
+}
+
 /** What the last attempt of a message met: its answer's status, or its error; "-" before the first. */
 export function lastAnswer(delivery: WebhookDelivery): string {
   const last = delivery.attempts.at(-1);
-  if (!last) return "-";
-  const status = last.status_code === null ? "no answer" : `HTTP ${last.status_code}`;
-  // A refusal's error is its status ("HTTP 500"): said once is enough.
-  return last.error && last.error !== status ? `${status}: ${last.error}` : status;
+  return last ? answerOf(last) : "-";
+}
+
+/** How much of a body `webhooks show` prints: a line or two; an execution's body is over a KiB of JSON. */
+export const shownBodyChars = 240;
+
+/**
+ * Each message's requests: every attempt with where it went (an endpoint's URL may change between attempts) and
+ * what came back, then the body it sends, said once (it is the same on every attempt) and cut to a line or two.
+ * Headers and whole bodies are in --json.
+ */
+export function deliveryRequests(deliveries: WebhookDelivery[]): string {
+  const blocks = deliveries.map((d) => {
+    const lines = [`${d.id}  ${d.type}  ${d.status}`];
+    d.attempts.forEach((attempt, i) => {
+      const where = attempt.request
+        ? `POST ${attempt.request.url}`
+        : "(request not kept: sent before the server kept them)";
+      lines.push(`  ${i + 1}. ${attempt.at}  ${where}  → ${answerOf(attempt)} in ${attempt.duration_ms} ms`);
+    });
+    if (d.attempts.length === 0)
+      lines.push(`  not sent yet${d.next_attempt_at ? `: due ${d.next_attempt_at}` : ""}`);
+    const body = d.request_body;
+    const size = formatBytes(new TextEncoder().encode(body).length);
+    const shown = body.length > shownBodyChars ? `${body.slice(0, shownBodyChars)}…` : body;
+    lines.push(`  body${d.attempts.length === 0 ? " to send" : ""} (${size}): ${shown}`);
+    return lines.join("\n");
+  });
+  return `${blocks.join("\n\n")}\n`;
 }
 
 export function deliveryTable(deliveries: WebhookDelivery[]): string {
@@ -74,5 +106,5 @@ export function webhookDetails(webhook: Webhook, deliveries: WebhookDelivery[]):
     return `${lines.join("\n")}\n`;
   }
   lines.push("Last deliveries, newest first:");
-  return `${lines.join("\n")}\n${deliveryTable(deliveries)}`;
+  return `${lines.join("\n")}\n${deliveryTable(deliveries)}\nRequests, newest first (headers and whole bodies: --json):\n${deliveryRequests(deliveries)}`;
 }

@@ -7872,7 +7872,18 @@ export interface operations {
                                 error: string | null;
                                 /** @description The first KiB of the answer's body */
                                 response_body: string | null;
+                                /** @description The request this attempt sent, also when no answer came (timeout, refused connection, address guard); null for attempts made before the server kept requests, and for a message it could not sign (error: not sent …) */
+                                request: {
+                                    /** @description Where this attempt went (the webhook's URL then: it may be changed between attempts) */
+                                    url: string;
+                                    /** @description Every header Testbay set, lower-case names: content-type, user-agent, and for the standard format webhook-id, webhook-timestamp (this attempt's) and webhook-signature (an HMAC of this one message, not the secret). The HTTP client adds host, content-length and connection. */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                } | null;
                             }[];
+                            /** @description The body sent, the same on every attempt (it carries the event's time, not the attempt's): what the last attempt sent, or before the first what will be sent. For the standard format the Standard Webhooks body {type, timestamp, data} as signed; for slack the Slack message, kept up to 64 KiB per attempt. */
+                            request_body: string;
                         }[];
                         next_cursor: string | null;
                     };

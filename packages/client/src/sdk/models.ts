@@ -94,6 +94,12 @@ export type WebhookFormat = Webhook["format"];
 export type WebhookDelivery =
   operations["listWebhookDeliveries"]["responses"][200]["content"]["application/json"]["items"][number];
 export type WebhookAttempt = WebhookDelivery["attempts"][number];
+/**
+ * What an attempt sent: its URL (an endpoint's may change between attempts) and every header Testbay set,
+ * lower-case names. Null for attempts from before the server kept requests. The body is the delivery's
+ * `request_body`, the same on every attempt.
+ */
+export type WebhookAttemptRequest = NonNullable<WebhookAttempt["request"]>;
 /** `POST /webhooks/{id}/test` and `…/redeliver`: 202 with the message id (its webhook-id header). */
 export type WebhookDeliveryAccepted =
   operations["sendWebhookTest"]["responses"][202]["content"]["application/json"];

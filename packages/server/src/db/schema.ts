@@ -439,7 +439,7 @@ export interface WebhookDeliveriesTable {
   /** The outbox event it delivers; null for webhook.test. */
   event_id: string | null;
   type: string;
-  /** JSON text: the body's `data`. */
+  /** JSON text: the Standard Webhooks body `{type, timestamp, data}`, sent as it is (Slack's is made from it). */
   payload: string;
   status: "pending" | "delivered" | "failed";
   attempts: number;
@@ -460,4 +460,10 @@ export interface WebhookAttemptsTable {
   error: string | null;
   /** The first KiB of the response body. */
   response_excerpt: string | null;
+  /** Where the attempt went; null for attempts older than migration 0023 and for messages that could not be signed. */
+  request_url: string | null;
+  /** JSON object: every header Testbay set, lower-case names; null when request_url is. */
+  request_headers: string | null;
+  /** The body sent, when it is not the delivery's `payload` (Slack's message), at most 64 KiB; null: the payload. */
+  request_body: string | null;
 }

@@ -68,4 +68,22 @@ describe("ExecutionChanges", () => {
     vi.advanceTimersByTime(50);
     expect(seen).toEqual([]);
   });
+  it("tells observers of every change made here at once, of any organization, but not of other instances' hints", () => {
+    vi.useFakeTimers();
+    const changes = new ExecutionChanges({ coalesceMs: 200, broadcast: () => {} });
+    const observed: ExecutionChange[] = [];
+    const stop = changes.observe((change) => observed.push(change));
+    changes.changed("org_a", "ex_1");
+    changes.changed("org_a", "ex_1");
+    changes.changed("org_b");
+    expect(observed).toEqual([
+      { organizationId: "org_a", executionId: "ex_1" },
+      { organizationId: "org_a", executionId: "ex_1" },
+      { organizationId: "org_b", executionId: null },
+    ]);
+    changes.receive(JSON.stringify({ o: "org_c", e: "ex_9" }));
+    stop();
+    changes.changed("org_a", "ex_2");
+    expect(observed).toHaveLength(3);
+  });
 });

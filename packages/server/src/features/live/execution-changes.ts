@@ -19,6 +19,7 @@ type Listener = (change: ExecutionChange) => void;
 export class ExecutionChanges {
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly observers = new Set<Listener>();
   private readonly broadcast: (message: string) => void;
   private readonly coalesceMs: number;
 
@@ -28,6 +29,7 @@ export class ExecutionChanges {
   }
 
   changed(organizationId: string, executionId: string | null = null): void {
+    for (const observer of this.observers) observer({ organizationId, executionId });
     const key = `${organizationId} ${executionId ?? "*"}`;
     if (this.pending.has(key)) return;
     const timer = setTimeout(() => {
@@ -64,6 +66,16 @@ export class ExecutionChanges {
       current?.delete(listener);
       if (current?.size === 0) this.listeners.delete(organizationId);
     };
+  }
+
+  /**
+   * Calls `observer` at once with each change announced on this instance, of any organization: not coalesced,
+   * not from other instances. For work that follows a change committed here (webhooks fan out the events it
+   * appended), not for dashboards. Until the returned function is called.
+   */
+  observe(observer: Listener): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reportAttempt } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
@@ -26,6 +27,10 @@ const schedule = [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map
 beforeAll(async () => {
   server = await startTestServer({
     env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" },
+    // These tests move the server's clock past a retry's time by hand, which the sender's timer (real time)
+    // does not see: its backstop poll finds the retry, every 100 ms here rather than every second
+    // (delivery-wake-up.int.test.ts sends without the polls).
+    webhookBackstopMs: { send: 100 },
   });
   ci = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
   agent = { "x-api-key": await server.token(await server.createClient("acme", "agent")) };
@@ -56,6 +61,10 @@ async function webhook(target: TestReceiver, events: string[], url = target.url)
   return created.body.id;
 }
 
+interface LoggedAttempt extends Record<string, unknown> {
+  request: { url: string; headers: Record<string, string> } | null;
+}
+
 async function deliveries(id: string) {
   const log = await call(`${server.baseUrl}/webhooks/${id}/deliveries`, { headers: ci });
   expect(log.status).toBe(200);
@@ -63,7 +72,8 @@ async function deliveries(id: string) {
     id: string;
     type: string;
     status: string;
-    attempts: Array<Record<string, unknown>>;
+    attempts: LoggedAttempt[];
+    request_body: string;
   }>;
 }
 
@@ -123,8 +133,19 @@ describe("delivering", () => {
             duration_ms: expect.any(Number),
             error: null,
             response_body: "thanks",
+            request: {
+              url: flaky.url,
+              headers: {
+                "content-type": "application/json",
+                "user-agent": "Testbay-Webhooks",
+                "webhook-id": request?.headers["webhook-id"],
+                "webhook-timestamp": request?.headers["webhook-timestamp"],
+                "webhook-signature": request?.headers["webhook-signature"],
+              },
+            },
           },
         ],
+        request_body: request?.body,
       }),
     ]);
     // Fanned out in one transaction with the other's (none): nothing is on its way to the other endpoint.
@@ -261,7 +282,12 @@ describe("delivering", () => {
     await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
     await target.requests(1);
     const [first] = await logWhen(id, attempted(1));
-    expect(first?.attempts[0]).toMatchObject({ status_code: null, error: "no answer within the timeout" });
+    expect(first?.attempts[0]).toMatchObject({
+      status_code: null,
+      error: "no answer within the timeout",
+      // What was sent, though no answer came.
+      request: { url: target.url, headers: { "webhook-id": first?.id } },
+    });
     expect(first?.attempts[0]?.duration_ms).toBeGreaterThanOrEqual(10_000);
     server.clock.advance(schedule[0] as number);
     const requests = await target.requests(2);
@@ -351,6 +377,111 @@ describe("delivering", () => {
     expect(request?.headers).not.toHaveProperty("webhook-signature");
     const body = JSON.parse(request?.body ?? "{}");
     expect(body).toEqual({ text: expect.stringContaining("this webhook works"), blocks: expect.any(Array) });
+  });
+
+  it("logs each attempt's request as the receiver got it: a fresh timestamp on a retry, the URL after a PATCH", async () => {
+    const before = await receiver();
+    const after = await receiver();
+    before.answers.push({ status: 500, body: "not yet" });
+    const id = await webhook(before, ["execution.finished"]);
+    after.secret = before.secret;
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const [first] = await before.requests(1);
+    await logWhen(id, attempted(1));
+    // webhook-timestamp counts seconds: the retry goes out in a later one, so its timestamp must differ.
+    const firstSecond = Number(first?.headers["webhook-timestamp"]);
+    while (Math.floor(Date.now() / 1000) <= firstSecond)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const moved = await call(`${server.baseUrl}/webhooks/${id}`, {
+      method: "PATCH",
+      headers: ci,
+      json: { url: after.url },
+    });
+    expect(moved.status).toBe(200);
+    server.clock.advance(schedule[0] as number);
+    const [second] = await after.requests(1);
+    const [log] = await logWhen(id, (items) => items[0]?.status === "delivered");
+    if (!log || !first || !second) throw new Error("a delivered message with two requests expected");
+
+    expect(log.attempts.map((a) => [a.status_code, a.request?.url])).toEqual([
+      [500, before.url],
+      [200, after.url],
+    ]);
+    for (const [attempt, got] of [
+      [log.attempts[0], first],
+      [log.attempts[1], second],
+    ] as const) {
+      const headers = attempt?.request?.headers ?? {};
+      expect(Object.keys(headers).sort()).toEqual([
+        "content-type",
+        "user-agent",
+        "webhook-id",
+        "webhook-signature",
+        "webhook-timestamp",
+      ]);
+      for (const [name, value] of Object.entries(headers)) expect(got.headers[name]).toBe(value);
+      // Byte for byte what the receiver read, and what the logged signature signs.
+      expect(Buffer.from(log.request_body).equals(Buffer.from(got.body))).toBe(true);
+      expect(new Webhook(before.secret as string).verify(log.request_body, headers)).toEqual(
+        JSON.parse(got.body),
+      );
+    }
+    const [firstHeaders, secondHeaders] = log.attempts.map((a) => a.request?.headers ?? {});
+    expect(secondHeaders?.["webhook-id"]).toBe(firstHeaders?.["webhook-id"]);
+    expect(Number(secondHeaders?.["webhook-timestamp"])).toBeGreaterThan(
+      Number(firstHeaders?.["webhook-timestamp"]),
+    );
+    expect(secondHeaders?.["webhook-signature"]).not.toBe(firstHeaders?.["webhook-signature"]);
+  });
+
+  it("logs a Slack message's body before its first attempt and as sent, with no signature headers", async () => {
+    const target = await receiver();
+    const created = await call(`${server.baseUrl}/webhooks`, {
+      headers: ci,
+      json: { url: target.url, events: ["execution.finished"], format: "slack" },
+    });
+    const id = created.body.id;
+    // Disabled: the message waits, and the log says what it will send.
+    await call(`${server.baseUrl}/webhooks/${id}`, {
+      method: "PATCH",
+      headers: ci,
+      json: { enabled: false },
+    });
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const [waiting] = await deliveries(id);
+    expect(waiting?.attempts).toEqual([]);
+    expect(JSON.parse(waiting?.request_body ?? "{}")).toEqual({
+      text: expect.stringContaining("this webhook works"),
+      blocks: expect.any(Array),
+    });
+
+    await call(`${server.baseUrl}/webhooks/${id}`, { method: "PATCH", headers: ci, json: { enabled: true } });
+    const [got] = await target.requests(1);
+    const [log] = await logWhen(id, (items) => items[0]?.status === "delivered");
+    expect(log?.request_body).toBe(got?.body);
+    expect(log?.request_body).toBe(waiting?.request_body);
+    expect(log?.attempts[0]?.request).toEqual({
+      url: target.url,
+      headers: { "content-type": "application/json", "user-agent": "Testbay-Webhooks" },
+    });
+  });
+
+  it("logs the request of an attempt whose connection was refused", async () => {
+    const gone = await receiver();
+    const id = await webhook(gone, ["execution.finished"]);
+    await gone.close();
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const [log] = await logWhen(id, attempted(1));
+    expect(log?.attempts[0]).toMatchObject({
+      status_code: null,
+      error: expect.stringMatching(/^ECONNREFUSED/),
+      request: { url: gone.url, headers: { "webhook-id": log?.id } },
+    });
+    expect(log?.attempts[0]?.request?.headers["webhook-signature"]).toMatch(/^v1,/);
+    expect(JSON.parse(log?.request_body ?? "{}")).toMatchObject({
+      type: "webhook.test",
+      data: { webhook_id: id },
+    });
   });
 
   it("forgets finished messages after 30 days, and keeps pending ones", async () => {

@@ -1,17 +1,30 @@
 /**
  * Sends due deliveries (API.md §9): claims them like jobs, signs them per Standard Webhooks (or formats them
- * for Slack), sends each with AttemptSender and records the attempt with what follows: delivered, retried per
- * the schedule, or, once the schedule is spent, failed with the endpoint disabled. Sends run side by side up
- * to a limit, so one receiver that never answers holds one slot for its 10 s, not the whole queue.
+ * for Slack), sends each with AttemptSender and records the attempt, with its request, and what follows:
+ * delivered, retried per the schedule, or, once the schedule is spent, failed with the endpoint disabled. Sends
+ * run side by side up to a limit, so one receiver that never answers holds one slot for its 10 s, not the whole
+ * queue.
+ *
+ * Claims start on a signal (tick: deliveries were inserted, a send ended with more due, a retry this instance
+ * scheduled is due) and otherwise on the slow backstop poll (sendBackstopMs): never two claims at once.
  */
 import { randomUUID } from "node:crypto";
-import { Webhook } from "standardwebhooks";
 import { type Clock, isoTime } from "../../clock.ts";
 import { newId } from "../../ids.ts";
+import { CoalescedRound } from "./coalesced-round.ts";
 import type { SecretBox } from "./secret-box.ts";
 import type { AttemptOutcome, AttemptSender } from "./send-attempt.ts";
-import { slackMessage } from "./slack-message.ts";
+import { storedRequest, type WebhookRequest, webhookRequest } from "./webhook-request.ts";
 import type { ClaimedDelivery, WebhooksRepo } from "./webhooks.repo.ts";
+
+/**
+ * How often each instance looks for due deliveries without being told. Deliveries start on a signal: the
+ * fan-out, /test and /redeliver tick as they insert them, and a retry this instance scheduled sets a timer for
+ * its time. The poll only catches what no signal here announced: a retry scheduled by an instance that died
+ * since, a delivery whose sender died mid-flight (its lease lapsed), an endpoint enabled on another instance.
+ * One second late is fine for those, and an idle instance makes one small query a second.
+ */
+export const sendBackstopMs = 1000;
 
 export interface DeliveryWorkerOptions {
   repo: WebhooksRepo;
@@ -32,17 +45,51 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly concurrency: number;
+  private readonly claims: CoalescedRound;
   private closing = false;
+  /** The one timer for the earliest retry this instance scheduled, and when that retry is due (server clock). */
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDue = Number.POSITIVE_INFINITY;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.concurrency = options.concurrency ?? 32;
+    this.claims = new CoalescedRound(() => this.claimAndSend(), options.onError);
   }
 
-  /** Claims what is due (up to the free slots) and starts sending it; does not wait for the sends. */
-  async tick(): Promise<number> {
-    if (this.closing) return 0;
+  /**
+   * Claims what is due (up to the free slots) and starts sending it; does not wait for the sends. A tick while
+   * a claim runs claims once more after it, however many ask meanwhile.
+   */
+  tick(): Promise<void> {
+    return this.claims.run();
+  }
+
+  /** tick() for signals: deliveries were inserted (fan-out, /test, /redeliver, an endpoint enabled). */
+  wake(): void {
+    this.claims.wake();
+  }
+
+  /**
+   * Stops sending: sends in flight are cut off and not recorded, so their deliveries stay claimed until the
+   * lease lapses and are then sent again (by another instance, or this one restarted).
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.retryTimer);
+    await this.options.sender.destroy();
+    await this.claims.idle();
+    await this.settle();
+  }
+
+  /** Waits for the sends in flight. */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async claimAndSend(): Promise<void> {
+    if (this.closing) return;
     const free = this.concurrency - this.inFlight.size;
-    if (free <= 0) return 0;
+    if (free <= 0) return;
     const { repo, clock, leaseMs } = this.options;
     const now = clock.now();
     const leaseId = randomUUID();
@@ -52,35 +99,42 @@ export class DeliveryWorker {
     for (const delivery of claimed) {
       const sending: Promise<void> = this.deliver(delivery, leaseId).finally(() => {
         this.inFlight.delete(sending);
-        if (more && !this.closing) this.tick().catch(this.options.onError);
+        if (more && !this.closing) this.wake();
       });
       this.inFlight.add(sending);
     }
-    return claimed.length;
   }
 
   /**
-   * Stops sending: sends in flight are cut off and not recorded, so their deliveries stay claimed until the
-   * lease lapses and are then sent again (by another instance, or this one restarted).
+   * Ticks when a retry this instance scheduled is due (`due`, on the server's clock), if it is the earliest it
+   * waits for: retries go out on time rather than at the next backstop round. One timer: later retries are
+   * taken by the round it starts if due by then, else by the backstop poll.
    */
-  async close(): Promise<void> {
-    this.closing = true;
-    await this.options.sender.destroy();
-    await this.settle();
-  }
-
-  /** Waits for the sends in flight. */
-  async settle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  private tickAt(due: number): void {
+    if (this.closing || due >= this.retryDue) return;
+    clearTimeout(this.retryTimer);
+    this.retryDue = due;
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        this.retryDue = Number.POSITIVE_INFINITY;
+        // Node counts a timer from its event loop's cached time, so it may fire a little early: wait the rest.
+        if (this.options.clock.now() < due) this.tickAt(due);
+        else this.wake();
+      },
+      Math.max(0, due - this.options.clock.now()),
+    );
+    this.retryTimer.unref();
   }
 
   private async deliver(delivery: ClaimedDelivery, leaseId: string): Promise<void> {
     const { repo, clock, sender } = this.options;
     const at = isoTime(clock.now());
     let outcome: AttemptOutcome;
+    let request: WebhookRequest | undefined;
     try {
-      const { headers, body } = this.request(delivery);
-      outcome = await sender.send(delivery.url, headers, body);
+      request = this.request(delivery);
+      outcome = await sender.send(request.url, request.headers, request.body);
     } catch (error) {
       // A secret that no longer opens (the server's signing key was replaced): say so in the log.
       outcome = {
@@ -95,6 +149,7 @@ export class DeliveryWorker {
     const schedule = this.options.retryScheduleMs;
     const succeeded = outcome.error === null;
     const retryIn = schedule[attempts - 1];
+    const retryAt = retryIn === undefined ? undefined : clock.now() + retryIn;
     await repo.recordAttempt(
       {
         id: newId("wha", clock.now()),
@@ -104,42 +159,28 @@ export class DeliveryWorker {
         duration_ms: outcome.durationMs,
         error: outcome.error,
         response_excerpt: outcome.responseExcerpt,
+        ...(request
+          ? storedRequest(request, delivery.payload)
+          : { request_url: null, request_headers: null, request_body: null }),
       },
       { id: delivery.id, webhookId: delivery.webhook_id, leaseId },
       succeeded
         ? { status: "delivered" }
-        : retryIn !== undefined
-          ? { status: "pending", attempts, nextAttemptAt: isoTime(clock.now() + retryIn) }
+        : retryAt !== undefined
+          ? { status: "pending", attempts, nextAttemptAt: isoTime(retryAt) }
           : {
               status: "failed",
               attempts,
               disabledReason: `Disabled at ${isoTime(clock.now())}: message ${delivery.id} (${delivery.type}) failed ${attempts} attempts over the whole retry schedule; the last: ${outcome.error}. Fix the receiver, then PATCH {"enabled": true} and redeliver what it missed.`,
             },
     );
+    if (!succeeded && retryAt !== undefined) this.tickAt(retryAt);
   }
 
-  private request(delivery: ClaimedDelivery): { headers: Record<string, string>; body: string } {
-    if (delivery.format === "slack") {
-      const message = JSON.parse(delivery.payload) as { type: string; data: Record<string, unknown> };
-      // Slack checks no signature and wants its own body; the Standard Webhooks headers would mean nothing.
-      return {
-        headers: {},
-        body: JSON.stringify(slackMessage(message.type, message.data, this.options.publicUrl)),
-      };
-    }
-    if (delivery.secret === null) throw new Error("the endpoint has no signing secret");
-    const secret = this.options.secrets.open(delivery.secret);
-    // The receiver compares webhook-timestamp with its own clock to refuse replays: it is the real time of
-    // this attempt, not the server's (tests move that by hand).
-    const timestamp = new Date();
-    const signature = new Webhook(secret).sign(delivery.id, timestamp, delivery.payload);
-    return {
-      headers: {
-        "webhook-id": delivery.id,
-        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-        "webhook-signature": signature,
-      },
-      body: delivery.payload,
-    };
+  private request(delivery: ClaimedDelivery): WebhookRequest {
+    const { secrets, publicUrl } = this.options;
+    const secret =
+      delivery.format === "standard" && delivery.secret !== null ? secrets.open(delivery.secret) : undefined;
+    return webhookRequest(delivery, secret, publicUrl, new Date());
   }
 }

@@ -23,11 +23,25 @@ export type EventDescriber = (event: StoredEvent) => Promise<Record<string, unkn
 export const fanOutBatchSize = 200;
 const batchSize = fanOutBatchSize;
 
+/**
+ * How often each instance fans out without being told. A round starts on a signal: this instance changed an
+ * execution (which is when device-runs append execution.started and execution.finished, and features/tests
+ * test.flaky_detected with the finish). The poll only catches what no signal here announced: events appended
+ * without one (version.uploaded), and those of an instance that died before fanning them out. Two seconds late
+ * is fine for those, and an idle instance makes one small query every two seconds.
+ */
+export const fanOutBackstopMs = 2000;
+
 type EventRow = Database["events"];
 
 interface Planned {
   eventId: string;
   deliveries: Database["webhook_deliveries"][];
+}
+
+interface Written {
+  events: number;
+  deliveries: number;
 }
 
 export class WebhookFanOut {
@@ -38,8 +52,25 @@ export class WebhookFanOut {
     private readonly describe: EventDescriber = async () => undefined,
   ) {}
 
+  /**
+   * Rounds until the outbox is drained (a full batch means a backlog: a burst, or a restart), calling
+   * `onDeliveries` after each round that inserted deliveries, so sending starts with the first batch.
+   */
+  async drain(onDeliveries: () => void): Promise<void> {
+    for (;;) {
+      const { events, deliveries } = await this.round();
+      if (deliveries > 0) onDeliveries();
+      if (events < batchSize) return;
+    }
+  }
+
   /** One round; how many events it fanned out. Run it until it returns less than batchSize to drain a backlog. */
   async dispatch(): Promise<number> {
+    return (await this.round()).events;
+  }
+
+  /** One round: how many events it fanned out, and how many deliveries those made. */
+  private async round(): Promise<Written> {
     if (this.dialect === "postgres") {
       // One transaction holding its events: instances take disjoint batches (SKIP LOCKED) and none describes
       // events another has taken. Describing reads through other pooled connections meanwhile.
@@ -61,7 +92,7 @@ export class WebhookFanOut {
       .execute();
     const planned = await this.plan(rows);
     return this.db.transaction().execute(async (trx) => {
-      if (planned.length === 0) return 0;
+      if (planned.length === 0) return { events: 0, deliveries: 0 };
       const taken = await sql<{ id: string }>`select id from events
         where id in (${sql.join(planned.map((p) => p.eventId))}) and dispatched_at is null`.execute(trx);
       const takenIds = new Set(taken.rows.map((row) => row.id));
@@ -132,8 +163,8 @@ export class WebhookFanOut {
   }
 
   /** Inserts the deliveries and marks the events dispatched, in the caller's transaction. */
-  private async write(trx: Kysely<Database>, planned: Planned[]): Promise<number> {
-    if (planned.length === 0) return 0;
+  private async write(trx: Kysely<Database>, planned: Planned[]): Promise<Written> {
+    if (planned.length === 0) return { events: 0, deliveries: 0 };
     const deliveries = planned.flatMap((p) => p.deliveries);
     for (let i = 0; i < deliveries.length; i += 100) {
       await trx
@@ -150,6 +181,6 @@ export class WebhookFanOut {
         planned.map((p) => p.eventId),
       )
       .execute();
-    return planned.length;
+    return { events: planned.length, deliveries: deliveries.length };
   }
 }

@@ -43,6 +43,7 @@ export class AttemptSender {
     });
   }
 
+  /** POSTs `body` to `url` with exactly `headers` (undici adds host, content-length and connection). */
   async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -55,7 +56,8 @@ export class AttemptSender {
     try {
       const response = await request(url, {
         method: "POST",
-        headers: { ...headers, "content-type": "application/json", "user-agent": "Testbay-Webhooks" },
+        // As made by webhookRequest (webhook-request.ts), which the delivery log keeps: what it shows is sent.
+        headers,
         body,
         dispatcher: this.agent,
         signal,

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { PageQuery } from "../../http/pagination.ts";
 import { subscribableEvents } from "./event-types.ts";
+import { loggedRequest, loggedRequestBody, storedRequestBodyBytes } from "./webhook-request.ts";
 import type { AttemptRow, DeliveryWithAttempts, WebhookRecord } from "./webhooks.repo.ts";
 
 const eventsDescription = `Event types to deliver: ${subscribableEvents.join(", ")}. Anything else is refused with 400 invalid_request.`;
@@ -106,6 +107,24 @@ const AttemptView = Type.Object({
   response_body: Type.Union([Type.String(), Type.Null()], {
     description: "The first KiB of the answer's body",
   }),
+  request: Type.Union(
+    [
+      Type.Object({
+        url: Type.String({
+          description: "Where this attempt went (the webhook's URL then: it may be changed between attempts)",
+        }),
+        headers: Type.Record(Type.String(), Type.String(), {
+          description:
+            "Every header Testbay set, lower-case names: content-type, user-agent, and for the standard format webhook-id, webhook-timestamp (this attempt's) and webhook-signature (an HMAC of this one message, not the secret). The HTTP client adds host, content-length and connection.",
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "The request this attempt sent, also when no answer came (timeout, refused connection, address guard); null for attempts made before the server kept requests, and for a message it could not sign (error: not sent …)",
+    },
+  ),
 });
 
 export const DeliveryView = Type.Object({
@@ -118,6 +137,9 @@ export const DeliveryView = Type.Object({
     description: "When it is tried next; null once delivered or failed",
   }),
   attempts: Type.Array(AttemptView),
+  request_body: Type.String({
+    description: `The body sent, the same on every attempt (it carries the event's time, not the attempt's): what the last attempt sent, or before the first what will be sent. For the standard format the Standard Webhooks body {type, timestamp, data} as signed; for slack the Slack message, kept up to ${storedRequestBodyBytes / 1024} KiB per attempt.`,
+  }),
 });
 
 export const DeliveryList = Type.Object({
@@ -142,9 +164,11 @@ const attemptView = (attempt: AttemptRow) => ({
   duration_ms: attempt.duration_ms,
   error: attempt.error,
   response_body: attempt.response_excerpt,
+  request: loggedRequest(attempt),
 });
 
-export const deliveryView = (delivery: DeliveryWithAttempts) => ({
+/** A message of the log; `plannedBody` is what it will send (for one not tried yet: requestBody). */
+export const deliveryView = (delivery: DeliveryWithAttempts, plannedBody: () => string) => ({
   id: delivery.id,
   type: delivery.type,
   webhook_id: delivery.webhook_id,
@@ -152,4 +176,5 @@ export const deliveryView = (delivery: DeliveryWithAttempts) => ({
   created_at: delivery.created_at,
   next_attempt_at: delivery.status === "pending" ? delivery.next_attempt_at : null,
   attempts: delivery.attemptLog.map(attemptView),
+  request_body: loggedRequestBody(delivery.payload, delivery.attemptLog, plannedBody),
 });

@@ -6,6 +6,7 @@ import type { Actor, AuditLog } from "../audit/index.ts";
 import { literalRefusal } from "./address-guard.ts";
 import { subscribableEvents, testEvent } from "./event-types.ts";
 import { newWebhookSecret, type SecretBox } from "./secret-box.ts";
+import { requestBody } from "./webhook-request.ts";
 import type { WebhookChanges, WebhookFormat, WebhookRecord, WebhooksRepo } from "./webhooks.repo.ts";
 import { deliveryView, webhookView } from "./webhooks.schemas.ts";
 
@@ -16,6 +17,8 @@ export interface WebhooksServiceOptions {
   clock: Clock;
   /** TESTBAY_WEBHOOK_ALLOW_PRIVATE: lifts the address guard for on-premises receivers and tests. */
   allowPrivate: boolean;
+  /** TESTBAY_PUBLIC_URL: Slack messages link to runs with it (the log shows what a message will send). */
+  publicUrl: string | undefined;
   /** Called when a delivery is due now (test, redeliver): the worker need not wait for its next round. */
   onDue?: () => void;
 }
@@ -155,12 +158,14 @@ export class WebhooksService {
   }
 
   async deliveries(organizationId: string, id: string, limit: number, cursor: string | undefined) {
-    await this.get(organizationId, id);
+    const webhook = await this.get(organizationId, id);
     const rows = await this.options.repo.deliveries(id, limit, decodeCursor(cursor));
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return {
-      items: items.map(deliveryView),
+      items: items.map((delivery) =>
+        deliveryView(delivery, () => requestBody(webhook.format, delivery.payload, this.options.publicUrl)),
+      ),
       next_cursor:
         rows.length > limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
     };
