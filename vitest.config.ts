@@ -15,6 +15,9 @@ const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.in
 // The README's walkthroughs are about the embedded default (SQLite, credentials.json): the sqlite project runs them.
 const readmeWalkthroughs = "packages/server/test/readme-walkthroughs.int.test.ts";
 
+// Integration suites of the packages that use the server (SDK/CLI, agent, dashboard) rather than are it.
+const clientPackageSuites = ["packages/client/**", "packages/agent/**", "packages/web/**"];
+
 const testConditions = ["source", ...defaultServerConditions.filter((condition) => condition !== "module")];
 
 export default defineConfig({
@@ -45,7 +48,10 @@ export default defineConfig({
         test: {
           name: "postgres",
           include: integration,
-          exclude: [readmeWalkthroughs],
+          // The SDK/CLI, agent and dashboard suites test those packages through a server, not the server's
+          // storage: they run on SQLite and on the scaled set (PostgreSQL too, with two instances), which covers
+          // every database path they reach, so a third run on one PostgreSQL instance only lengthened CI.
+          exclude: [readmeWalkthroughs, ...clientPackageSuites],
           env: { TESTBAY_TEST_DB: "postgres" },
         },
       },
