@@ -25,7 +25,7 @@ function delivery(
     created_at: "2026-11-24T09:59:58.000Z",
     next_attempt_at: next,
     attempts,
-    request_body: null,
+    request_body: '{"type":"webhook.test"}',
   };
 }
 

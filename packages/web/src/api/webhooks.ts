@@ -17,21 +17,10 @@ export type WebhookFormat = Webhook["format"];
 export type WebhookChanges = NonNullable<
   operations["updateWebhook"]["requestBody"]
 >["content"]["application/json"];
-type ListedDelivery =
+/** A message, its body as sent (`request_body`) and its attempts, each with the request it sent (or null). */
+export type WebhookDelivery =
   operations["listWebhookDeliveries"]["responses"][200]["content"]["application/json"]["items"][number];
-
-/** What one attempt sent: the URL it went to (a PATCH can change it between attempts) and every header. */
-export interface WebhookAttemptRequest {
-  url: string;
-  headers: { [name: string]: string };
-}
-/** One attempt; `request` is null for attempts recorded before the server kept requests. */
-export type WebhookAttempt = ListedDelivery["attempts"][number] & { request: WebhookAttemptRequest | null };
-/** A message and its attempts; `request_body` (the exact bytes sent) is null until its first attempt. */
-export type WebhookDelivery = Omit<ListedDelivery, "attempts"> & {
-  attempts: WebhookAttempt[];
-  request_body: string | null;
-};
+export type WebhookAttempt = WebhookDelivery["attempts"][number];
 
 /** The events a webhook subscribes to (API.md §9), with what each says, for the form's checkboxes. */
 export const webhookEvents = [
@@ -52,12 +41,11 @@ export const deliveriesQuery = (webhookId: string) =>
   queryOptions({
     queryKey: ["settings", "webhooks", webhookId, "deliveries"],
     queryFn: async () =>
-      // Typed with the request fields (above) until the generated SDK has them.
       unwrap(
         await api.GET("/v1/webhooks/{id}/deliveries", {
           params: { path: { id: webhookId }, query: { limit: 50 } },
         }),
-      ).items as WebhookDelivery[],
+      ).items,
     refetchInterval: (query) => deliveryPollMs(query.state.data, Date.now()),
   });
 

@@ -17,15 +17,10 @@ export function DeliveryRequest({ delivery, id }: { delivery: WebhookDelivery; i
         <h3 className="text-xs font-medium text-muted">
           {delivery.attempts.length === 0 ? "Body to send" : "Body sent"}
         </h3>
-        {/* An older server leaves the field out. */}
-        {delivery.request_body === null || delivery.request_body === undefined ? (
-          <p className="text-muted">Not recorded.</p>
-        ) : (
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
-          <pre tabIndex={0} className={`${scrollingPre} max-h-64 whitespace-pre`}>
-            {prettyBody(delivery.request_body)}
-          </pre>
-        )}
+        {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
+        <pre tabIndex={0} className={`${scrollingPre} max-h-64 whitespace-pre`}>
+          {prettyBody(delivery.request_body)}
+        </pre>
       </div>
       {delivery.attempts.length === 0 ? (
         <p className="text-muted">No attempt yet.</p>
@@ -44,9 +39,8 @@ export function DeliveryRequest({ delivery, id }: { delivery: WebhookDelivery; i
 
 /** One attempt: when and how it ended, the URL, the headers as a table, the start of the answer's body. */
 function AttemptRequest({ attempt, number, of }: { attempt: WebhookAttempt; number: number; of: number }) {
-  // None for attempts made before the server kept requests, or for a message it could not make (the error says
-  // why); an older server leaves the field out.
-  const request = attempt.request ?? null;
+  // None for attempts made before the server kept requests, or for a message it could not sign (the error says why).
+  const { request } = attempt;
   return (
     <>
       <h3 className="text-xs font-medium">
