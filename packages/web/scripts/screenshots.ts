@@ -193,6 +193,8 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     // A plan whose step is split into shards and retries its failed tests: its summary says so.
     await page.goto(`${origin}/plans`);
     await page.getByRole("link", { name: shardedPlanName }).click();
+    // The list says it too: wait for the plan's page, or the list still showing matches as well.
+    await page.getByRole("heading", { name: shardedPlanName }).waitFor();
     await page.getByText("3 shards by count, failed tests retried up to 2 times").waitFor();
     await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
     await shoot(page, `plan-sharded-${suffix}`);
@@ -239,6 +241,8 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
  * waiting on the server's clock) and took the second, and a Slack channel someone turned off. Returns the receiver,
  * for closing once the shots are taken.
  */
+const slackUrl = "https://hooks.slack.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX";
+
 async function seedWebhooks(server: TestServer): Promise<TestReceiver> {
   const ci = await ciHeaders(server);
   const receiver = await TestReceiver.start();
@@ -248,7 +252,7 @@ async function seedWebhooks(server: TestServer): Promise<TestReceiver> {
     return created.body as { id: string; secret?: string };
   };
   const slack = await create({
-    url: "https://hooks.slack.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    url: slackUrl,
     events: ["execution.finished", "test.flaky_detected"],
     format: "slack",
     description: "#mobile-releases",
@@ -279,8 +283,8 @@ async function seedWebhooks(server: TestServer): Promise<TestReceiver> {
 }
 
 /**
- * Settings, as an admin sees it: the clients, people and webhooks (a webhook's delivery log open), then a new
- * client's secret as it is shown once. Each size and theme creates one client through the page, so later shots
+ * Settings, as an admin sees it: the clients, people and webhooks (a webhook's delivery log open, on the request
+ * a delivered message sent), a webhook's edit form, then a new client's secret as it is shown once. Each size and theme creates one client through the page, so later shots
  * list a few more clients than earlier ones.
  */
 async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
@@ -308,8 +312,28 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
     await webhooks.getByRole("button", { name: `Deliveries of ${receiver.url}` }).click();
     // A table from 640 px, cards on a phone: wait for whichever shows.
     await webhooks.getByText("delivered after 1 attempt").filter({ visible: true }).waitFor();
+    // The message the receiver refused (HTTP 500), its retry waiting: what people open the request to look into.
+    const refused = String(receiver.received[0]?.headers["webhook-id"]);
+    await webhooks
+      .getByRole("button", { name: `Show request of ${refused}` })
+      .filter({ visible: true })
+      .click();
+    await webhooks
+      .getByRole("table", { name: "Headers sent in attempt 1 of 1" })
+      .filter({ visible: true })
+      .waitFor();
     await webhooks.scrollIntoViewIfNeeded();
     await shoot(page, `settings-webhooks-${suffix}`);
+    await webhooks
+      .getByRole("button", { name: /^Hide request of/ })
+      .filter({ visible: true })
+      .click();
+
+    await webhooks.getByRole("button", { name: `Edit the webhook to ${slackUrl}` }).click();
+    const editForm = webhooks.getByRole("form", { name: `Edit the webhook to ${slackUrl}` });
+    await editForm.scrollIntoViewIfNeeded();
+    await shoot(page, `settings-webhook-edit-${suffix}`, { fullPage: false });
+    await editForm.getByRole("button", { name: "Cancel" }).click();
 
     await page.getByRole("button", { name: "Create client" }).click();
     await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
