@@ -86,12 +86,14 @@ describe("a maestro plan on an iOS simulator (stand-ins)", () => {
     const view = await finished(id, agent);
     expect(view).toMatchObject({ status: "failed", summary: { tests: 2, passed: 1, failed: 1 } });
     const other = (await testsOf(id)).find((t) => t.name === "Other");
-    // simctl's error is two lines: the message is its first, the whole text is the stack trace.
+    // simctl's error is two lines, its cause on the second: the message is both, as is the stack trace.
+    const simctlError =
+      "An error was encountered processing the command (domain=FBSOpenApplicationServiceErrorDomain, code=4):\n" +
+      "Simulator device failed to launch com.example.other.";
     expect(other).toMatchObject({
       status: "failed",
-      message:
-        "An error was encountered processing the command (domain=FBSOpenApplicationServiceErrorDomain, code=4):",
-      stack_trace: expect.stringContaining("Simulator device failed to launch com.example.other."),
+      message: simctlError,
+      stack_trace: expect.stringContaining(simctlError),
     });
     expect(Object.keys(l.installed(UDID_A))).toEqual([APP]);
   });

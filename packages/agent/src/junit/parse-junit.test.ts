@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FIXTURES_DIR } from "../steps/test-context.ts";
+import { MAX_TEST_MESSAGE_CHARS } from "../steps/test-message.ts";
 import { MAX_JUNIT_BYTES, parseJUnit } from "./parse-junit.ts";
 
 const fixture = (name: string) => readFileSync(join(FIXTURES_DIR, name), "utf8");
@@ -72,6 +73,59 @@ E       assert 3 == 4</failure></testcase>
     expect(total?.details).toContain(">       assert total([1, 2]) == 4");
     expect(db).toMatchObject({ status: "errored", message: 'failed on setup with "ConnectionRefusedError"' });
     expect(later).toMatchObject({ status: "skipped", message: "not ready" });
+  });
+
+  it("keeps a multi-line message whole: an assertion diff, a message in the body before its stack, a launch failure's cause", () => {
+    const [totals, order, passed, launch] = cases(fixture("junit-multiline-messages.xml"));
+    expect(totals).toMatchObject({ name: "printsTotals()", status: "failed" });
+    expect(totals?.message).toBe(
+      "expected:<Subtotal  12.00\nTax        1.20\nTotal     13.20> but was:<Subtotal  12.00\nTax        1.02\nTotal     13.02>",
+    );
+    // The body still goes to details as it is, stack and all.
+    expect(totals?.details).toMatch(/^org\.junit\.ComparisonFailure: expected:<Subtotal {2}12\.00\nTax/);
+    expect(totals?.details).toContain("at com.example.shop.ReceiptTest.printsTotals(ReceiptTest.kt:31)");
+    // No message attribute: the body's text up to the first frame, its indentation kept.
+    expect(order?.message).toBe(
+      'java.lang.AssertionError: lines out of order:\n  line 2: "Tax" came before "Subtotal"\n  line 3: "Total" is missing',
+    );
+    expect(order?.details).toContain("\tat org.junit.Assert.fail(Assert.java:89)");
+    expect(passed).toMatchObject({ name: "testPaysWithCard", status: "passed", message: null });
+    expect(launch?.status).toBe("errored");
+    expect(launch?.message?.split("\n")).toEqual([
+      "Failed to launch app with identifier: com.example.shop and options: {",
+      "    ActivateSuspended = 0;",
+      "}",
+      'The request was denied by service delegate (SBMainWorkspace) for reason: Security ("Unable to launch com.example.shop because it has an invalid code signature, inadequate entitlements or its profile has not been explicitly trusted by the user.").',
+    ]);
+    expect(launch?.details).toBeNull();
+  });
+
+  it("takes a body without frames whole, trimmed, CRLF as LF, and a blank message attribute as none", () => {
+    const [crashed, blank] = cases(`<testsuite>
+      <testcase name="crashes"><failure>
+
+  Test crashed with signal kill.
+  The app was terminated while the test ran: Shop (4242) exited with signal 9.   
+
+</failure></testcase>
+      <testcase name="blank"><failure message="  ">expected true</failure></testcase>
+    </testsuite>`);
+    expect(crashed?.message).toBe(
+      "Test crashed with signal kill.\n  The app was terminated while the test ran: Shop (4242) exited with signal 9.",
+    );
+    expect(blank?.message).toBe("expected true");
+  });
+
+  it("cuts a message over the server's 4000 characters with a marker saying how much is left out", () => {
+    const long = Array.from({ length: 300 }, (_, i) => `line ${i}: ${"x".repeat(20)}`).join("\n");
+    const [test] = cases(`<testsuite><testcase name="t"><failure message="${long}"/></testcase></testsuite>`);
+    expect(test?.message?.length).toBeLessThanOrEqual(MAX_TEST_MESSAGE_CHARS);
+    expect(test?.message?.startsWith("line 0: x")).toBe(true);
+    const marker = /\n… \((\d+) more characters\)$/.exec(test?.message ?? "");
+    expect(marker).not.toBeNull();
+    // What is kept and what the marker counts make up the whole message.
+    const kept = (test?.message?.length ?? 0) - (marker?.[0].length ?? 0);
+    expect(kept + Number(marker?.[1])).toBe(long.length);
   });
 
   it("walks nested suites, keeps a test case's own output and leaves CDATA undecoded", () => {

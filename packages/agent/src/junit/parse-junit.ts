@@ -6,6 +6,7 @@
  */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { TestCase, TestCaseStatus } from "../steps/step-types.ts";
+import { messageBeforeStack, testMessage } from "../steps/test-message.ts";
 import { decodeXmlEntities } from "./xml-entities.ts";
 
 export type JUnitParseResult = { ok: true; testCases: TestCase[] } | { ok: false; error: string };
@@ -82,7 +83,11 @@ function toTestCase(node: XmlNode, suiteName: string): TestCase {
     name: attr(node, "name") ?? "(unnamed)",
     status: outcome?.status ?? "passed",
     duration_ms: seconds(attr(node, "time")),
-    message: outcome ? oneLine(attr(outcome.node, "message") ?? body) : null,
+    // The whole message (testMessage), lines kept: writers put multi-line assertion diffs and launch failures
+    // whose cause follows a generic first line there. Without the attribute, the body's text up to its stack.
+    message: outcome
+      ? (testMessage(attr(outcome.node, "message")) ?? testMessage(messageBeforeStack(body)))
+      : null,
     details: output.length === 0 ? null : cap(output.join("\n")),
   };
 }
@@ -110,14 +115,6 @@ function textOf(node: XmlNode): string {
 
 function section(title: string, text: string): string {
   return text === "" ? "" : `--- ${title} ---\n${text}`;
-}
-
-function oneLine(text: string): string | null {
-  const line = text
-    .split("\n")
-    .map((l) => l.trim())
-    .find((l) => l !== "");
-  return line === undefined ? null : line.slice(0, 1000);
 }
 
 /** JUnit times are seconds, sometimes with thousands separators ("1,234.5"). */

@@ -4,6 +4,7 @@ import { type AgentJob, type RunStatus, type Step, type Testbay, TestbayApiError
 import { runStep } from "../steps/run-step.ts";
 import { skippedOnShard } from "../steps/shard-batches.ts";
 import type { ShardContext, StepContext, StepOutcome } from "../steps/step-types.ts";
+import { testMessage } from "../steps/test-message.ts";
 import { collectArtifacts } from "./artifacts.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
@@ -182,7 +183,10 @@ async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
       signal: stop,
       timeoutMs: stepTimeoutMs(step, run.deadline),
       log: (stream, line) => reporter.push({ type: "log", at: now(), stream, line }),
-      testCase: (c) => reporter.push({ type: "test_case", step_index: index, ...c }),
+      // Every runner's messages within the server's limit (JUnit's and instrumentation's are already; xcresult's
+      // are whatever Xcode wrote): one over it would have the whole batch of events refused.
+      testCase: (c) =>
+        reporter.push({ type: "test_case", step_index: index, ...c, message: testMessage(c.message) }),
       shard: shard && {
         ...shard,
         listTests: async (tests) => {

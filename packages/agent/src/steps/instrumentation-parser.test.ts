@@ -37,7 +37,7 @@ describe("InstrumentationParser", () => {
     expect(cases[0]).toMatchObject({ message: null, details: null, duration_ms: null });
   });
 
-  it("reads a failing test: first stack line as message, the whole stack as details", () => {
+  it("reads a failing test: the exception's message as message, the whole stack as details", () => {
     const { result, cases } = parse(fixture("instrumentation-failing.txt"));
     expect(result.completed).toBe(true);
     expect(summary(cases)).toEqual([
@@ -54,6 +54,22 @@ describe("InstrumentationParser", () => {
       /\tat android\.app\.Instrumentation\$InstrumentationThread\.run\(Instrumentation\.java:2205\)$/,
     );
     expect(failed?.details).not.toContain("INSTRUMENTATION_STATUS");
+  });
+
+  it("keeps an exception message of several lines whole, up to the stack's first frame", () => {
+    // The failing fixture with a Kotlin assertion of two multi-line strings instead of expected:<2> but was:<3>.
+    const text = fixture("instrumentation-failing.txt").replace(
+      "stack=java.lang.AssertionError: expected:<2> but was:<3>\n",
+      "stack=org.junit.ComparisonFailure: expected:<Subtotal  12.00\nTax        1.20> but was:<Subtotal  12.00\nTax        1.02>\n",
+    );
+    const failed = parse(text).cases[1];
+    expect(failed?.message).toBe(
+      "org.junit.ComparisonFailure: expected:<Subtotal  12.00\nTax        1.20> but was:<Subtotal  12.00\nTax        1.02>",
+    );
+    expect(failed?.details).toMatch(
+      /^org\.junit\.ComparisonFailure: expected:<Subtotal {2}12\.00\nTax {8}1\.20> but/,
+    );
+    expect(failed?.details).toContain("\tat com.example.shop.CartTest.removesItemFromCart(CartTest.kt:42)");
   });
 
   it("reads a crash: the started test never finished and the run did not complete", () => {

@@ -14,6 +14,7 @@
  */
 import { LineSplitter } from "./line-splitter.ts";
 import type { TestCase, TestCaseStatus } from "./step-types.ts";
+import { messageBeforeStack, testMessage } from "./test-message.ts";
 
 export interface InstrumentationRunResult {
   /** The run reached INSTRUMENTATION_CODE -1 with no run failure and no test left unfinished. */
@@ -186,7 +187,8 @@ export class InstrumentationParser {
     this.open.delete(key);
     this.ended.add(key);
     const stack = this.status.get("stack") ?? null;
-    const message = code === -3 ? "ignored" : firstLine(stack);
+    // The exception's whole message, not its first line: a Kotlin assertion diff runs over several.
+    const message = code === -3 ? "ignored" : testMessage(messageBeforeStack(stack ?? ""));
     this.report(started, status, message, stack);
   }
 
@@ -234,9 +236,4 @@ export function uniqueTests(
   const listed = new Map<string, { classname: string; name: string }>();
   for (const { classname, name } of seen) listed.set(keyOf(classname, name), { classname, name });
   return [...listed.values()];
-}
-
-function firstLine(text: string | null): string | null {
-  const line = text?.split("\n").find((l) => l.trim() !== "");
-  return line === undefined ? null : line.trim();
 }
