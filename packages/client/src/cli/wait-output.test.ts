@@ -334,6 +334,62 @@ describe("the report's pieces", () => {
     expect(text).toContain("shard 3)");
   });
 
+  it("shows a long message's first lines and where to read it whole; the job summary keeps it whole", () => {
+    const diff = [
+      "expected:<Subtotal  12.00",
+      "Discount  -1.00",
+      "Tax        1.10",
+      "Total     12.10> but was:<Subtotal  12.00",
+      "Discount   0.00",
+      "Tax        1.20",
+      "Total     13.20>",
+    ];
+    const test = testCase(
+      "printsTotals",
+      diff.join("\n"),
+      [
+        `org.junit.ComparisonFailure: ${diff[0]}`,
+        ...diff.slice(1),
+        "\tat com.example.ReceiptTest.printsTotals(ReceiptTest.kt:31)",
+      ].join("\n"),
+    );
+    const launch = testCase(
+      "testLaunch",
+      "Failed to launch app with identifier: com.example.shop and options: {\n    ActivateSuspended = 0;\n}\nThe request was denied by service delegate (SBMainWorkspace)",
+      "",
+    );
+    const report = {
+      executions: [execution("ex_s", "failed")],
+      names: new Map(),
+      failedTests: new Map([["ex_s", { items: [test, launch], more: false }]]),
+      baseUrl: "http://testbay.example/v1",
+    };
+    const lines = finalReportText(report).split("\n");
+    const at = lines.indexOf("  ✗ com.example.LoginTest.printsTotals (failed, Pixel 8 emulator-5554)");
+    expect(lines.slice(at + 1, at + 10)).toEqual([
+      "      expected:<Subtotal  12.00",
+      "      Discount  -1.00",
+      "      Tax        1.10",
+      "      Total     12.10> but was:<Subtotal  12.00",
+      "      Discount   0.00",
+      "      … 2 more lines: testbay junit ex_s has the whole message",
+      // The stack's first line names the exception; the message's lines after it are not said twice.
+      "        org.junit.ComparisonFailure: expected:<Subtotal  12.00",
+      "        at com.example.ReceiptTest.printsTotals(ReceiptTest.kt:31)",
+      "  ✗ com.example.LoginTest.testLaunch (failed, Pixel 8 emulator-5554)",
+    ]);
+    // Four lines: all shown, the cause after the generic first ones, and no count.
+    expect(lines.slice(at + 10, at + 14)).toEqual([
+      "      Failed to launch app with identifier: com.example.shop and options: {",
+      "          ActivateSuspended = 0;",
+      "      }",
+      "      The request was denied by service delegate (SBMainWorkspace)",
+    ]);
+    expect(lines.filter((l) => l.includes("more line"))).toHaveLength(1);
+    const markdown = finalReportMarkdown(report, "Testbay");
+    expect(markdown).toContain(`\`\`\`\n${diff.join("\n")}\norg.junit.ComparisonFailure`);
+  });
+
   it("keeps the first stack lines and counts the rest", () => {
     expect(stackHead(null)).toEqual([]);
     expect(stackHead("a\n\nb\nc", 2)).toEqual(["a", "b", "… 1 more line"]);

@@ -126,11 +126,46 @@ export function failedTestLine(test: TestCase, sharded: boolean): string {
   return `  ✗ ${test.classname}.${test.name} (${test.status}${tries}, ${deviceLabel(test)}${shard})`;
 }
 
-/** The stack's head, without its first line when that only repeats the message (Java: "Type: message"). */
+const nonBlankLines = (text: string | null) => (text ?? "").split(/\r?\n/).filter((l) => l.trim() !== "");
+
+/**
+ * The stack's head, without the lines that only repeat the message. A JVM stack begins with "Type: message",
+ * the message's every line included, before its first frame: the type is worth its line, the rest is said.
+ */
 function stackAfterMessage(test: TestCase): string[] {
-  const head = stackHead(test.stack_trace);
-  const first = test.message?.split(/\r?\n/, 1)[0]?.trim();
-  return first && head[0]?.trim() === first ? head.slice(1) : head;
+  const stack = nonBlankLines(test.stack_trace);
+  const message = nonBlankLines(test.message).map((l) => l.trim());
+  const first = stack[0]?.trim();
+  const kept =
+    first === undefined || message[0] === undefined
+      ? null
+      : first === message[0]
+        ? []
+        : first.endsWith(`: ${message[0]}`)
+          ? stack.slice(0, 1)
+          : null;
+  if (kept === null) return stackHead(test.stack_trace);
+  let after = 1;
+  while (after < Math.min(stack.length, message.length) && stack[after]?.trim() === message[after]) after++;
+  return stackHead([...kept, ...stack.slice(after)].join("\n"));
+}
+
+/**
+ * Lines of a failure message shown under its test; the rest is counted, with where to read it whole. Not one:
+ * an iOS launch failure says "Failed to launch app with identifier: … and options: {", its options, "}" and
+ * only then why; a short assertion diff fits whole.
+ */
+const MESSAGE_LINES = 5;
+
+/** A failure message's first lines, then how many more there are and where the whole message is. */
+function messageHead(test: TestCase, executionId: string): string[] {
+  const lines = nonBlankLines(test.message).map((l) => l.trimEnd());
+  const more = lines.length - MESSAGE_LINES;
+  if (more <= 0) return lines;
+  return [
+    ...lines.slice(0, MESSAGE_LINES),
+    `… ${more} more line${more === 1 ? "" : "s"}: testbay junit ${executionId} has the whole message`,
+  ];
 }
 
 /** What happened, for a person at a terminal or a CI log: failed tests with why, waits with why, links. */
@@ -143,13 +178,7 @@ export function finalReportText(report: FinalReport): string {
     const sharded = (execution.devices ?? []).some((device) => (device.shard ?? 0) > 0);
     for (const test of failed.items) {
       out.push(failedTestLine(test, sharded));
-      if (test.message)
-        out.push(
-          ...test.message
-            .split(/\r?\n/)
-            .slice(0, 3)
-            .map((l) => `      ${l}`),
-        );
+      out.push(...messageHead(test, execution.id).map((l) => `      ${l}`));
       out.push(...stackAfterMessage(test).map((l) => `        ${l.trim()}`));
     }
     if (failed.more) out.push(`  … more: testbay junit ${execution.id}`);
