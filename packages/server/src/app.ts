@@ -76,6 +76,7 @@ import {
   CoalescedRound,
   DeliveryWorker,
   fanOutBackstopMs,
+  fanOutWakeGapMs,
   SecretBox,
   sendBackstopMs,
   systemResolveAll,
@@ -417,6 +418,7 @@ async function assemble(
   const fanOutRound = new CoalescedRound(
     () => webhookFanOut.drain(() => deliveryWorker.wake()),
     (error) => app.log.error({ job: "fan events out to webhooks", err: error }, "background job failed"),
+    fanOutWakeGapMs,
   );
   const stopObserving = changes.observe(() => fanOutRound.wake());
   app.addHook("preClose", async () => {

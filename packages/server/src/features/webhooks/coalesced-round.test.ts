@@ -69,4 +69,30 @@ describe("CoalescedRound", () => {
     await rounds.idle();
     expect(errors).toEqual([new Error("database away")]);
   });
+
+  it("holds a round woken within the gap until the gap has passed, one round for the whole burst", async () => {
+    let started = 0;
+    const rounds = new CoalescedRound(
+      async () => {
+        started++;
+      },
+      (error) => {
+        throw error;
+      },
+      50,
+    );
+    rounds.wake();
+    expect(started).toBe(1);
+    await rounds.idle();
+    for (let i = 0; i < 10; i++) rounds.wake();
+    expect(started).toBe(1);
+    await rounds.idle();
+    expect(started).toBe(2);
+
+    // After a quiet spell longer than the gap, a signal starts a round at once.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    rounds.wake();
+    expect(started).toBe(3);
+    await rounds.idle();
+  });
 });

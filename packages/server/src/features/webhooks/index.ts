@@ -1,7 +1,7 @@
 export { type ResolveAll, systemResolveAll } from "./address-guard.ts";
 export { CoalescedRound } from "./coalesced-round.ts";
 export { DeliveryWorker, sendBackstopMs } from "./delivery-worker.ts";
-export { type EventDescriber, fanOutBackstopMs, WebhookFanOut } from "./fan-out.ts";
+export { type EventDescriber, fanOutBackstopMs, fanOutWakeGapMs, WebhookFanOut } from "./fan-out.ts";
 export { SecretBox } from "./secret-box.ts";
 export { AttemptSender } from "./send-attempt.ts";
 export { WebhooksRepo } from "./webhooks.repo.ts";
