@@ -26,6 +26,15 @@ function xml(text: string): string {
     .replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
 
+/**
+ * An attribute value: XML parsers turn a literal line break or tab in an attribute into a space (attribute-value
+ * normalization), so a multi-line failure message would reach other JUnit tools as one line; as character
+ * references they survive.
+ */
+function xmlAttribute(text: string): string {
+  return xml(text).replace(/[\n\r\t]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 function seconds(ms: number | null): string {
   return ((ms ?? 0) / 1000).toFixed(3);
 }
@@ -85,11 +94,11 @@ export function junitReport(
     }
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += counts[k];
     suites.push(
-      `  <testsuite name="${xml(suiteName(run))}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"${run.startedAt ? ` timestamp="${run.startedAt}"` : ""}>\n${body.join("")}  </testsuite>\n`,
+      `  <testsuite name="${xmlAttribute(suiteName(run))}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"${run.startedAt ? ` timestamp="${run.startedAt}"` : ""}>\n${body.join("")}  </testsuite>\n`,
     );
   }
   const name = typeof execution.plan.name === "string" ? execution.plan.name : execution.testPlanId;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${suites.join("")}</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${suites.join("")}</testsuites>\n`;
 }
 
 /** The exception class a Java stack trace starts with ("java.lang.AssertionError: …"), when it does. */
@@ -101,7 +110,7 @@ export function exceptionType(details: string | null): string | null {
 
 function attributes(c: StoredTestCase): string {
   const type = exceptionType(c.details);
-  return `message="${xml(c.message ?? "")}"${type ? ` type="${xml(type)}"` : ""}`;
+  return `message="${xmlAttribute(c.message ?? "")}"${type ? ` type="${xmlAttribute(type)}"` : ""}`;
 }
 
 /** A try other than the one the test case stands for: Surefire's flaky* / rerun* element with a stackTrace. */
@@ -116,8 +125,8 @@ function quarantinedFailureXml(
   const message = `Quarantined by ${quarantine.quarantinedBy} (${quarantine.reason}); it ${final.status}: ${final.message ?? "no message"}`;
   return {
     xml:
-      `    <testcase classname="${xml(final.classname)}" name="${xml(final.name)}" time="${seconds(final.durationMs)}">\n` +
-      `      <skipped message="${xml(message)}"/>\n` +
+      `    <testcase classname="${xmlAttribute(final.classname)}" name="${xmlAttribute(final.name)}" time="${seconds(final.durationMs)}">\n` +
+      `      <skipped message="${xmlAttribute(message)}"/>\n` +
       `      <system-err>${xml(final.details ?? "")}</system-err>\n` +
       "    </testcase>\n",
     counted: "skipped",
@@ -149,7 +158,7 @@ function testCaseXml(
       parts.push(otherTry(flaky.status === "failed" ? "flakyFailure" : "flakyError", flaky));
     }
   }
-  const open = `    <testcase classname="${xml(final.classname)}" name="${xml(final.name)}" time="${seconds(final.durationMs)}"`;
+  const open = `    <testcase classname="${xmlAttribute(final.classname)}" name="${xmlAttribute(final.name)}" time="${seconds(final.durationMs)}"`;
   return {
     xml: parts.length === 0 ? `${open}/>\n` : `${open}>\n${parts.join("")}    </testcase>\n`,
     counted,

@@ -193,3 +193,20 @@ describe("the JUnit report of tests rerun alone (Maven Surefire's rerun schema)"
     expect(exceptionType(null)).toBeNull();
   });
 });
+
+describe("the JUnit report of a multi-line failure message", () => {
+  it("writes the message's line breaks and tabs as character references, which XML parsers keep in attributes", () => {
+    const failing = {
+      ...tried("compares", "failed", null),
+      message: "expected:<1>\nbut was:<2>\n\tin the second row",
+    };
+    const xml = junitReport(execution(), [failing]);
+    expect(xml).toContain(
+      '<failure message="expected:&lt;1&gt;&#10;but was:&lt;2&gt;&#10;&#9;in the second row"',
+    );
+    // The stack trace is element text, where line breaks are kept as they are.
+    expect(xml).toContain(
+      'type="java.lang.AssertionError">java.lang.AssertionError: compares try null\n\tat com.example',
+    );
+  });
+});
