@@ -145,9 +145,7 @@ const jsonBodyLimit = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const clock = options.clock ?? systemClock;
-  const database = openDatabase(config.databaseUrl, {
-    preparedStatements: config.databasePreparedStatements,
-  });
+  const database = openDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
     return await assemble(options, clock, database);

@@ -64,7 +64,6 @@ describe("loadConfig defaults", () => {
       host: "127.0.0.1",
       dataDir,
       databaseUrl: `sqlite:${path.join(dataDir, "testbay.db")}`,
-      databasePreparedStatements: true,
       redisUrl: undefined,
       storageUrl: `file:${path.join(dataDir, "blobs")}`,
       publicUrl: undefined,
@@ -94,7 +93,6 @@ describe("loadConfig defaults", () => {
     expect(absolute).toMatchObject({
       dataDir: "/srv/testbay",
       databaseUrl: "sqlite:/srv/testbay/testbay.db",
-      databasePreparedStatements: true,
       storageUrl: "file:/srv/testbay/blobs",
     });
     expect(loadConfig({ TESTBAY_DATA_DIR: "var/tb" }).dataDir).toBe(path.resolve("var/tb"));
@@ -120,7 +118,6 @@ describe("loadConfig values", () => {
       TESTBAY_HOST: "0.0.0.0",
       TESTBAY_DATA_DIR: "/data",
       TESTBAY_DATABASE_URL: "postgres://testbay@db:5432/testbay",
-      TESTBAY_DATABASE_PREPARED_STATEMENTS: "false",
       TESTBAY_REDIS_URL: "redis://cache:6379",
       TESTBAY_STORAGE_URL: "s3://blobs?endpoint=http://minio:9000",
       TESTBAY_PUBLIC_URL: "https://testbay.example.com/v1/",
@@ -147,7 +144,6 @@ describe("loadConfig values", () => {
       host: "0.0.0.0",
       dataDir: "/data",
       databaseUrl: "postgres://testbay@db:5432/testbay",
-      databasePreparedStatements: false,
       redisUrl: "redis://cache:6379",
       storageUrl: "s3://blobs?endpoint=http://minio:9000",
       publicUrl: "https://testbay.example.com/v1",

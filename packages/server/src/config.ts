@@ -14,8 +14,6 @@ export interface Config {
   dataDir: string;
   /** `sqlite:<file>` or `postgres://…` */
   databaseUrl: string;
-  /** PostgreSQL only: statements run often are prepared per connection (db/postgres-prepared.ts). */
-  databasePreparedStatements: boolean;
   redisUrl: string | undefined;
   /** `file:<dir>` or `s3://bucket?…` */
   storageUrl: string;
@@ -185,7 +183,6 @@ const variables = {
   TESTBAY_HOST: z.string().min(1, { error: "must be a host name or IP address" }).default("127.0.0.1"),
   TESTBAY_DATA_DIR: z.string().min(1, { error: "must be a directory path" }).default("./.testbay"),
   TESTBAY_DATABASE_URL: databaseUrl.optional(),
-  TESTBAY_DATABASE_PREPARED_STATEMENTS: bool.default(true),
   TESTBAY_REDIS_URL: z
     .string()
     .refine((v) => /^rediss?:\/\//.test(v), { error: "must be redis://host:port or rediss://…" })
@@ -275,7 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: v.TESTBAY_HOST,
     dataDir,
     databaseUrl: v.TESTBAY_DATABASE_URL ?? `sqlite:${path.join(dataDir, "testbay.db")}`,
-    databasePreparedStatements: v.TESTBAY_DATABASE_PREPARED_STATEMENTS,
     redisUrl: v.TESTBAY_REDIS_URL,
     storageUrl: v.TESTBAY_STORAGE_URL ?? `file:${path.join(dataDir, "blobs")}`,
     publicUrl: v.TESTBAY_PUBLIC_URL?.replace(/\/+$/, ""),

@@ -15,7 +15,6 @@ import pg from "pg";
 import { prepareSqliteFileSync, sqliteFilesRestricted } from "../fs-permissions.ts";
 import { loggableConnectionError, redactConnectionUrl } from "../redact-connection-url.ts";
 import { migrations } from "./migrations/index.ts";
-import { preparingStatements } from "./postgres-prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -28,15 +27,10 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export interface DatabaseOptions {
-  /** PostgreSQL: run statements used often as named (prepared) statements (postgres-prepared.ts). Default true. */
-  preparedStatements?: boolean;
-}
-
 /** Opens `sqlite:<file>` (creating it and its directory, private to this user) or `postgres://…`. */
-export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
+export function openDatabase(url: string): DatabaseHandle {
   if (url.startsWith("sqlite:")) return openSqlite(url.slice("sqlite:".length));
-  return openPostgres(url, options.preparedStatements ?? true);
+  return openPostgres(url);
 }
 
 function openSqlite(file: string): DatabaseHandle {
@@ -119,7 +113,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
-function openPostgres(url: string, preparedStatements: boolean): DatabaseHandle {
+function openPostgres(url: string): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // An idle pooled connection that the server ends (restart, failover, DROP DATABASE … FORCE) emits an
   // error with no query to fail; unhandled, it would crash the process. The pool replaces it on next use.
@@ -132,8 +126,7 @@ function openPostgres(url: string, preparedStatements: boolean): DatabaseHandle 
   const connect = async () => {
     try {
       // Awaited here: pg parses the URL when it makes a client, and throws that synchronously.
-      const client = await pool.connect();
-      return preparedStatements ? preparingStatements(client) : client;
+      return await pool.connect();
     } catch (error) {
       const { message, code } = loggableConnectionError(error);
       throw Object.assign(new Error(`cannot connect to PostgreSQL at ${where}: ${message}`), { code });
