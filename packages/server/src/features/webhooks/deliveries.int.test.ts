@@ -1,11 +1,12 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reportAttempt } from "../../../test/agent-attempt.ts";
-import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
 import { WebhookFanOut } from "./fan-out.ts";
 import { TestReceiver } from "./test-receiver.ts";
+import { triggerOneRun } from "./test-run.ts";
 import { WebhooksRepo } from "./webhooks.repo.ts";
 
 /**
@@ -162,23 +163,7 @@ describe("delivering", () => {
   it("delivers execution.started and execution.finished of a real run, with the execution object", async () => {
     const target = await receiver();
     const id = await webhook(target, ["execution.started", "execution.finished"]);
-    await registerBasicApp(server, ci);
-    const plan = await call(`${server.baseUrl}/testplans`, {
-      headers: ci,
-      json: {
-        name: "smoke",
-        package_name: "com.example.basic",
-        devices: [{ platform: "android", model: "Pixel 7" }],
-        steps: [{ type: "maestro", flows: ["appId: com.example.basic\n---\n- launchApp\n"] }],
-      },
-    });
-    expect(plan.status).toBe(201);
-    const triggered = await call(`${server.baseUrl}/testplan/run`, {
-      headers: ci,
-      json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.2.3" },
-    });
-    expect(triggered.status).toBe(200);
-    const executionId = triggered.body.execution.id;
+    const executionId = await triggerOneRun(server, ci);
     await reportAttempt(server, agent, [["opensCart", "passed"]]);
 
     const requests = await target.requests(2);

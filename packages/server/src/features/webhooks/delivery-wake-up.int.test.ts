@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reportAttempt } from "../../../test/agent-attempt.ts";
-import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { TestReceiver } from "./test-receiver.ts";
+import { triggerOneRun } from "./test-run.ts";
 
 /**
  * Deliveries start on a signal, not on the backstop polls: with both polls an hour apart (they never run during
@@ -61,22 +62,7 @@ async function attemptsLogged(id: string, count: number): Promise<void> {
 describe("webhooks without their backstop polls", () => {
   it("deliver a run's execution.started and execution.finished: the run's changes wake the fan-out", async () => {
     const { target } = await receiverFor(["execution.started", "execution.finished"]);
-    await registerBasicApp(server, ci);
-    const plan = await call(`${server.baseUrl}/testplans`, {
-      headers: ci,
-      json: {
-        name: "smoke",
-        package_name: "com.example.basic",
-        devices: [{ platform: "android", model: "Pixel 7" }],
-        steps: [{ type: "maestro", flows: ["appId: com.example.basic\n---\n- launchApp\n"] }],
-      },
-    });
-    expect(plan.status).toBe(201);
-    const triggered = await call(`${server.baseUrl}/testplan/run`, {
-      headers: ci,
-      json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.2.3" },
-    });
-    expect(triggered.status).toBe(200);
+    await triggerOneRun(server, ci);
     await reportAttempt(server, agent, [["opensCart", "passed"]]);
 
     const requests = await target.requests(2);
