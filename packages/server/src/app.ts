@@ -184,7 +184,10 @@ async function assemble(
   const apps = new AppsService(new AppsRepo(database.db), clock);
   const plans = new TestPlansService(new TestPlansRepo(database.db), apps, clock, audit);
   const testPackagesRepo = new TestPackagesRepo(database.db);
+  // The webhook fan-out is made further down; an upload wakes it through this once it exists.
+  let wakeWebhookFanOut = () => {};
   const versions = new VersionsService({
+    onEventAppended: () => wakeWebhookFanOut(),
     repo: new VersionsRepo(database.db),
     testPackages: testPackagesRepo,
     apps,
@@ -419,6 +422,7 @@ async function assemble(
     fanOutWakeGapMs,
   );
   const stopObserving = changes.observe(() => fanOutRound.wake());
+  wakeWebhookFanOut = () => fanOutRound.wake();
   app.addHook("preClose", async () => {
     stopObserving();
     await fanOutRound.idle();

@@ -42,6 +42,8 @@ export interface VersionsServiceOptions {
   maxUploadBytes: number;
   /** A body with no byte for this long is cut off (TESTBAY_BODY_IDLE_TIMEOUT_SECONDS); unset: never. */
   bodyIdleTimeoutMs?: number;
+  /** Told after an upload's version.uploaded event is committed (webhooks fan it out at once). */
+  onEventAppended?: () => void;
 }
 
 /** Blobs younger than this are never swept: their upload may still be about to record them. */
@@ -135,6 +137,7 @@ export class VersionsService {
         if (!recorded) await store.delete(record.blobKey);
       }
       if (!recorded) throw this.versionExists(app.packageName, version);
+      this.options.onEventAppended?.();
       return record;
     } finally {
       await rm(staged, { force: true });

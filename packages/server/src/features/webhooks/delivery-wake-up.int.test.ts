@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reportAttempt } from "../../../test/agent-attempt.ts";
-import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { TestReceiver } from "./test-receiver.ts";
 import { triggerOneRun } from "./test-run.ts";
 
@@ -80,6 +80,17 @@ describe("webhooks without their backstop polls", () => {
     const [request] = await target.requests(1);
     expect(request?.headers["webhook-id"]).toBe(accepted.body.delivery_id);
     expect(request?.verifyError).toBeUndefined();
+  });
+
+  it("deliver version.uploaded: the upload wakes the fan-out", async () => {
+    const { target } = await receiverFor(["version.uploaded"]);
+    await registerBasicApp(server, ci, "2.0.0");
+    const [request] = await target.requests(1);
+    expect(request?.verifyError).toBeUndefined();
+    expect(request?.verified).toMatchObject({
+      type: "version.uploaded",
+      data: { package_name: "com.example.basic", version: "2.0.0" },
+    });
   });
 
   it("retry when the retry is due: the sender's timer, not its poll", async () => {
