@@ -377,7 +377,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `load: ${plan.perSecond} cycles a second for ${plan.seconds} s, each POST /v1/testplan/run (a plan of one inspect step, devices: []), POST /v1/agent/claim (wait_seconds 0) and POST …/complete {status: passed}, started on schedule whatever the earlier ones are doing; scaled: cycles alternate between the two instances`,
       "latency: the receiver's clock when it has read and verified the body (standardwebhooks Webhook.verify) minus the execution's finished_at in the delivered body (the server's clock: the same machine); first delivery of each message only",
       `lost: executions listed passed after the load (GET /v1/executions) whose execution.finished never arrived within ${plan.drainSeconds} s after the load`,
-      "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database and Redis, sharing one data dir for blobs (webhooks store none), each running the fan-out and the delivery worker every 250 ms",
+      "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database and Redis, sharing one data dir for blobs (webhooks store none), each fanning out when one of its executions changes (at most a round per 100 ms) and sending when deliveries are inserted, with 2 s and 1 s backstop polls",
       "servers not pinned to a CPU; this process (the load and the receiver) shares the machine with them",
     ],
     met: ratios.every((r) => r.met),
