@@ -6,7 +6,7 @@ import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
 import { WebhookFanOut } from "./fan-out.ts";
 import { TestReceiver } from "./test-receiver.ts";
-import { triggerOneRun } from "./test-run.ts";
+import { triggerOneRun } from "./one-run.fixture.ts";
 import { WebhooksRepo } from "./webhooks.repo.ts";
 
 /**
