@@ -5,8 +5,8 @@ import { call, startTestServer, type TestServer } from "../../../test/harness.ts
 import { isoTime } from "../../clock.ts";
 import { append } from "../events/index.ts";
 import { WebhookFanOut } from "./fan-out.ts";
-import { TestReceiver } from "./test-receiver.ts";
 import { triggerOneRun } from "./one-run.fixture.ts";
+import { TestReceiver } from "./test-receiver.ts";
 import { WebhooksRepo } from "./webhooks.repo.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reportAttempt } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
-import { TestReceiver } from "./test-receiver.ts";
 import { triggerOneRun } from "./one-run.fixture.ts";
+import { TestReceiver } from "./test-receiver.ts";
 
 /**
  * Deliveries start on a signal, not on the backstop polls: with both polls an hour apart (they never run during
