@@ -7,7 +7,9 @@
 // run in one bash session (`set -eo pipefail`), so variables carry from block to block as in the reader's
 // shell; a background block runs in a fresh environment of its own, started where it appears.
 //
-// The only change made to the text: the server listens on a free port, not 8080. This runs in the `sqlite`
+// The text runs unchanged, while the server listens on a free port, not 8080: the blocks take the address from
+// credentials.json's base_url as a reader on another TESTBAY_PORT would, so a block that hard-codes
+// 127.0.0.1:8080 fails here. This runs in the `sqlite`
 // project only: the walkthroughs are about the embedded default (a PostgreSQL store writes no
 // credentials.json, which they read).
 import { spawn } from "node:child_process";
@@ -49,11 +51,11 @@ function walkthroughBlocks(readme: string): Block[] {
 }
 
 /** One bash script per walkthrough; background blocks go to files of their own, started in their own group. */
-async function scriptFor(name: string, blocks: Block[], dir: string, port: string): Promise<string> {
+async function scriptFor(name: string, blocks: Block[], dir: string): Promise<string> {
   const parts = ["set -eo pipefail"];
   let background = 0;
   for (const block of blocks.filter((b) => b.walkthrough === name)) {
-    const text = block.text.replaceAll("127.0.0.1:8080", `127.0.0.1:${port}`);
+    const text = block.text;
     if (!block.background) {
       parts.push(`# README.md:${block.line}`, text);
       continue;
@@ -99,7 +101,6 @@ async function stopBackground(dir: string): Promise<void> {
 
 let dir: string;
 let server: ServerProcess;
-let port: string;
 let blocks: Block[];
 let env: NodeJS.ProcessEnv;
 
@@ -110,7 +111,6 @@ beforeAll(async () => {
   await symlink(path.join(root, "packages"), path.join(dir, "packages"));
   await symlink(path.join(root, "node_modules"), path.join(dir, "node_modules"));
   server = await startServerProcess({ TESTBAY_DATA_DIR: path.join(dir, ".testbay") });
-  port = new URL(server.origin).port;
   // The reader's shell: nothing of Testbay's set, the test runner's PATH and Node options (sources, not a
   // build), and a home of its own (the agent keeps its cache under ~/.cache).
   await mkdir(path.join(dir, "home"));
@@ -133,7 +133,7 @@ describe("the README's walkthroughs, run as written", () => {
   });
 
   it("First calls: a token, /v1/me, an upload with its HEAD check and a range, a plan triggered", async () => {
-    const { code, output } = await runBash(await scriptFor("first-calls", blocks, dir, port), dir, env);
+    const { code, output } = await runBash(await scriptFor("first-calls", blocks, dir), dir, env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/"role":"ci"/);
     // HEAD before the upload says 404 (upload it), the ranged download is 100 bytes.
@@ -146,7 +146,7 @@ describe("the README's walkthroughs, run as written", () => {
   });
 
   it("Run a test plan: testbay.yaml applied, the inspect plan run by name to passed with a JUnit report; an agent runs the shell plan", async () => {
-    const { code, output } = await runBash(await scriptFor("run-a-plan", blocks, dir, port), dir, env);
+    const { code, output } = await runBash(await scriptFor("run-a-plan", blocks, dir), dir, env);
     expect(code, output).toBe(0);
     // testbay.yaml applied: the plan created by name, then run by name.
     expect(output).toMatch(/created\s+manifest\s+tp_\w+/);
@@ -162,7 +162,7 @@ describe("the README's walkthroughs, run as written", () => {
   });
 
   it("People and sign-in: admin@localhost signs in, and the cookie reads runs", async () => {
-    const { code, output } = await runBash(await scriptFor("sign-in", blocks, dir, port), dir, env);
+    const { code, output } = await runBash(await scriptFor("sign-in", blocks, dir), dir, env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/"user":\{"email":"admin@localhost","role":"admin","org":"default"\}/);
     expect(output).toMatch(/"csrf_token":"/);
