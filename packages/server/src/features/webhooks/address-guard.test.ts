@@ -16,6 +16,10 @@ describe("isPublicAddress", () => {
     "fd00::1",
     "::ffff:127.0.0.1",
     "::ffff:10.0.0.1",
+    // IPv4-compatible IPv6 (::/96): 127.0.0.1 and a public address written that way are both refused.
+    "::7f00:1",
+    "::127.0.0.1",
+    "::808:808",
     "224.0.0.1",
     "not-an-address",
   ])("refuses %s", (address) => {
@@ -35,6 +39,8 @@ describe("literalRefusal", () => {
     "http://api.localhost/hook",
     "http://[::1]/hook",
     "http://[::ffff:7f00:1]/hook",
+    "http://[::7f00:1]/hook",
+    "http://[::127.0.0.1]/hook",
     // The URL parser writes these short and numeric forms as the dotted quad before the guard sees them.
     "http://127.1/hook",
     "http://2130706433/hook",

@@ -27,13 +27,19 @@ export class AddressNotAllowedError extends Error {
   }
 }
 
+const ipv4Compatible = ipaddr.parseCIDR("::/96");
+
 /**
  * True for public unicast addresses only. ipaddr.js names every special range (loopback, private,
  * linkLocal, uniqueLocal, unspecified, carrierGradeNat, reserved, multicast, …); anything but "unicast" is
- * refused. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is.
+ * refused. IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it is. The IPv4-compatible
+ * form (::/96, RFC 4291 §2.5.5.1, deprecated) is refused whole: ipaddr.js calls ::7f00:1 (127.0.0.1 written
+ * that way) "unicast", and systems that still map it reach the IPv4 address it carries.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv6" && parsed.match(ipv4Compatible)) return false;
   return ipaddr.process(address).range() === "unicast";
 }
 
