@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Create a client
-         * @description A new client of the caller's organization: 201 with its client_id and client_secret. The secret is shown only in this response (and in a rotation's): store it in the pipeline's or the agent's secrets now. Admins only.
+         * @description A new client of the caller's organization, with an optional name: 201 with its client_id and client_secret. The secret is shown only in this response (and in a rotation's): store it in the pipeline's or the agent's secrets now. Admins only.
          */
         post: operations["createClient"];
         delete?: never;
@@ -612,7 +612,7 @@ export interface paths {
         get: operations["getTestPackage"];
         /**
          * Upload a version's test package
-         * @description The body is the Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes to Build/Products (one .xctestrun at the zip's top or one folder down, the -Runner.app hosts with their test bundles, the app), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage>, or a UI test target's target app, is another app; 400 unsupported_binary when it is neither an APK with an <instrumentation> nor a zip with one readable .xctestrun whose hosts, test bundles and apps are in it (reason xctest_unreadable, with what is wrong). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.
+         * @description The body is the Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes to Build/Products (one .xctestrun at the zip's top or one folder down, the -Runner.app hosts with their test bundles, and the app under test or not: agents always test the version's own IPA, pointing the .xctestrun's UITargetAppPath and app-hosted TestHostPath at it), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage>, or a UI test target's target app, is another app; 400 unsupported_binary when it is neither an APK with an <instrumentation> nor a zip with one readable .xctestrun whose test hosts and test bundles are in it (reason xctest_unreadable, with what is wrong). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.
          */
         put: operations["uploadTestPackage"];
         post?: never;
@@ -905,7 +905,7 @@ export interface paths {
         };
         /**
          * Download an artifact
-         * @description By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.
+         * @description By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment, with X-Content-Type-Options: nosniff. Served with the type the agent sent only when it is one of image/png, image/jpeg, image/gif, image/webp, video/mp4, video/webm, text/plain, application/json, application/xml, text/xml, application/zip, application/pdf; anything else (scripts, HTML, SVG included) as application/octet-stream.
          */
         get: operations["downloadExecutionArtifact"];
         put?: never;
@@ -1316,6 +1316,8 @@ export interface components {
         };
         Client: {
             client_id: string;
+            /** @description What people call the client ("nightly CI"), shown beside its ID; null when it was given none. The clients a first start makes are "ci (created at first start)" and "agent (created at first start)", the built-in local agent's "Built-in local agent". */
+            name: string | null;
             /** @enum {string} */
             role: "ci" | "agent" | "admin";
             /** @description Organization name. */
@@ -1420,7 +1422,7 @@ export interface components {
                         name: string;
                         /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
                         bundle_id: string | null;
-                        /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                        /** @description The bundle ID of the app the UI tests drive: the .xctestrun's UITargetAppBundleIdentifier, else the Info.plist of the zip's copy of the app (UITargetAppPath), else null (tests with no app, or a zip without the app). Agents test the version's own app either way */
                         ui_target_app: string | null;
                     }[];
                 };
@@ -1637,6 +1639,8 @@ export interface components {
                 type: "client" | "person";
                 /** @description The client's ID, or the person's email */
                 id: string;
+                /** @description The client's name (GET /v1/clients); null for a client without one, and for a person */
+                name: string | null;
             };
             /** @description Why a queued execution waits when no online agent can take its device runs; else null */
             waiting_reason: {
@@ -1798,7 +1802,7 @@ export interface components {
                         name: string;
                         /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
                         bundle_id: string | null;
-                        /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                        /** @description The bundle ID of the app the UI tests drive: the .xctestrun's UITargetAppBundleIdentifier, else the Info.plist of the zip's copy of the app (UITargetAppPath), else null (tests with no app, or a zip without the app). Agents test the version's own app either way */
                         ui_target_app: string | null;
                     }[];
                 };
@@ -3904,6 +3908,8 @@ export interface operations {
                      * @enum {string}
                      */
                     role: "ci" | "agent" | "admin";
+                    /** @description What people call the client, e.g. "nightly CI": 1–100 printable characters (no line breaks, tabs or other control characters); blanks around it are dropped. Optional. */
+                    name?: string | null;
                 };
             };
         };
@@ -3930,6 +3936,8 @@ export interface operations {
                         org: string;
                         /** @enum {string} */
                         role: "ci" | "agent" | "admin";
+                        /** @description What people call the client ("nightly CI"), shown beside its ID; null when it was given none. The clients a first start makes are "ci (created at first start)" and "agent (created at first start)", the built-in local agent's "Built-in local agent". */
+                        name: string | null;
                     };
                 };
             };
@@ -4238,6 +4246,8 @@ export interface operations {
                         org: string;
                         /** @enum {string} */
                         role: "ci" | "agent" | "admin";
+                        /** @description What people call the client ("nightly CI"), shown beside its ID; null when it was given none. The clients a first start makes are "ci (created at first start)" and "agent (created at first start)", the built-in local agent's "Built-in local agent". */
+                        name: string | null;
                     };
                 };
             };
@@ -5144,7 +5154,7 @@ export interface operations {
                                 name: string;
                                 /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
                                 bundle_id: string | null;
-                                /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                                /** @description The bundle ID of the app the UI tests drive: the .xctestrun's UITargetAppBundleIdentifier, else the Info.plist of the zip's copy of the app (UITargetAppPath), else null (tests with no app, or a zip without the app). Agents test the version's own app either way */
                                 ui_target_app: string | null;
                             }[];
                         };
@@ -5286,7 +5296,7 @@ export interface operations {
                                 name: string;
                                 /** @description The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it */
                                 bundle_id: string | null;
-                                /** @description The bundle ID of the app the UI tests drive (the app's); null for tests with none */
+                                /** @description The bundle ID of the app the UI tests drive: the .xctestrun's UITargetAppBundleIdentifier, else the Info.plist of the zip's copy of the app (UITargetAppPath), else null (tests with no app, or a zip without the app). Agents test the version's own app either way */
                                 ui_target_app: string | null;
                             }[];
                         };

@@ -119,6 +119,63 @@ describe("XCUITest test packages", () => {
     });
   });
 
+  it("accepts the products without the app under test: the runners and their test bundles suffice (API.md §4b)", async () => {
+    // The agent tests the version's own IPA, so a copy of the app is not needed; without one, the app the UI
+    // tests drive is what UITargetAppBundleIdentifier says, else unknown (null).
+    const v1 = xctestrunFixture("v1-two-ui-targets.xctestrun");
+    const runnersOnly = {
+      bundles: {
+        "Debug-iphonesimulator/another-targetUITests-Runner.app":
+          "com.apple.test.another-targetUITests-Runner",
+        "Debug-iphonesimulator/sample-appUITests-Runner.app": "com.apple.test.sample-appUITests-Runner",
+      },
+      testBundles: [
+        "Debug-iphonesimulator/another-targetUITests-Runner.app/PlugIns/another-targetUITests.xctest",
+        "Debug-iphonesimulator/sample-appUITests-Runner.app/PlugIns/sample-appUITests.xctest",
+      ],
+    };
+    const targets = (another: string | null, sample: string | null) => [
+      {
+        name: "another-targetUITests",
+        bundle_id: "com.apple.test.another-targetUITests-Runner",
+        ui_target_app: another,
+      },
+      {
+        name: "sample-appUITests",
+        bundle_id: "com.apple.test.sample-appUITests-Runner",
+        ui_target_app: sample,
+      },
+    ];
+    expect((await inspect(makeXctestZip(v1, runnersOnly))).test).toEqual({
+      xctestrun: "FakeCounterAppTest_FakeAppTestPlan_iphoneos18.2-arm64.xctestrun",
+      test_targets: targets(null, null),
+    });
+
+    // UITargetAppBundleIdentifier names the app with or without a copy, and wins over the copy's Info.plist.
+    const named = Buffer.from(
+      v1
+        .toString("utf8")
+        .replace(
+          /<key>UITargetAppPath<\/key>(\s*)<string>__TESTROOT__\/Debug-iphonesimulator\/([\w-]+)\.app<\/string>/g,
+          "<key>UITargetAppBundleIdentifier</key>$1<string>com.example.$2</string>$1$&",
+        ),
+    );
+    expect((await inspect(makeXctestZip(named, runnersOnly))).test).toMatchObject({
+      test_targets: targets("com.example.another-target", "com.example.sample-app"),
+    });
+    const oneCopy = {
+      ...runnersOnly,
+      bundles: { ...runnersOnly.bundles, "Debug-iphonesimulator/sample-app.app": "com.agoda.sample-app" },
+    };
+    expect((await inspect(makeXctestZip(named, oneCopy))).test).toMatchObject({
+      test_targets: targets("com.example.another-target", "com.example.sample-app"),
+    });
+    // Without the identifier, the copy's Info.plist says it; where there is no copy, null.
+    expect((await inspect(makeXctestZip(v1, oneCopy))).test).toMatchObject({
+      test_targets: targets(null, "com.agoda.sample-app"),
+    });
+  });
+
   it("leaves macOS resource forks (__MACOSX/._X.xctestrun) out", async () => {
     const fork = { name: "__MACOSX/._App.xctestrun", data: Buffer.from([0, 5, 22, 7]) };
     const zip = makeXctestZip(v2, { ...fakeCounterProducts(), extra: [fork] });
@@ -169,6 +226,17 @@ describe("XCUITest test packages refused, each with its reason", () => {
     await refused(
       makeXctestZip(v2, { bundles: {} }),
       /is not in the zip; zip everything xcodebuild build-for-testing writes/,
+    );
+    // An app-hosted unit test target's host is the app, and its test bundle lies inside it: without the app
+    // the test bundle is missing, so such a package must hold the app.
+    await refused(
+      makeXctestZip(v2, {
+        bundles: {
+          "Debug-iphoneos/FakeCounterAppUITests-Runner.app": "saucelabs.FakeCounterAppUITests.xctrunner",
+        },
+        testBundles: ["Debug-iphoneos/FakeCounterAppUITests-Runner.app/PlugIns/FakeCounterAppUITests.xctest"],
+      }),
+      /"FakeCounterAppTests"'s test host \(TestHostPath\) "Debug-iphoneos\/FakeCounterApp\.app" is not in the zip/,
     );
   });
 

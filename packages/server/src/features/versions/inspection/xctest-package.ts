@@ -1,8 +1,8 @@
 /**
  * Reads an XCUITest test package: a zip of what `xcodebuild build-for-testing` writes to Build/Products (one
- * .xctestrun, the `*-Runner.app` hosts with the test bundles in their PlugIns, the app). What an agent needs
- * from it, and what the server checks before accepting it, comes from the .xctestrun: its test targets, the
- * bundle each runs in and the app each UI test target drives. Paths in the .xctestrun are relative to
+ * .xctestrun, the `*-Runner.app` hosts with the test bundles in their PlugIns, the app or not). What an agent
+ * needs from it, and what the server checks before accepting it, comes from the .xctestrun: its test targets,
+ * the bundle each runs in and the app each UI test target drives. Paths in the .xctestrun are relative to
  * `__TESTROOT__`, the folder the .xctestrun sits in, which is where the agent unpacks the zip.
  */
 import { readInfoPlist } from "./info-plist.ts";
@@ -123,8 +123,10 @@ async function resolveTarget(
   if (host) needBundle(tree, host, `${named}'s test host (TestHostPath)`);
   const testBundle = target.testBundlePath && inZip(target.testBundlePath, root, host, named);
   if (testBundle) needBundle(tree, testBundle, `${named}'s test bundle (TestBundlePath)`);
-  const uiApp = target.uiTargetAppPath && inZip(target.uiTargetAppPath, root, host, named);
-  if (uiApp) needBundle(tree, uiApp, `${named}'s UI target app (UITargetAppPath)`);
+  // The app under test may be left out (API.md §4b): the agent tests the version's own IPA whatever the zip
+  // holds, so a copy here only tells which app the UI tests drive when the .xctestrun does not say it.
+  const uiAppPath = target.uiTargetAppPath && inZip(target.uiTargetAppPath, root, host, named);
+  const uiApp = uiAppPath && tree.hasFolder(uiAppPath) ? uiAppPath : null;
   return {
     name: target.name,
     bundle_id: target.testHostBundleIdentifier ?? (host ? await bundleIdOf(host) : null),

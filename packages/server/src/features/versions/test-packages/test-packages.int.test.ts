@@ -88,7 +88,7 @@ describe("XCUITest test packages (iOS)", () => {
     });
     expect(created.status).toBe(201);
     const ipa = await fixture("ios-xml-plist.ipa");
-    for (const version of ["1.0", "1.1", "1.2"])
+    for (const version of ["1.0", "1.1", "1.2", "1.3", "1.4"])
       expect((await put(iosVersionUrl(version), ipa)).status).toBe(201);
   });
 
@@ -143,11 +143,65 @@ describe("XCUITest test packages (iOS)", () => {
     expect(await storedFiles()).toEqual(before);
   });
 
-  it("refuses one missing what its .xctestrun names with unsupported_binary and the path", async () => {
+  it("stores one without the app under test (the version's IPA is tested): 201, ui_target_app from UITargetAppBundleIdentifier, else null", async () => {
+    // The recorded products of a UI-tests-only scheme, zipped without the app: the runner and its test bundle.
+    const v1 = xctestrunFixture("v1-two-ui-targets.xctestrun").toString("utf8");
+    const oneTarget = v1.replace(
+      /\t\t<key>another-targetUITests<\/key>\n\t\t<dict>[\s\S]*?\n\t\t<\/dict>\n/,
+      "",
+    );
+    expect(oneTarget).not.toContain("<key>another-targetUITests</key>");
+    const runnerOnly = {
+      bundles: {
+        "Debug-iphonesimulator/sample-appUITests-Runner.app": "com.apple.test.sample-appUITests-Runner",
+      },
+      testBundles: ["Debug-iphonesimulator/sample-appUITests-Runner.app/PlugIns/sample-appUITests.xctest"],
+    };
+    const unnamed = await put(iosPackageUrl("1.3"), makeXctestZip(Buffer.from(oneTarget), runnerOnly));
+    expect(unnamed.status, JSON.stringify(unnamed.body)).toBe(201);
+    expect(unnamed.body.test.test_targets).toEqual([
+      {
+        name: "sample-appUITests",
+        bundle_id: "com.apple.test.sample-appUITests-Runner",
+        ui_target_app: null,
+      },
+    ]);
+
+    const named = oneTarget.replace(
+      /<key>UITargetAppPath<\/key>/,
+      "<key>UITargetAppBundleIdentifier</key><string>com.example.iosapp</string>$&",
+    );
+    const stored = await put(iosPackageUrl("1.4"), makeXctestZip(Buffer.from(named), runnerOnly));
+    expect(stored.status, JSON.stringify(stored.body)).toBe(201);
+    expect(stored.body.test.test_targets).toEqual([
+      {
+        name: "sample-appUITests",
+        bundle_id: "com.apple.test.sample-appUITests-Runner",
+        ui_target_app: "com.example.iosapp",
+      },
+    ]);
+  });
+
+  it("refuses one missing its runner or test bundles with unsupported_binary, the path and the fix", async () => {
     const refused = await put(iosPackageUrl("1.2"), makeXctestZip(v2, { bundles: {} }));
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_unreadable" });
-    expect(refused.body.detail).toMatch(/"Debug-iphoneos\/FakeCounterApp\.app" is not in the zip/);
+    // The unit tests' host is the app, holding their test bundle: that app cannot be left out.
+    expect(refused.body.detail).toMatch(
+      /test target "FakeCounterAppTests"'s test host \(TestHostPath\) "Debug-iphoneos\/FakeCounterApp\.app" is not in the zip/,
+    );
+    const noRunner = makeXctestZip(v2, {
+      bundles: { "Debug-iphoneos/FakeCounterApp.app": "com.example.iosapp" },
+      testBundles: ["Debug-iphoneos/FakeCounterApp.app/PlugIns/FakeCounterAppTests.xctest"],
+    });
+    const withoutRunner = await put(iosPackageUrl("1.2"), noRunner);
+    expect(withoutRunner.status).toBe(400);
+    expect(withoutRunner.body).toMatchObject({ code: "unsupported_binary", reason: "xctest_unreadable" });
+    expect(withoutRunner.body.detail).toMatch(
+      /"FakeCounterAppUITests"'s test host \(TestHostPath\) "Debug-iphoneos\/FakeCounterAppUITests-Runner\.app" is not in the zip/,
+    );
+    expect(withoutRunner.body.fix).toMatch(/zip -r .*-Runner\.app and the test bundles/);
+    expect((await call(iosPackageUrl("1.2"), { headers })).status).toBe(404);
   });
 
   it("refuses an Android test APK for an iOS app: it targets another package", async () => {

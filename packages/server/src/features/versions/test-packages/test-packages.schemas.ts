@@ -31,7 +31,8 @@ export const XctestTest = Type.Object(
             "The bundle ID of the tests' host (the -Runner app for UI tests), as the plist gives it",
         }),
         ui_target_app: Type.Union([Type.String(), Type.Null()], {
-          description: "The bundle ID of the app the UI tests drive (the app's); null for tests with none",
+          description:
+            "The bundle ID of the app the UI tests drive: the .xctestrun's UITargetAppBundleIdentifier, else the Info.plist of the zip's copy of the app (UITargetAppPath), else null (tests with no app, or a zip without the app). Agents test the version's own app either way",
         }),
       }),
     ),

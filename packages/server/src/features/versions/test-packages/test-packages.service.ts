@@ -127,7 +127,7 @@ export class TestPackagesService {
         throw new ApiError("unsupported_binary", {
           reason: "xctest_unreadable",
           detail: `The body is a zip with an .xctestrun, but not an XCUITest bundle we can run: ${error.message}.`,
-          fix: "Run xcodebuild build-for-testing, then zip what it wrote to Build/Products (cd Build/Products && zip -r ../tests.zip .): one .xctestrun with the -Runner.app, the test bundles and the app beside it.",
+          fix: "Run xcodebuild build-for-testing, then zip what it wrote to Build/Products (cd Build/Products && zip -r ../tests.zip .): one .xctestrun with the -Runner.app and the test bundles beside it (the app under test may be left out: the version's own app is the one tested; app-hosted unit tests need the app, which holds their bundle).",
         });
       }
       if (!(error instanceof UnsupportedBinaryError)) throw error;
