@@ -12,6 +12,7 @@ import type { ExecutionsService } from "./executions.service.ts";
 import { type JunitQuarantine, junitReport } from "./junit-report.ts";
 import type { LogStore } from "./log-store.ts";
 import type { ResultsRepo } from "./results.repo.ts";
+import { servedContentType } from "./served-content-type.ts";
 import { testCaseViews } from "./test-case-view.ts";
 
 export const ArtifactView = Type.Object({
@@ -224,7 +225,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "Download an artifact",
         description:
-          "By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment.",
+          "By name; with several device runs or attempts, ?device=, ?shard= and ?attempt= choose (default: the first device run that has it, its latest attempt). Supports a single Range. Always served as an attachment, with X-Content-Type-Options: nosniff. Served with the type the agent sent only when it is one of image/png, image/jpeg, image/gif, image/webp, video/mp4, video/webm, text/plain, application/json, application/xml, text/xml, application/zip, application/pdf; anything else (scripts, HTML, SVG included) as application/octet-stream.",
         tags: ["executions"],
         params: Type.Object({ id: ExecutionId, "*": Type.String() }),
         querystring: ArtifactQuery,
@@ -257,7 +258,7 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       return sendStoredFile(request, reply, {
         size: artifact.sizeBytes,
         sha256: artifact.sha256,
-        contentType: artifact.contentType,
+        contentType: servedContentType(artifact.contentType),
         fileName: name.slice(name.lastIndexOf("/") + 1),
         what: "artifact",
         open: (range) => store.read(artifact.blobKey, range),

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { servedContentType } from "./served-content-type.ts";
+
+describe("servedContentType", () => {
+  it.each([
+    "image/png",
+    "image/jpeg",
+    "video/mp4",
+    "text/plain; charset=utf-8",
+    "application/json",
+    "text/xml",
+    "application/zip",
+    "application/pdf",
+  ])("keeps %s", (type) => {
+    expect(servedContentType(type)).toBe(type);
+  });
+
+  it.each([
+    "application/javascript",
+    "text/javascript",
+    "text/html",
+    "text/html; charset=utf-8",
+    "image/svg+xml",
+    "application/xhtml+xml",
+    "text/css",
+    "IMAGE/SVG+XML",
+    "",
+  ])("serves %s as application/octet-stream", (type) => {
+    expect(servedContentType(type)).toBe("application/octet-stream");
+  });
+});
