@@ -88,6 +88,33 @@ describe("the merged JUnit report", () => {
     expect(report).toContain('<error type="cancelled" message="cancelled">');
   });
 
+  it("leaves out a reported suite without a testcase (a shard that ran no test)", () => {
+    const server = [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      '<testsuites name="espresso" tests="1" failures="0" errors="0" skipped="0">',
+      '  <testsuite name="device 1, shard 1 of 2: android (attempt 1)" tests="1" failures="0" errors="0" skipped="0">',
+      '    <testcase classname="com.example.LoginTest" name="signsIn" time="1.500"/>',
+      "  </testsuite>",
+      '  <testsuite name="device 1, shard 2 of 2: android (attempt 1)" tests="0" failures="0" errors="0" skipped="0">',
+      "  </testsuite>",
+      '  <testsuite name="device 2: android (attempt 1)" tests="0" failures="0" errors="0" skipped="0"/>',
+      "</testsuites>",
+      "",
+    ].join("\n");
+    const report = junitReport(
+      [execution("a", [run("passed"), run("passed"), run("passed")], "passed")],
+      new Map([["tp_a", "espresso"]]),
+      new Map([["a", server]]),
+    );
+    expect(report).toContain('<testsuites name="testbay" tests="1" failures="0" errors="0">');
+    expect(report.match(/<testsuite /g)).toEqual(["<testsuite "]);
+    expect(report).toContain(
+      '<testsuite name="espresso: device 1, shard 1 of 2: android (attempt 1)" tests="1"',
+    );
+    expect(report).not.toContain('tests="0"');
+    expect(report).toContain('name="signsIn" time="1.500"/>\n  </testsuite>\n</testsuites>');
+  });
+
   it("escapes markup and drops characters XML 1.0 forbids", () => {
     expect(xml(`a<b>"c"&'d'\u0001\u001b\tz`)).toBe("a&lt;b&gt;&quot;c&quot;&amp;&apos;d&apos;\tz");
   });

@@ -53,7 +53,8 @@ const count = (tag: string, name: string) => Number(new RegExp(`\\b${name}="(\\d
 
 /**
  * The <testsuite> elements of an execution's report from the server (GET /executions/{id}/junit: a suite
- * per device run), renamed after the plan, with their counts; undefined when no agent reported a test.
+ * per device run), renamed after the plan, with their counts; undefined when no agent reported a test. A suite
+ * without a <testcase> (a shard left without tests) is left out, as servers since then leave it out themselves.
  */
 export function agentSuites(report: string, plan: string) {
   const root = /<testsuites\b[^>]*>/.exec(report);
@@ -61,6 +62,9 @@ export function agentSuites(report: string, plan: string) {
   if (!root || end < 0 || !report.includes("<testcase")) return undefined;
   const body = report
     .slice(root.index + root[0].length, end)
+    .replace(/[ \t]*<testsuite\b[^>]*?(?:\/>|>[\s\S]*?<\/testsuite>)\n?/g, (suite) =>
+      suite.includes("<testcase") ? suite : "",
+    )
     .replace(/<testsuite name="/g, `<testsuite name="${xml(plan)}: `)
     .trimEnd();
   return {

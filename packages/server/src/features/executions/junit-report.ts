@@ -53,8 +53,8 @@ const key = (c: StoredTestCase) => `${c.classname}\u0000${c.name}`;
 const failing = (c: StoredTestCase) => c.status === "failed" || c.status === "errored";
 
 /**
- * One JUnit XML document for an execution: a `<testsuite>` per device run with one `<testcase>` per test of
- * its latest attempt (a test rerun alone is still one test). Its other tries, on earlier attempts of the run
+ * One JUnit XML document for an execution: a `<testsuite>` per device run that reported a test (every device run
+ * when none did), with one `<testcase>` per test of its latest attempt (a test rerun alone is still one test). Its other tries, on earlier attempts of the run
  * and reruns within the latest (retry_failed_tests), are kept on it the way Maven Surefire writes reruns,
  * which CI systems read: a test that passed in the end gets a `<flakyFailure>` (`<flakyError>`) per failed
  * (errored) try; one that never passed gets its first failed try as `<failure>` (`<error>`) and a
@@ -69,7 +69,7 @@ export function junitReport(
   cases: readonly StoredTestCase[],
   quarantined: ReadonlyMap<string, JunitQuarantine> = new Map(),
 ): string {
-  const suites: string[] = [];
+  const suites: Array<{ xml: string; tests: number }> = [];
   const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
   for (const run of execution.deviceRuns) {
     const byTest = new Map<string, StoredTestCase[]>();
@@ -93,12 +93,17 @@ export function junitReport(
       body.push(testXml);
     }
     for (const k of Object.keys(totals) as Array<keyof typeof totals>) totals[k] += counts[k];
-    suites.push(
-      `  <testsuite name="${xmlAttribute(suiteName(run))}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"${run.startedAt ? ` timestamp="${run.startedAt}"` : ""}>\n${body.join("")}  </testsuite>\n`,
-    );
+    suites.push({
+      xml: `  <testsuite name="${xmlAttribute(suiteName(run))}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}"${run.startedAt ? ` timestamp="${run.startedAt}"` : ""}>\n${body.join("")}  </testsuite>\n`,
+      tests: counts.tests,
+    });
   }
+  // A device run that reported no test (a shard left without tests, a run that errored before its first) is
+  // left out when others did: CI readers list an empty suite as a suite of the build. When no run reported one,
+  // every run keeps its empty suite, so the report still names the device runs and is not an empty document.
+  const kept = totals.tests > 0 ? suites.filter((suite) => suite.tests > 0) : suites;
   const name = typeof execution.plan.name === "string" ? execution.plan.name : execution.testPlanId;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${suites.join("")}</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${kept.map((suite) => suite.xml).join("")}</testsuites>\n`;
 }
 
 /** The exception class a Java stack trace starts with ("java.lang.AssertionError: …"), when it does. */

@@ -1,0 +1,94 @@
+// Which device runs get a <testsuite> in GET /executions/{id}/junit: a shard left without tests (more shards than
+// tests, or the other shards took every batch) writes none, unless no run of the execution reported a test.
+import { describe, expect, it } from "vitest";
+import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
+import { junitReport } from "./junit-report.ts";
+import type { StoredTestCase } from "./results.repo.ts";
+
+const shard = (index: number, shardCount = 2): DeviceRunRecord => ({
+  id: `dr_${index + 1}`,
+  executionId: "ex_1",
+  position: 0,
+  device: { platform: "android", os_version: "14" },
+  status: "passed",
+  attempt: 1,
+  createdAt: "2026-11-24T10:00:00.000Z",
+  startedAt: "2026-11-24T10:00:01.000Z",
+  finishedAt: "2026-11-24T10:01:00.000Z",
+  reason: null,
+  summary: null,
+  agentId: "agent-1",
+  claimedDevice: null,
+  steps: [],
+  shard: index,
+  shardCount,
+});
+
+const execution = (runs: DeviceRunRecord[]): ExecutionRecord => ({
+  id: "ex_1",
+  organizationId: "org_1",
+  testPlanId: "tp_1",
+  appVersionId: "av_1",
+  packageName: "com.example.basic",
+  version: "1.0.0",
+  status: "passed",
+  plan: { name: "espresso" },
+  env: {},
+  summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
+  cancelRequested: false,
+  triggeredBy: "ci",
+  triggeredByPerson: null,
+  createdAt: "2026-11-24T10:00:00.000Z",
+  startedAt: null,
+  finishedAt: null,
+  ci: null,
+  deviceRuns: runs,
+});
+
+const passed = (deviceRunId: string, name: string): StoredTestCase => ({
+  deviceRunId,
+  attempt: 1,
+  stepIndex: 0,
+  classname: "com.example.basic.LoginTest",
+  name,
+  status: "passed",
+  durationMs: 1500,
+  message: null,
+  details: null,
+  artifacts: [],
+  videoOffsetMs: null,
+  retry: null,
+});
+
+const suiteTags = (xml: string) => xml.match(/<testsuite [^>]*>/g) ?? [];
+
+describe("the JUnit report of a sharded execution", () => {
+  it("leaves out a shard that ran no test: no empty testsuite", () => {
+    const xml = junitReport(execution([shard(0), shard(1)]), [
+      passed("dr_1", "signsIn"),
+      passed("dr_1", "signsOut"),
+    ]);
+    expect(suiteTags(xml)).toEqual([
+      '<testsuite name="device 1, shard 1 of 2: android 14 (attempt 1)" tests="2" failures="0" errors="0" skipped="0" timestamp="2026-11-24T10:00:01.000Z">',
+    ]);
+    expect(xml).not.toContain('tests="0"');
+    expect(xml).toContain('<testsuites name="espresso" tests="2" failures="0" errors="0" skipped="0">');
+  });
+
+  it("keeps every shard that ran a test", () => {
+    const xml = junitReport(execution([shard(0, 3), shard(1, 3), shard(2, 3)]), [
+      passed("dr_1", "signsIn"),
+      passed("dr_3", "signsOut"),
+    ]);
+    expect(suiteTags(xml).map((tag) => /name="([^"]*)"/.exec(tag)?.[1])).toEqual([
+      "device 1, shard 1 of 3: android 14 (attempt 1)",
+      "device 1, shard 3 of 3: android 14 (attempt 1)",
+    ]);
+  });
+
+  it("keeps each device run's empty suite when no run reported a test, so the report still names them", () => {
+    const xml = junitReport(execution([shard(0), shard(1)]), []);
+    expect(suiteTags(xml)).toHaveLength(2);
+    expect(xml).toContain('<testsuites name="espresso" tests="0" failures="0" errors="0" skipped="0">');
+  });
+});
