@@ -1,19 +1,20 @@
-import { access, appendFile, writeFile } from "node:fs/promises";
+import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { resolvePlanIds } from "../plans/by-name.ts";
 import { Testbay } from "../sdk/client.ts";
 import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
-import { describeCause, TestbayApiError } from "../sdk/errors.ts";
-import { type BatchTriggerResult, type Execution, isFinal, type TestCase } from "../sdk/models.ts";
+import { TestbayApiError } from "../sdk/errors.ts";
+import { type BatchTriggerResult, type Execution, isFinal } from "../sdk/models.ts";
 import type { RetryEvent } from "../sdk/retry-policy.ts";
 import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
 import type { TestPackageUploadResult, UploadProgress, UploadResult } from "../sdk/upload.ts";
 import { ciMetadata } from "./ci.ts";
 import { type ConnectionFlags, resolveConfig, urlWarning } from "./config.ts";
-import { formatDuration, parseDuration } from "./duration.ts";
+import { parseDuration } from "./duration.ts";
 import { ExitCode, exitCodeFor, UsageError } from "./exit-codes.ts";
-import { junitReport } from "./junit.ts";
+import { followExecutions } from "./follow.ts";
+import { OutageNotice, retryLine } from "./outage.ts";
 import {
   errorJson,
   errorText,
@@ -22,14 +23,11 @@ import {
   failedExecutionsText,
   formatBytes,
   planTable,
-  statusCounts,
   table,
   type Writer,
 } from "./output.ts";
 import { uploadProgress } from "./progress.ts";
 import { cliVersion } from "./version.ts";
-import { waitForExecutions } from "./wait.ts";
-import { finalReportMarkdown, finalReportText, waitView } from "./wait-view.ts";
 import { webhookDetails, webhookEvents, webhookFormat, webhookTable } from "./webhooks-output.ts";
 
 /** Everything the CLI touches outside itself: injected, so tests run it in-process and fast. */
@@ -108,21 +106,26 @@ class Session {
       fetch: this.io.fetch,
       clock: this.clock,
       random: this.io.random,
-      onResponse: this.io.onResponse,
-      onRetry: (event: RetryEvent) => this.say(retryLine(event)),
+      onResponse: (event: ResponseEvent) => {
+        this.outage.answered(event.status);
+        this.io.onResponse?.(event);
+      },
+      onRetry: (event: RetryEvent) => {
+        if (!this.outage.retry(event)) this.say(retryLine(event));
+      },
     });
     return this.client;
   }
 
+  /** A wait's one line when the server stops answering, and one when it answers again (rule 13). */
+  private readonly outage = new OutageNotice(
+    { now: () => this.clock.now(), sleep: (ms) => this.clock.sleep(ms) },
+    (line) => this.say(line),
+  );
+
   resolvePath(file: string): string {
     return path.resolve(this.io.cwd ?? process.cwd(), file);
   }
-}
-
-function retryLine(event: RetryEvent): string {
-  const error = event.error;
-  const what = error instanceof TestbayApiError ? `${error.status} ${error.code}` : error.message;
-  return `note: ${event.method} ${event.path} met ${what}; retrying in ${formatDuration(event.delayMs)} (attempt ${event.attempt + 2}).`;
 }
 
 async function checkFile(session: Session, file: string, flag = "--file"): Promise<string> {
@@ -281,41 +284,6 @@ async function trigger(
   return result;
 }
 
-/** Plan names for the summary, in one list call; best effort (the summary shows IDs without them). */
-async function planNames(testbay: Testbay, packageName: string): Promise<Map<string, string>> {
-  try {
-    const page = await testbay.testPlans.list({ package_name: packageName, limit: 200 });
-    return new Map(page.items.map((p) => [p.id, p.name]));
-  } catch {
-    return new Map();
-  }
-}
-
-/** Failed and errored tests of the executions that have any, for the report at the end (best effort). */
-async function failedTestsOf(
-  testbay: Testbay,
-  executions: Execution[],
-): Promise<Map<string, { items: TestCase[]; more: boolean }>> {
-  const found = new Map<string, { items: TestCase[]; more: boolean }>();
-  for (const execution of executions) {
-    if (execution.summary.failed === 0 && !["failed", "errored"].includes(execution.status)) continue;
-    const items: TestCase[] = [];
-    let more = false;
-    for (const status of ["failed", "errored"] as const) {
-      const page = await testbay.executions.tests(execution.id, { status, limit: 20 }).catch(() => undefined);
-      if (!page) continue;
-      items.push(...page.items);
-      more ||= page.next_cursor !== null;
-    }
-    found.set(execution.id, { items, more });
-  }
-  return found;
-}
-
-function endCode(executions: Execution[]): ExitCode {
-  return executions.every((e) => e.status === "passed") ? ExitCode.ok : ExitCode.testsFailed;
-}
-
 function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void): Command {
   const { io } = session;
   const program = new Command("testbay")
@@ -455,109 +423,59 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
           return;
         }
 
-        const deadlineAt = session.clock.now() + timeoutMs;
-        session.say(
-          `Waiting for ${batch.executions.length} execution${batch.executions.length === 1 ? "" : "s"} (at most ${formatDuration(timeoutMs)})…`,
+        setOutcome(
+          await followExecutions(session, testbay, batch.executions, {
+            timeoutMs,
+            junit: options.junit,
+            title: `Testbay: ${options.app} ${options.version}`,
+            report,
+            startCode,
+          }),
         );
-        const names = await planNames(testbay, options.app);
-        const view = waitView(io.stderr, io.env, names);
-        view.update(batch.executions);
-        let latest = batch.executions;
-        let unsubscribe = () => {};
-        const interrupted = new Promise<"interrupted">((resolve) => {
-          unsubscribe = io.onInterrupt?.(() => resolve("interrupted")) ?? (() => {});
-        });
-        const waiting = waitForExecutions(testbay, batch.executions, {
-          clock: session.clock,
-          deadlineAt,
-          onPoll: (current) => {
-            latest = current;
-            view.update(current);
-          },
-        });
-        const first = await Promise.race([waiting, interrupted]);
-        unsubscribe();
-        view.stop();
-        if (first === "interrupted") {
-          const open = latest.filter((e) => !isFinal(e.status));
-          const ids = (open.length ? open : latest).map((e) => e.id).join(" ");
-          // On a terminal the shell echoed ^C where the cursor was: start on a line of its own.
-          session.say(
-            `${io.stderr.isTTY ? "\n" : ""}Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ${ids}, or stop them with testbay cancel ID.`,
-          );
-          setOutcome({
-            code: ExitCode.interrupted,
-            json: { ...report, executions: latest, interrupted: true },
-          });
-          return;
-        }
-        const waited = first;
-        const failedTests = await failedTestsOf(testbay, waited.executions);
-        const finalReport = {
-          executions: waited.executions,
-          names,
-          failedTests,
-          baseUrl: testbay.transport.baseUrl,
-        };
-        if (!session.json) print(executionTable(waited.executions, names));
-        // A blank line keeps the table a block of its own (scripts cut it off there).
-        if (session.json) session.say(finalReportText(finalReport));
-        else print(`\n${finalReportText(finalReport)}`);
-        if (io.env.GITHUB_STEP_SUMMARY) {
-          await appendFile(
-            io.env.GITHUB_STEP_SUMMARY,
-            finalReportMarkdown(finalReport, `Testbay: ${options.app} ${options.version}`),
-          ).catch((error: unknown) =>
-            session.say(`note: could not append to GITHUB_STEP_SUMMARY: ${describeCause(error)}`),
-          );
-        }
-        report.failed_tests = Object.fromEntries([...failedTests].map(([id, t]) => [id, t.items]));
-        if (options.junit) {
-          const target = session.resolvePath(options.junit);
-          const reports = new Map<string, string>();
-          for (const execution of waited.executions) {
-            if (["queued", "running"].includes(execution.status)) continue;
-            // Best effort: without the agents' report the execution keeps its per-device-run testcase.
-            const report = await testbay.executions.junit(execution.id).catch(() => undefined);
-            if (report !== undefined) reports.set(execution.id, report);
-          }
-          await writeFile(target, junitReport(waited.executions, names, reports));
-          session.say(`Wrote the JUnit report to ${target}.`);
-        }
-        let code: ExitCode;
-        if (waited.timedOut) {
-          const left = waited.executions.filter(
-            (e) => !["passed", "failed", "errored", "cancelled"].includes(e.status),
-          );
-          session.say(
-            `error: gave up waiting after ${formatDuration(timeoutMs)}: ${left.length} execution${left.length === 1 ? "" : "s"} still ${statusCounts(left)}. They go on; see them with testbay status ${left.map((e) => e.id).join(" ")}.`,
-          );
-          code = ExitCode.gaveUp;
-        } else if (startCode !== ExitCode.ok) {
-          code = startCode;
-        } else {
-          code = endCode(waited.executions);
-          session.say(
-            code === ExitCode.ok
-              ? "All executions passed."
-              : `Not all passed: ${statusCounts(waited.executions)}.`,
-          );
-        }
-        setOutcome({
-          code,
-          json: { ...report, executions: waited.executions, timed_out: waited.timedOut, polls: waited.polls },
-        });
       },
     );
 
   program
     .command("status")
-    .description("Show executions; exit 1 when one of them failed, errored or was cancelled")
+    .description(
+      "Show executions; exit 1 when one of them failed, errored or was cancelled. With --wait, follow them until they end, as run --wait does",
+    )
     .argument("<execution_id...>", "execution IDs (ex_…)")
-    .action(async (ids: string[]) => {
+    .option("--wait", "wait until every execution ends, then print a summary (as run --wait)")
+    .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
+    .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
+    .action(async (ids: string[], options: { wait?: boolean; timeout: string; junit?: string }) => {
+      const timeoutMs = parseDuration(options.timeout);
+      if (options.junit && !options.wait)
+        throw new UsageError("--junit needs --wait: the report is written once all executions end.");
+      if (new Set(ids).size !== ids.length)
+        throw new UsageError("An execution ID is named twice: name each once.");
       const testbay = session.testbay();
       const executions: Execution[] = [];
-      for (const id of ids) executions.push(await testbay.executions.get(id));
+      // Waiting begins with these reads: they outlast a server that is restarting, as the polls do (rule 13).
+      const deadlineAt = options.wait ? session.clock.now() + timeoutMs : undefined;
+      for (const id of ids) {
+        executions.push(
+          await testbay.executions.get(
+            id,
+            deadlineAt === undefined ? {} : { deadlineAt, untilDeadline: true },
+          ),
+        );
+      }
+      if (options.wait) {
+        const apps = [...new Set(executions.map((e) => `${e.package_name} ${e.version}`))];
+        setOutcome(
+          await followExecutions(session, testbay, executions, {
+            timeoutMs,
+            deadlineAt,
+            junit: options.junit,
+            title: `Testbay: ${apps.join(", ")}`,
+            report: {},
+            startCode: ExitCode.ok,
+          }),
+        );
+        return;
+      }
       if (!session.json) print(executionTable(executions));
       const ended = executions.filter((e) => ["failed", "errored", "cancelled"].includes(e.status));
       setOutcome({ code: ended.length ? ExitCode.testsFailed : ExitCode.ok, json: { executions } });

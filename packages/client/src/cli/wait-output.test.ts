@@ -48,7 +48,7 @@ function execution(
     finished_at: null,
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
-    triggered_by: { type: "client", id: "cl_ci" },
+    triggered_by: { type: "client", id: "cl_ci", name: null },
     waiting_reason: null,
     devices: runs.map((run) => ({
       device: null,

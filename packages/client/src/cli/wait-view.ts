@@ -168,8 +168,31 @@ function messageHead(test: TestCase, executionId: string): string[] {
   ];
 }
 
+/**
+ * Told of a failed test whose details this CLI cannot read (a newer server's shape): the report names the test
+ * and goes on, and the caller warns once.
+ */
+export type OnUnreadable = (executionId: string, error: unknown) => void;
+
+/** The lines `describe` makes of a test, or its name alone when its details cannot be read. */
+function testLines(
+  test: TestCase,
+  executionId: string,
+  onUnreadable: OnUnreadable | undefined,
+  describe: () => string[],
+) {
+  try {
+    return describe();
+  } catch (error) {
+    onUnreadable?.(executionId, error);
+    return [
+      `  ✗ ${String(test?.classname)}.${String(test?.name)} (details unreadable: see testbay junit ${executionId})`,
+    ];
+  }
+}
+
 /** What happened, for a person at a terminal or a CI log: failed tests with why, waits with why, links. */
-export function finalReportText(report: FinalReport): string {
+export function finalReportText(report: FinalReport, onUnreadable?: OnUnreadable): string {
   const out: string[] = [];
   for (const execution of report.executions) {
     const failed = report.failedTests.get(execution.id);
@@ -177,9 +200,13 @@ export function finalReportText(report: FinalReport): string {
     out.push(`Failed in ${execution.id} ${planLabel(execution, report.names)}:`);
     const sharded = (execution.devices ?? []).some((device) => (device.shard ?? 0) > 0);
     for (const test of failed.items) {
-      out.push(failedTestLine(test, sharded));
-      out.push(...messageHead(test, execution.id).map((l) => `      ${l}`));
-      out.push(...stackAfterMessage(test).map((l) => `        ${l.trim()}`));
+      out.push(
+        ...testLines(test, execution.id, onUnreadable, () => [
+          failedTestLine(test, sharded),
+          ...messageHead(test, execution.id).map((l) => `      ${l}`),
+          ...stackAfterMessage(test).map((l) => `        ${l.trim()}`),
+        ]),
+      );
     }
     if (failed.more) out.push(`  … more: testbay junit ${execution.id}`);
   }
@@ -200,7 +227,7 @@ export function finalReportText(report: FinalReport): string {
 const md = (text: string) => text.replace(/[|\\`*_[\]<>]/g, (c) => `\\${c}`);
 
 /** The same report as GitHub-flavoured Markdown, for the job summary (GITHUB_STEP_SUMMARY). */
-export function finalReportMarkdown(report: FinalReport, title: string): string {
+export function finalReportMarkdown(report: FinalReport, title: string, onUnreadable?: OnUnreadable): string {
   const out = [
     `### ${md(title)}`,
     "",
@@ -222,13 +249,21 @@ export function finalReportMarkdown(report: FinalReport, title: string): string 
     out.push("", `#### Failed in ${md(e.id)} ${md(planLabel(e, report.names))}`, "");
     for (const test of failed.items) {
       out.push(
-        `<details><summary>❌ ${md(`${test.classname}.${test.name}`)} (${md(deviceLabel(test))})</summary>`,
-        "",
+        ...testLines(test, e.id, onUnreadable, () => {
+          const body = [test.message ?? "", ...stackHead(test.stack_trace, 10)].filter(Boolean).join("\n");
+          // A fence longer than any backtick run inside keeps the text verbatim.
+          const fence = "`".repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+          return [
+            `<details><summary>❌ ${md(`${test.classname}.${test.name}`)} (${md(deviceLabel(test))})</summary>`,
+            "",
+            fence,
+            body,
+            fence,
+            "",
+            "</details>",
+          ];
+        }),
       );
-      const body = [test.message ?? "", ...stackHead(test.stack_trace, 10)].filter(Boolean).join("\n");
-      // A fence longer than any backtick run inside keeps the text verbatim.
-      const fence = "`".repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-      out.push(fence, body, fence, "", "</details>");
     }
   }
   return `${out.join("\n")}\n`;

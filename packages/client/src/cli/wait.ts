@@ -1,15 +1,12 @@
 import type { Testbay } from "../sdk/client.ts";
 import type { Clock } from "../sdk/clock.ts";
+import { TestbayGaveUpError } from "../sdk/errors.ts";
 import { type Execution, isFinal } from "../sdk/models.ts";
 
 export interface WaitOptions {
   clock: Clock;
   /** Stop waiting at this time (ms since the epoch): the --timeout. */
   deadlineAt: number;
-  /** First pause between polls; it grows by `factor` up to `maxDelayMs`. */
-  initialDelayMs?: number;
-  maxDelayMs?: number;
-  factor?: number;
   /** Told after every poll, with the executions as they are now. */
   onPoll?: (executions: Execution[]) => void;
 }
@@ -36,7 +33,7 @@ async function refresh(testbay: Testbay, pending: Execution[], deadlineAt: numbe
     do {
       const page = await testbay.executions.list(
         { package_name, version, limit: 200, ...(cursor ? { cursor } : {}) },
-        { deadlineAt },
+        { deadlineAt, untilDeadline: true },
       );
       for (const item of page.items) if (wanted.has(item.id)) found.set(item.id, item);
       cursor = page.next_cursor ?? undefined;
@@ -44,14 +41,27 @@ async function refresh(testbay: Testbay, pending: Execution[], deadlineAt: numbe
     } while (cursor && found.size < wanted.size);
   }
   for (const id of wanted.keys()) {
-    if (!found.has(id)) found.set(id, await testbay.executions.get(id, { deadlineAt }));
+    if (!found.has(id)) found.set(id, await testbay.executions.get(id, { deadlineAt, untilDeadline: true }));
   }
   return pending.map((e) => found.get(e.id) ?? e);
 }
 
 /**
- * Polls until every execution is final or the deadline passes, pausing 2 s at first and up to 15 s: paced
- * far below the rate limit (one list call per poll, whatever the number of executions).
+ * The pause before each poll: 250 ms first, so a run that ends at once is reported at once, doubling to 2 s,
+ * then growing by half up to 15 s. A wait's calls stay far below the rate limit (4 a second, burst 20: API.md
+ * §10): 4 polls in its first 2 s, one list call each whatever the number of executions, then one in 2–15 s.
+ */
+export const pollSchedule = { firstMs: 250, fastUntilMs: 2000, maxMs: 15_000 } as const;
+
+export function nextPollDelayMs(delayMs: number): number {
+  if (delayMs < pollSchedule.fastUntilMs) return Math.min(pollSchedule.fastUntilMs, delayMs * 2);
+  return Math.min(pollSchedule.maxMs, Math.round(delayMs * 1.5));
+}
+
+/**
+ * Polls until every execution is final or the deadline passes. A server that stops answering meanwhile (a
+ * restart, a deploy) is read again until the deadline (CLIENT.md rule 13): the reads retry with no attempt
+ * limit, and a deadline met while retrying is a timeout like any other.
  */
 export async function waitForExecutions(
   testbay: Testbay,
@@ -59,9 +69,7 @@ export async function waitForExecutions(
   options: WaitOptions,
 ): Promise<WaitResult> {
   const { clock, deadlineAt } = options;
-  const factor = options.factor ?? 1.5;
-  const maxDelayMs = options.maxDelayMs ?? 15_000;
-  let delay = options.initialDelayMs ?? 2000;
+  let delay: number = pollSchedule.firstMs;
   let current = [...executions];
   let polls = 0;
   for (;;) {
@@ -70,10 +78,19 @@ export async function waitForExecutions(
     const left = deadlineAt - clock.now();
     if (left <= 0) return { executions: current, timedOut: true, polls };
     await clock.sleep(Math.min(delay, left));
-    const fresh = new Map((await refresh(testbay, pending, deadlineAt)).map((e) => [e.id, e]));
+    let read: Execution[];
+    try {
+      read = await refresh(testbay, pending, deadlineAt);
+    } catch (error) {
+      if (error instanceof TestbayGaveUpError && error.why === "deadline") {
+        return { executions: current, timedOut: true, polls };
+      }
+      throw error;
+    }
+    const fresh = new Map(read.map((e) => [e.id, e]));
     current = current.map((e) => fresh.get(e.id) ?? e);
     polls += 1;
     options.onPoll?.(current);
-    delay = Math.min(maxDelayMs, Math.round(delay * factor));
+    delay = nextPollDelayMs(delay);
   }
 }

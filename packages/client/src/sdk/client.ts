@@ -80,6 +80,12 @@ export interface Download {
   bytes: number;
 }
 
+/** How long a read of executions may retry: see `executions.get`. */
+export interface WaitReadOptions {
+  deadlineAt?: number;
+  untilDeadline?: boolean;
+}
+
 type ListFn<Q, T> = (query?: Q) => Promise<Page<T>>;
 
 /** Every item of a list, page by page (each page one paced call). */
@@ -437,11 +443,14 @@ export class Testbay {
   };
 
   readonly executions = {
-    /** `deadlineAt` (ms since the epoch) stops retries past it, e.g. a --timeout. */
-    get: (id: string, options: { deadlineAt?: number } = {}): Promise<Execution> =>
-      this.body({ method: "GET", path: `/executions/${segment(id)}`, deadlineAt: options.deadlineAt }),
-    list: (query: ExecutionQuery = {}, options: { deadlineAt?: number } = {}): Promise<Page<Execution>> =>
-      this.body({ method: "GET", path: "/executions", query: { ...query }, deadlineAt: options.deadlineAt }),
+    /**
+     * `deadlineAt` (ms since the epoch) stops retries past it, e.g. a --timeout; with `untilDeadline` a server
+     * that does not answer is retried until then, however many attempts it takes (a wait, CLIENT.md rule 13).
+     */
+    get: (id: string, options: WaitReadOptions = {}): Promise<Execution> =>
+      this.body({ method: "GET", path: `/executions/${segment(id)}`, ...options }),
+    list: (query: ExecutionQuery = {}, options: WaitReadOptions = {}): Promise<Page<Execution>> =>
+      this.body({ method: "GET", path: "/executions", query: { ...query }, ...options }),
     all: (query: ExecutionQuery = {}): AsyncGenerator<Execution> =>
       everyItem((q) => this.executions.list(q), query),
     /** `GET /executions/{id}/junit`: the test cases the agents reported, as one JUnit XML document. */

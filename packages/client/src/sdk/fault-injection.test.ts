@@ -67,7 +67,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
     finished_at: ["queued", "running"].includes(status) ? null : "2026-01-01T00:00:31.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
-    triggered_by: { type: "client", id: "cl_ci" },
+    triggered_by: { type: "client", id: "cl_ci", name: null },
     waiting_reason: null,
     devices: [
       {
@@ -440,7 +440,7 @@ describe("the run command against a scripted server", () => {
       });
   });
 
-  it("polls with one list call per poll, backing off from 2 s, and exits 1 with a summary and a JUnit file when one failed", async () => {
+  it("polls with one list call per poll, from 250 ms backing off, and exits 1 with a summary and a JUnit file when one failed", async () => {
     server.script(
       "GET /executions",
       list(execution("ex_1", "queued", "tp_a"), execution("ex_2", "queued", "tp_b")),
@@ -459,7 +459,7 @@ describe("the run command against a scripted server", () => {
       version: "1.2.3",
       limit: "200",
     });
-    expect(run.sleeps).toEqual([2000, 3000, 4500, 6750]);
+    expect(run.sleeps).toEqual([250, 500, 1000, 2000]);
     expect(run.stdout).toMatch(/EXECUTION\s+PLAN\s+STATUS/);
     expect(run.stdout).toMatch(/ex_1\s+smoke \(tp_a\)\s+passed/);
     expect(run.stdout).toMatch(/ex_2\s+tp_b\s+failed/);
@@ -493,8 +493,121 @@ describe("the run command against a scripted server", () => {
     const run = await cli([...runArgs, "--timeout", "10s"]);
     expect(run.code).toBe(5);
     expect(server.count("GET /executions")).toBe(1);
-    expect(run.sleeps).toEqual([2000]);
-    expect(run.stderr).toMatch(/gave up on GET \/executions after 1 attempt\./);
+    expect(run.sleeps).toEqual([250]);
+    expect(run.stderr).toMatch(/gave up waiting after 10s: 2 executions still 2 queued/);
+    expect(run.stdout).toMatch(/EXECUTION\s+PLAN\s+STATUS/);
+  });
+
+  it("waits through a server that answers nothing for more than six attempts, with one line when it stops and one when it is back (rule 13)", async () => {
+    const gone = [{ drop: true } as const, problem(502, "bad_gateway"), problem(503, "service_unavailable")];
+    server.script(
+      "GET /executions",
+      ...gone,
+      ...gone,
+      ...gone,
+      { drop: true },
+      list(execution("ex_1", "passed", "tp_a"), execution("ex_2", "passed", "tp_b")),
+    );
+    const run = await cli([...runArgs, "--timeout", "4m"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(server.count("GET /executions")).toBe(11);
+    expect(
+      run.stderr.match(/^Server not answering since \d\d:\d\d:\d\d UTC: GET \/executions got no answer/gm),
+    ).toHaveLength(1);
+    expect(
+      run.stderr.match(/^Server answers again \(not answering for [\dms]+\); waiting goes on\.$/gm),
+    ).toHaveLength(1);
+    expect(run.stderr).not.toMatch(/note: GET \/executions/);
+    expect(run.stderr).toMatch(/All executions passed\./);
+    // The same jittered backoff as every retry, its ceiling at 30 s.
+    for (const [n, sleep] of run.sleeps.slice(1, -1).entries())
+      expect(sleep).toBeLessThan(Math.min(30_000, 500 * 2 ** n));
+  });
+
+  it("asks for a token again when the restarted server refuses the old one, once, and waits on", async () => {
+    server
+      .script(
+        "GET /executions",
+        { drop: true },
+        problem(401, "invalid_access_token"),
+        list(execution("ex_1", "passed", "tp_a"), execution("ex_2", "failed", "tp_b")),
+      )
+      .script(
+        "POST /oauth/token",
+        {
+          status: 200,
+          body: {
+            access_token: "first",
+            token_type: "api-key",
+            expires_in: 86_400,
+            expires_at: "2026-01-02T00:00:00.000Z",
+          },
+        },
+        { drop: true },
+        { drop: true },
+        {
+          status: 200,
+          body: {
+            access_token: "second",
+            token_type: "api-key",
+            expires_in: 86_400,
+            expires_at: "2026-01-02T00:00:00.000Z",
+          },
+        },
+      );
+    const run = await cli(runArgs);
+    expect(run.code, run.stderr).toBe(1);
+    expect(server.count("POST /oauth/token")).toBe(4);
+    expect(server.requests("GET /executions").map((r) => r.headers["x-api-key"])).toEqual([
+      "first",
+      "first",
+      "second",
+    ]);
+    expect(run.stderr).toMatch(/Not all passed: 1 passed, 1 failed/);
+  });
+
+  it("keeps the attempt limit for a trigger: a server that answers nothing is given up on after 6 attempts", async () => {
+    server.script("POST /testplan/run/batch", problem(503, "service_unavailable"));
+    const run = await cli(runArgs);
+    expect(run.code).toBe(5);
+    expect(server.count("POST /testplan/run/batch")).toBe(6);
+    expect(
+      run.stderr.match(
+        /^note: POST \/testplan\/run\/batch answered 503 service_unavailable; retrying in [\dms]+ \(attempt \d\)\.$/gm,
+      ),
+    ).toHaveLength(5);
+    expect(run.stderr).not.toMatch(/Server not answering/);
+  });
+
+  it("says what a dropped connection met in its retry note, once", async () => {
+    server.script("POST /testplan/run/batch", { drop: true }, problem(503, "service_unavailable"));
+    const run = await cli(runArgs.slice(0, -1));
+    expect(run.stderr).toMatch(
+      /^note: POST \/testplan\/run\/batch got no answer: other side closed \(UND_ERR_SOCKET\); retrying in/m,
+    );
+    expect(run.stderr).not.toMatch(/met|failed: fetch failed/);
+  });
+
+  it("follows executions already triggered with status --wait: the same view, summary, JUnit and exit code", async () => {
+    server
+      .script("GET /executions/ex_1", { status: 200, body: execution("ex_1", "running", "tp_a") })
+      .script("GET /executions/ex_2", { status: 200, body: execution("ex_2", "queued", "tp_b") })
+      .script(
+        "GET /executions",
+        { drop: true },
+        list(execution("ex_1", "passed", "tp_a"), execution("ex_2", "failed", "tp_b")),
+      );
+    const run = await cli(["status", "ex_1", "ex_2", "--wait", "--timeout", "5m", "--junit", "status.xml"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/Waiting for 2 executions \(at most 5m00s\)/);
+    expect(run.stderr).toMatch(/Server not answering since/);
+    expect(run.stderr).toMatch(/Server answers again/);
+    expect(run.stdout).toMatch(/ex_1\s+smoke \(tp_a\)\s+passed/);
+    expect(run.stdout).toMatch(/ex_2\s+tp_b\s+failed/);
+    expect(run.stderr).toMatch(/Not all passed: 1 passed, 1 failed/);
+    const junit = await readFile(path.join(dir, "status.xml"), "utf8");
+    expect(junit).toContain('<testsuites name="testbay" tests="2" failures="1" errors="0">');
+    expect(server.count("POST /testplan/run/batch")).toBe(0);
   });
 
   it("gives up at --timeout with exit 5 while executions stay queued", async () => {

@@ -63,6 +63,8 @@ export type AttemptOutcome<T> = { done: T } | { retry: Error; retryAfterMs?: num
 export interface RetryEvent {
   method: string;
   path: string;
+  /** The call is retried until its deadline, with no attempt limit (CLIENT.md rule 13: waiting on executions). */
+  untilDeadline: boolean;
   /** The attempt that failed, 0-based. */
   attempt: number;
   delayMs: number;
@@ -89,18 +91,27 @@ export class RetryPolicy {
   /**
    * Runs `attempt` until it is done, retrying its retryable failures. Throws TestbayGaveUpError when the
    * attempts run out or the next wait would pass the deadline (the earlier of this call's budget and
-   * `deadlineAt`); errors `attempt` throws are not retried here.
+   * `deadlineAt`); errors `attempt` throws are not retried here. With `untilDeadline` (rule 13: a wait that
+   * must outlive a server's restart) neither the attempt limit nor the call's budget applies: only
+   * `deadlineAt` ends the retries, each wait still the jittered backoff capped at `capMs`.
    */
   async run<T>(
-    request: { method: string; path: string; deadlineAt?: number | undefined },
+    request: {
+      method: string;
+      path: string;
+      deadlineAt?: number | undefined;
+      untilDeadline?: boolean | undefined;
+    },
     attempt: (attempt: number) => Promise<AttemptOutcome<T>>,
   ): Promise<T> {
-    const deadline = Math.min(this.clock.now() + this.options.deadlineMs, request.deadlineAt ?? Infinity);
+    const untilDeadline = request.untilDeadline === true && request.deadlineAt !== undefined;
+    const budget = untilDeadline ? Infinity : this.clock.now() + this.options.deadlineMs;
+    const deadline = Math.min(budget, request.deadlineAt ?? Infinity);
     for (let n = 0; ; n++) {
       const outcome = await attempt(n);
       if ("done" in outcome) return outcome.done;
       const attempts = n + 1;
-      if (attempts >= this.options.maxAttempts) {
+      if (!untilDeadline && attempts >= this.options.maxAttempts) {
         throw new TestbayGaveUpError(request.method, request.path, attempts, "attempts", outcome.retry);
       }
       const delayMs = this.delayFor(n, outcome.retryAfterMs);
@@ -110,6 +121,7 @@ export class RetryPolicy {
       this.onRetry?.({
         method: request.method,
         path: request.path,
+        untilDeadline,
         attempt: n,
         delayMs,
         error: outcome.retry,

@@ -1,5 +1,5 @@
 import type { Clock } from "./clock.ts";
-import { type Problem, TestbayApiError, TestbayNetworkError } from "./errors.ts";
+import { type Problem, TestbayApiError, TestbayGaveUpError, TestbayNetworkError } from "./errors.ts";
 import type { Pacer } from "./pacing.ts";
 import {
   type AttemptOutcome,
@@ -44,6 +44,13 @@ export interface CallOptions {
   safeToResend?: boolean | undefined;
   /** Stop retrying past this time (ms since the epoch), whatever the retry budget says. */
   deadlineAt?: number | undefined;
+  /**
+   * Retry a server that does not answer (network errors, 502/503/504) until `deadlineAt`, with no attempt
+   * limit (CLIENT.md rule 13): for the reads of a wait, which must outlive a server's restart. Such a call
+   * also outlasts a token request that meets the outage, and asks once for a new token when the restarted
+   * server refuses the old one (401 invalid_access_token).
+   */
+  untilDeadline?: boolean | undefined;
   /**
    * Runs before each resend (attempt ≥ 1). Throwing stops the retries with that error: an upload uses it to
    * look whether its previous attempt landed before sending the whole file again.
@@ -107,11 +114,12 @@ export class Transport {
     const url = this.url(call.path, call.query);
     const resendable =
       call.safeToResend === true || mayRetryNetworkError(method, call.idempotencyKey !== undefined);
+    const renewal = { tokenRenewed: false };
     return this.options.retry.run(
-      { method, path: call.path, deadlineAt: call.deadlineAt },
+      { method, path: call.path, deadlineAt: call.deadlineAt, untilDeadline: call.untilDeadline },
       async (attempt) => {
         if (attempt > 0) this.stats.retries += 1;
-        return this.attempt(call, method, url, attempt, resendable);
+        return this.attempt(call, method, url, attempt, resendable, renewal);
       },
     );
   }
@@ -133,6 +141,7 @@ export class Transport {
     url: string,
     attempt: number,
     resendable: boolean,
+    renewal: { tokenRenewed: boolean },
   ): Promise<AttemptOutcome<Response>> {
     const { clock, pacer, tokens } = this.options;
     if (attempt > 0) await call.beforeResend?.(attempt);
@@ -143,7 +152,19 @@ export class Transport {
     };
     const init: RequestInit & { duplex?: "half" } = { method, headers, redirect: "error" };
     if (call.signal) init.signal = call.signal;
-    const token = call.anonymous ? undefined : await tokens.get();
+    let token: string | undefined;
+    try {
+      token = call.anonymous ? undefined : await tokens.get();
+    } catch (error) {
+      // The token request has its own retries; a wait outlasts them when they met the same outage.
+      if (
+        call.untilDeadline &&
+        (error instanceof TestbayGaveUpError || error instanceof TestbayNetworkError)
+      ) {
+        return { retry: error };
+      }
+      throw error;
+    }
     if (token !== undefined) headers["x-api-key"] = token;
     if (call.idempotencyKey !== undefined) headers["idempotency-key"] = call.idempotencyKey;
     if (call.json !== undefined) {
@@ -184,6 +205,12 @@ export class Transport {
     if (response.status === 429) this.stats.rateLimited += 1;
     if (token !== undefined && response.status === 401 && error.code === "invalid_access_token") {
       tokens.discard(token);
+      // Only a wait asks again (once), with the same credentials: a restarted server may know its tokens no
+      // more. Every other call reports the 401 (rule 2); its next call gets the new token.
+      if (call.untilDeadline && !tokens.fixed && !renewal.tokenRenewed) {
+        renewal.tokenRenewed = true;
+        return { retry: error };
+      }
     }
     if (isRetryableStatus(response.status)) {
       return {
