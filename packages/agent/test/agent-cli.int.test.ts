@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,9 @@ import { stopAgentProcesses, waitFor } from "./agent-process.ts";
 type IssuedCredentials = Awaited<ReturnType<TestServer["createClient"]>>;
 
 const agentBin = fileURLToPath(new URL("../bin/testbay-agent.js", import.meta.url));
+const agentPackage = JSON.parse(
+  await readFile(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"),
+) as { version: string };
 
 let server: TestServer;
 let ci: Record<string, string>;
@@ -25,8 +28,13 @@ const running: ChildProcess[] = [];
 
 interface Started {
   child: ChildProcess;
+  /** What it wrote to stderr: its log and messages. */
   output: () => string;
+  /** What it wrote to stdout: only --version writes there. */
+  stdout: () => string;
   exited: Promise<number | null>;
+  /** Its exit code once both pipes are read to their end. */
+  closed: Promise<number | null>;
 }
 
 /**
@@ -42,15 +50,20 @@ function startAgent(args: string[], env: Record<string, string>, cwd = scratch):
       TESTBAY_URL: server.baseUrl,
       ...env,
     },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   running.push(child);
   let text = "";
   child.stderr?.on("data", (chunk) => {
     text += String(chunk);
   });
+  let out = "";
+  child.stdout?.on("data", (chunk) => {
+    out += String(chunk);
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => text, exited };
+  const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  return { child, output: () => text, stdout: () => out, exited, closed };
 }
 
 const credentialsEnv = (credentials: IssuedCredentials) => ({
@@ -109,6 +122,37 @@ describe("testbay-agent start-up", () => {
     expect(agent.output()).toContain(`client ${ciCredentials.client_id} has role ci`);
     expect(agent.output()).toContain("testbay-server client create --org acme --role agent");
     expect(agent.output()).not.toContain("claim failed");
+  });
+
+  it("refuses a wrong secret at start with exit 2 (no restart helps) and the commands that rotate or make a client", async () => {
+    const credentials = await server.createClient("acme", "agent");
+    const wrongSecret = "not-the-secret-0123456789";
+    const agent = startAgent([], { ...credentialsEnv(credentials), TESTBAY_CLIENT_SECRET: wrongSecret });
+    expect(await agent.closed).toBe(2);
+    expect(agent.output()).toContain(
+      `cannot start: the server refused client ${credentials.client_id}'s credentials (invalid_access_token:`,
+    );
+    expect(agent.output()).toContain(`testbay-server client rotate ${credentials.client_id}`);
+    expect(agent.output()).toContain("testbay-server client create --org NAME --role agent");
+    expect(agent.output()).not.toContain(wrongSecret);
+    expect(agent.output()).not.toContain("Gave up");
+  });
+
+  it("refuses a disabled client at start with exit 2 and the command that enables it", async () => {
+    const credentials = await server.createClient("acme", "agent");
+    await server.app.services.clients.disableClient(credentials.client_id);
+    const agent = startAgent([], credentialsEnv(credentials));
+    expect(await agent.closed).toBe(2);
+    expect(agent.output()).toContain("This client is disabled.");
+    expect(agent.output()).toContain(`testbay-server client enable ${credentials.client_id}`);
+    expect(agent.output()).not.toContain(credentials.client_secret);
+  });
+
+  it("prints its version on stdout with --version and exits 0, without credentials", async () => {
+    const agent = startAgent(["--version"], {});
+    expect(await agent.closed).toBe(0);
+    expect(agent.stdout()).toBe(`${agentPackage.version}\n`);
+    expect(agent.output()).toBe("");
   });
 
   it("refuses an exported TESTBAY_TOKEN without agent credentials: exit 2 with what to use instead", async () => {

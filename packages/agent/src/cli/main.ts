@@ -4,9 +4,13 @@ import path from "node:path";
 import { resolveConfig, Testbay, TestbayApiError, UsageError } from "@testbay/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { Agent } from "../runtime/agent.ts";
+import { agentClientAdvice, credentialsRefused, refusedAtStart } from "./start-refusal.ts";
+import { agentVersion } from "./version.ts";
 
 export interface AgentCliIo {
   env: Record<string, string | undefined>;
+  /** Only `--version` writes here; everything else the agent says goes to stderr. */
+  stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   /** Resolves when the process is asked to stop (SIGTERM/SIGINT); a second call means "now". */
   onStopSignal(handler: (urgent: boolean) => void): void;
@@ -31,19 +35,13 @@ function devicesMode(value: string): "auto" | "none" {
   return value;
 }
 
-/** What to do instead of running with a client that is no agent: the same advice at start and later. */
-function agentClientAdvice(org: string | undefined): string {
-  return (
-    `Start the agent with an agent client: testbay-server client create --org ${org ?? "NAME"} --role agent, ` +
-    "then set TESTBAY_CLIENT_ID and TESTBAY_CLIENT_SECRET to the client_id and client_secret it prints."
-  );
-}
-
 /**
  * `testbay-agent`: connects with the same TESTBAY_* settings as the testbay CLI (an agent client's
  * credentials; never TESTBAY_TOKEN), then claims and runs jobs until SIGTERM. Exit codes: 0 after a clean
- * stop; 2 for a usage or configuration mistake, credentials of a client that is not an agent included, at
- * start or when the server later refuses a claim with 403; 1 when it could not start.
+ * stop (and for --help and --version); 2 for a usage or configuration mistake: missing credentials, credentials
+ * the server refuses (a wrong ID, secret or audience, a disabled client) or those of a client that is not an
+ * agent, at start or later (a claim refused with 403, a rotated secret); 1 when it could not start for another
+ * reason (the server unreachable, an answer it could not read), which a restart may cure.
  */
 export async function main(argv: readonly string[], io: AgentCliIo): Promise<number> {
   const say = (text: string) => io.stderr.write(`${new Date().toISOString()} ${text}\n`);
@@ -87,6 +85,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     .option("--client-id <id>", "agent client ID (TESTBAY_CLIENT_ID)")
     .option("--client-secret <secret>", "agent client secret (TESTBAY_CLIENT_SECRET)")
     .option("--audience <audience>", "token audience (TESTBAY_AUDIENCE)")
+    .option("-V, --version", "print the agent's version and exit")
     .exitOverride()
     .configureOutput({
       writeErr: (text) => io.stderr.write(text),
@@ -99,6 +98,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     throw error;
   }
   const flags = program.opts<{
+    version?: boolean;
     name: string;
     allowShell: boolean;
     devices: "auto" | "none";
@@ -111,6 +111,11 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     clientSecret?: string;
     audience?: string;
   }>();
+  // On stdout, unlike the rest, so that `$(testbay-agent --version)` holds only the version.
+  if (flags.version) {
+    io.stdout.write(`${agentVersion()}\n`);
+    return 0;
+  }
   if (!/^[A-Za-z0-9._@-]{1,100}$/.test(flags.name)) {
     say(`--name "${flags.name}": use 1–100 letters, digits, '.', '_', '@' or '-'.`);
     return 2;
@@ -145,7 +150,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     clientId: config.clientId,
     clientSecret: config.clientSecret,
     audience: config.audience,
-    userAgent: `testbay-agent/0.1.0 node/${process.versions.node}`,
+    userAgent: `testbay-agent/${agentVersion()} node/${process.versions.node}`,
   });
   // Relative to where the agent was started, once: a shell step runs in its own job directory and must
   // still find TESTBAY_ARTIFACTS_DIR and the rest there.
@@ -162,6 +167,12 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       return 2;
     }
   } catch (error) {
+    // Refused credentials are a configuration error (exit 2, which the README's systemd unit does not restart);
+    // an unreachable server or any other failure may pass, so it stays exit 1 and is restarted.
+    if (credentialsRefused(error)) {
+      say(refusedAtStart(error, config.clientId));
+      return 2;
+    }
     say(`cannot start: ${(error as Error).message}`);
     return 1;
   }
@@ -214,6 +225,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
 export async function runFromProcess(): Promise<number> {
   return main(process.argv.slice(2), {
     env: process.env,
+    stdout: process.stdout,
     stderr: process.stderr,
     onStopSignal(handler) {
       let count = 0;
