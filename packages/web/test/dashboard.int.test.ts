@@ -21,11 +21,12 @@ let context: BrowserContext;
 let page: Page;
 let person: Person;
 let runs: InspectRuns;
+let ci: Record<string, string>;
 
 beforeAll(async () => {
   requireWebBuild();
   server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
-  const ci = await ciHeaders(server);
+  ci = await ciHeaders(server);
   person = await createMember(server);
   runs = await seedInspectRuns(server, ci);
   browser = await launchChromium();
@@ -106,6 +107,11 @@ describe("the dashboard in a browser", () => {
     await expect(rows.count()).resolves.toBe(2);
     await expect(rows.nth(0).textContent()).resolves.toContain(runs.failed);
     await expect(rows.nth(1).textContent()).resolves.toContain(runs.passed);
+    // Each run names its test plan, linking to the plan.
+    const plan = rows.nth(0).getByRole("link", { name: "Release gate: target SDK" });
+    await plan.waitFor();
+    await expect(plan.getAttribute("href")).resolves.toMatch(/^\/plans\/[^/]+$/);
+    await rows.nth(1).getByRole("link", { name: "Smoke: manifest" }).waitFor();
 
     await page.getByLabel("Status").selectOption("passed");
     await page.waitForURL(`${server.origin}/runs?status=passed`);
@@ -113,12 +119,45 @@ describe("the dashboard in a browser", () => {
     await page.locator("tbody tr", { hasText: runs.failed }).waitFor({ state: "detached" });
     await page.locator("tbody tr", { hasText: runs.passed }).waitFor();
     await expect(page.locator("tbody tr").count()).resolves.toBe(1);
-    await page.locator("tbody tr").first().getByRole("link").click();
+    await page
+      .locator("tbody tr")
+      .first()
+      .getByRole("link", { name: /com\.example\.basic/ })
+      .click();
     await page.waitForURL(`${server.origin}/runs/${runs.passed}`);
     await page.getByRole("heading", { name: /All tests \(2\)/ }).waitFor();
     await page.getByText("No test failed.").waitFor();
     await page.getByLabel("Search tests").fill("no test has this name");
     await page.getByText("No test matches the search.").waitFor();
+  });
+
+  it("names an archived plan's runs by its name and says it is archived; a plan purged by its ID", async () => {
+    await page.goto(`${server.origin}/runs`);
+    const smoke = page
+      .locator("tbody tr", { hasText: runs.passed })
+      .getByRole("link", { name: "Smoke: manifest" });
+    const planId = (await smoke.getAttribute("href"))?.split("/").pop() ?? "";
+    const archived = await call(`${server.baseUrl}/testplans/${planId}/archive`, {
+      method: "POST",
+      headers: ci,
+    });
+    expect(archived.status).toBe(200);
+    await page.goto(`${server.origin}/runs`);
+    const row = page.locator("tbody tr", { hasText: runs.passed });
+    // On a phone the plan rides under the run's name too (hidden here): the visible one is the column's.
+    await row.getByText("(archived)").filter({ visible: true }).waitFor();
+    await row.getByRole("link", { name: "Smoke: manifest" }).click();
+    await page.getByRole("heading", { name: "Smoke: manifest" }).waitFor();
+
+    // A plan the server no longer has (deleted plans are purged after 30 days; runs outlive them, migration
+    // 0004): its runs show its ID, not a blank.
+    await server.app.services.database.db.deleteFrom("test_plans").where("id", "=", planId).execute();
+    await page.goto(`${server.origin}/runs`);
+    await page
+      .locator("tbody tr", { hasText: runs.passed })
+      .getByText(`removed plan ${planId}`)
+      .filter({ visible: true })
+      .waitFor();
   });
 
   it("follows a run link the CLI printed before the dashboard (/executions/ID) to the run's page", async () => {

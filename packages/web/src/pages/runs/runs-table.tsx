@@ -5,8 +5,9 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
+import { RunPlan } from "./run-plan.tsx";
 
-/** One row per run; on a phone the columns step aside and the name carries the counts. */
+/** One row per run; on a phone the columns step aside and the name carries the plan and the counts. */
 export function RunsTable({ runs }: { runs: Execution[] }) {
   return (
     <div className="overflow-x-auto rounded-lg border border-line bg-surface">
@@ -15,6 +16,7 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
           <tr>
             <ColumnHeader>Status</ColumnHeader>
             <ColumnHeader>App and version</ColumnHeader>
+            <ColumnHeader className="hidden sm:table-cell">Test plan</ColumnHeader>
             <ColumnHeader className="hidden md:table-cell">Branch</ColumnHeader>
             <ColumnHeader className="hidden sm:table-cell">Tests</ColumnHeader>
             <ColumnHeader className="hidden sm:table-cell">Duration</ColumnHeader>
@@ -38,11 +40,17 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
                     {run.package_name} {run.version}
                   </Link>
                   <div className="text-xs break-all text-muted">{run.id}</div>
-                  {/* On a phone the counts and the duration ride under the name, their columns being hidden. */}
+                  {/* On a phone the plan, the counts and the duration ride under the name, their columns hidden. */}
+                  <div className="mt-1 text-xs sm:hidden">
+                    <RunPlan planId={run.test_plan_id} />
+                  </div>
                   <div className="mt-1 text-xs sm:hidden">
                     <SummaryCounts summary={run.summary} />
                     {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
                   </div>
+                </td>
+                <td className="hidden px-3 py-2 sm:table-cell">
+                  <RunPlan planId={run.test_plan_id} />
                 </td>
                 <td className="hidden px-3 py-2 md:table-cell">
                   {run.ci?.branch ? (
