@@ -27,10 +27,28 @@ describe("where the API's validation messages show in the plan form", () => {
     });
     expect(fieldErrors(problem)).toEqual({
       fields: {
-        timeout_seconds: ["must be >= 30"],
+        timeout_seconds: ["must be at least 30"],
         steps: ['step 1 › type: "teleport" is not a known type'],
       },
       general: ["/color is not a known field"],
+    });
+  });
+
+  it("says the server's messages in people's words, the plan form's own ones first", () => {
+    const problem = new ApiProblem(400, {
+      detail: "The request is invalid.",
+      errors: [
+        { path: "/name", message: "must NOT have fewer than 1 characters" },
+        { path: "/steps/0/expect/max_size_mb", message: "must be >= 1" },
+        { path: "/tags", message: "must NOT have fewer than 1 characters" },
+      ],
+    });
+    expect(fieldErrors(problem)).toEqual({
+      fields: {
+        name: ["Give the plan a name"],
+        steps: ["step 1 › expect › max_size_mb: must be at least 1"],
+      },
+      general: ["/tags must not be empty"],
     });
   });
 

@@ -1,4 +1,5 @@
 import { ApiProblem } from "../../api/problem.ts";
+import { humanMessage } from "../../format/validation-message.ts";
 import { type StepDraft, stepFieldOf } from "./step-fields.ts";
 
 /**
@@ -8,7 +9,7 @@ import { type StepDraft, stepFieldOf } from "./step-fields.ts";
 export type FieldKey = string;
 
 export interface FieldErrors {
-  /** Messages by field, each as the API wrote it. */
+  /** Messages by field, reworded for people (format/validation-message.ts). */
   fields: Record<FieldKey, string[]>;
   /** Messages no field of the form holds (an unknown member, the body as a whole). */
   general: string[];
@@ -16,6 +17,14 @@ export interface FieldErrors {
 
 const simple = new Set(["name", "package_name", "timeout_seconds", "max_attempts"]);
 const deviceFields = new Set(["platform", "model", "os_version"]);
+
+/** An empty name, said the same whether the form (before sending) or the server finds it. */
+export const emptyNameMessage = "Give the plan a name";
+
+/** The plan form's own words for some of the server's messages at its fields (the rest: humanMessage's). */
+const planFieldWords: Readonly<Record<FieldKey, Readonly<Record<string, string>>>> = {
+  name: { "must NOT have fewer than 1 characters": emptyNameMessage },
+};
 
 const unescapePointer = (segment: string) => segment.replaceAll("~1", "/").replaceAll("~0", "~");
 
@@ -56,7 +65,10 @@ export function fieldOf(
   return undefined;
 }
 
-/** The API's refusal of a plan, sorted to the form's fields. Not a validation problem: all of it is general. */
+/**
+ * The API's refusal of a plan, sorted to the form's fields, each message in words people use (humanMessage). Not a
+ * validation problem: all of it is general.
+ */
 export function fieldErrors(error: unknown, steps?: readonly StepDraft[]): FieldErrors {
   const result: FieldErrors = { fields: {}, general: [] };
   const errors = error instanceof ApiProblem ? error.problem.errors : undefined;
@@ -66,8 +78,9 @@ export function fieldErrors(error: unknown, steps?: readonly StepDraft[]): Field
   }
   for (const item of errors as Array<{ path?: unknown; message?: unknown }>) {
     const path = typeof item.path === "string" ? item.path : "/";
-    const message = typeof item.message === "string" ? item.message : "is invalid";
+    const said = typeof item.message === "string" ? item.message : "is invalid";
     const place = fieldOf(path, steps);
+    const message = humanMessage(said, place && !place.prefix ? planFieldWords[place.field] : undefined);
     if (!place) {
       result.general.push(`${path === "/" ? "The plan" : path} ${message}`);
       continue;

@@ -6,7 +6,7 @@ import { createPlan, updatePlan } from "../../api/plans.ts";
 import type { TestPlan } from "../../api/types.ts";
 import { formControl } from "../../components/control-classes.ts";
 import { type DeviceRow, DevicesEditor } from "./devices-editor.tsx";
-import { fieldErrors } from "./field-errors.ts";
+import { emptyNameMessage, fieldErrors } from "./field-errors.ts";
 import { FieldMessages } from "./field-messages.tsx";
 import { fromDraft, isFormDraft, parseStepJson, type StepDraft, toDraft } from "./step-fields.ts";
 import { StepsEditor } from "./steps-editor.tsx";
@@ -68,7 +68,7 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
   const [stepsText, setStepsText] = useState("");
   const [timeout, setTimeoutSeconds] = useState(String(plan?.timeout_seconds ?? 1800));
   const [attempts, setAttempts] = useState(String(plan?.max_attempts ?? 1));
-  /** Messages the form finds before sending: steps that are not JSON. */
+  /** Messages the form finds before sending: no name, steps that are not JSON. */
   const [localErrors, setLocalErrors] = useState<Record<string, string[]>>({});
   /** Bumped when a submit fails: the first field with a message then takes the focus. */
   const [failedSubmits, setFailedSubmits] = useState(0);
@@ -101,9 +101,16 @@ export function PlanForm({ plan, app }: { plan?: TestPlan; app?: string }) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const parsed = asJson ? stepsOfJson(stepsText) : stepsOfDrafts(drafts);
-    setLocalErrors(parsed.errors);
-    if (parsed.steps) save.mutate(parsed.steps);
-    else setFailedSubmits((count) => count + 1);
+    // A plan needs a name: said before sending (the server would refuse it too, in Ajv's words).
+    const found = name.trim() ? parsed.errors : { name: [emptyNameMessage], ...parsed.errors };
+    setLocalErrors(found);
+    if (parsed.steps && Object.keys(found).length === 0) {
+      save.mutate(parsed.steps);
+      return;
+    }
+    // The server's messages of the last try would be stale beside these: only the form's own show.
+    save.reset();
+    setFailedSubmits((count) => count + 1);
   };
 
   /** Steps to JSON and back; a list that does not read stays JSON, with the reason at the textarea. */

@@ -14,6 +14,7 @@ import { ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl, formControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { humanMessage } from "../../format/validation-message.ts";
 import { FieldMessages } from "../plans/field-messages.tsx";
 import { OneTimeSecret } from "./one-time-secret.tsx";
 import { dangerButton, primaryButton, quietButton } from "./settings-classes.ts";
@@ -25,7 +26,7 @@ function messagesAt(error: unknown, pointer: string): string[] | undefined {
   if (!Array.isArray(errors)) return undefined;
   const messages = (errors as Array<{ path?: unknown; message?: unknown }>)
     .filter((item) => item.path === pointer && typeof item.message === "string")
-    .map((item) => item.message as string);
+    .map((item) => humanMessage(item.message as string));
   return messages.length > 0 ? messages : undefined;
 }
 
