@@ -57,8 +57,11 @@ beforeAll(async () => {
   server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
   ci = await ciHeaders(server);
   await registerBasicApp(server, ci);
-  // The plan's instrumentation step runs the version's test package: triggering it needs one.
+  // The plan's instrumentation step runs the version's test package: triggering it needs one. The newer 1.3.0
+  // has none: the trigger form starts on 1.2.3 and marks 1.3.0.
   await uploadBasicTestPackage(server, ci);
+  server.clock.advance(60_000);
+  await registerBasicApp(server, ci, "1.3.0");
   await startLocalAgent(server.app, server.config, server.app.services.clients, server.baseUrl);
   member = await createMember(server, "mira@example.com");
   const account = await server.app.services.people.createUser({
@@ -82,6 +85,23 @@ describe("test plans in the dashboard", () => {
     await page.getByText("No active test plans.").waitFor();
     await page.getByRole("link", { name: "New test plan" }).click();
     await page.waitForURL(`${server.origin}/plans/new`);
+  });
+
+  it("asks for a name before sending a plan without one", async () => {
+    const sent: string[] = [];
+    const watch = (request: { method(): string; url(): string }) => {
+      if (request.method() === "POST" && new URL(request.url()).pathname === "/v1/testplans")
+        sent.push(request.url());
+    };
+    page.on("request", watch);
+    const name = page.getByLabel("Name", { exact: true });
+    await name.fill("   ");
+    await page.getByRole("button", { name: "Create plan" }).click();
+    await expect.poll(() => messagesOf(name)).toBe("Give the plan a name");
+    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect(name.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
+    page.off("request", watch);
+    expect(sent).toEqual([]);
   });
 
   it("shows the API's validation messages at their fields, the steps' too, and saves once they are fixed", async () => {
@@ -130,9 +150,11 @@ describe("test plans in the dashboard", () => {
     // first in the form) has the focus.
     await page.locator('[aria-invalid="true"]').first().waitFor();
     await expect(timeout.getAttribute("aria-invalid")).resolves.toBe("true");
-    await expect(messagesOf(timeout)).resolves.toMatch(/>= 30/);
+    // In people's words, not Ajv's ("must be >= 30").
+    await expect(messagesOf(timeout)).resolves.toContain("must be at least 30");
     await expect(minSdk.getAttribute("aria-invalid")).resolves.toBe("true");
-    await expect(messagesOf(minSdk)).resolves.toMatch(/>= 1/);
+    await expect(messagesOf(minSdk)).resolves.toContain("must be at least 1");
+    await expect(messagesOf(page.getByLabel("Name", { exact: true }))).resolves.toBe("");
     await expect(inspect.getByLabel("Target SDK at least").getAttribute("aria-invalid")).resolves.toBe(
       "false",
     );
@@ -170,7 +192,17 @@ describe("test plans in the dashboard", () => {
   });
 
   it("triggers the plan on an uploaded version and opens the new run, which a member cancels and re-runs", async () => {
-    await expect(page.getByLabel(/Version of com\.example\.basic/).inputValue()).resolves.toBe("1.2.3");
+    // The plan's instrumentation step needs a test package: the newest version with one is chosen, and the
+    // newer one without it cannot be (the server would refuse it).
+    const versions = page.getByLabel(/Version of com\.example\.basic/);
+    await versions.locator("option", { hasText: "1.3.0" }).waitFor({ state: "attached" });
+    await expect(versions.inputValue()).resolves.toBe("1.2.3");
+    const newer = versions.locator("option", { hasText: "1.3.0" });
+    await expect(newer.textContent()).resolves.toBe("1.3.0 (no test package)");
+    await expect(newer.isDisabled()).resolves.toBe(true);
+    await expect(versions.locator("option", { hasText: "1.2.3" }).textContent()).resolves.toBe(
+      "1.2.3 (with test package)",
+    );
     await page.getByRole("button", { name: "Trigger", exact: true }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     runUrl = page.url();

@@ -4,6 +4,7 @@ import { type FormEvent, useId, useState } from "react";
 import { type FailedExecution, triggerPlan, versionsQuery } from "../../api/plans.ts";
 import type { TestPlan } from "../../api/types.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
+import { defaultVersion, neededTestPackage, testPackageNames, unfitReason } from "./test-package-need.ts";
 
 /** Why a plan did not start, and what to do about it, as the API said. */
 export function FailedTriggers({ failed }: { failed: FailedExecution[] }) {
@@ -24,7 +25,9 @@ export function FailedTriggers({ failed }: { failed: FailedExecution[] }) {
 
 /**
  * Triggers the plan on a version of its app, then opens the new run. One idempotency key per trigger: a retry
- * after a lost answer replays the first one instead of starting a second run.
+ * after a lost answer replays the first one instead of starting a second run. A plan whose steps run a test
+ * package starts on the newest version that has one; versions without it cannot be chosen (the server would
+ * refuse them) and say why.
  */
 export function TriggerForm({ plan }: { plan: TestPlan }) {
   const navigate = useNavigate();
@@ -32,7 +35,11 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
   const [chosen, setChosen] = useState<string>();
   const [key, setKey] = useState(() => crypto.randomUUID());
   const versionId = useId();
-  const version = chosen ?? versions.data?.[0]?.version;
+  const need = neededTestPackage(plan);
+  const version = chosen ?? defaultVersion(versions.data ?? [], need)?.version;
+  const fitting = versions.data?.filter((item) => unfitReason(item, need) === undefined) ?? [];
+  const noneFits =
+    need !== undefined && versions.data !== undefined && versions.data.length > 0 && fitting.length === 0;
 
   const trigger = useMutation({
     mutationFn: (on: string) => triggerPlan(plan.id, plan.package_name, on, key),
@@ -61,22 +68,26 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
             className="h-9 min-w-40 rounded-md border border-line bg-surface px-2 text-sm"
             value={version ?? ""}
             disabled={!versions.data?.length}
+            aria-describedby={noneFits ? `${versionId}-none` : undefined}
             onChange={(event) => {
               setChosen(event.target.value);
               setKey(crypto.randomUUID());
             }}
           >
-            {versions.data?.map((item) => (
-              <option key={item.version} value={item.version}>
-                {item.version}
-                {item.test_package ? " (with test package)" : ""}
-              </option>
-            ))}
+            {versions.data?.map((item) => {
+              const unfit = unfitReason(item, need);
+              return (
+                <option key={item.version} value={item.version} disabled={unfit !== undefined}>
+                  {item.version}
+                  {unfit ? ` (${unfit})` : item.test_package ? " (with test package)" : ""}
+                </option>
+              );
+            })}
           </select>
         </div>
         <button
           type="submit"
-          disabled={!version || trigger.isPending}
+          disabled={!version || noneFits || trigger.isPending}
           className="h-9 rounded-md bg-accent px-4 text-sm font-medium text-accent-ink hover:opacity-90 disabled:opacity-50"
         >
           {trigger.isPending ? "Triggering…" : "Trigger"}
@@ -85,6 +96,12 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
       {versions.data?.length === 0 && (
         <p className="text-sm text-muted">
           No version of {plan.package_name} is uploaded yet: upload one (testbay upload) to run this plan.
+        </p>
+      )}
+      {noneFits && need && (
+        <p id={`${versionId}-none`} className="text-sm text-muted">
+          This plan runs {testPackageNames[need]}, and no version of {plan.package_name} has one: upload it
+          with the version (testbay upload --test-file PATH) to run this plan.
         </p>
       )}
       {versions.error && <ProblemMessage error={versions.error} />}
