@@ -2,15 +2,15 @@
 // 127.0.0.1 (the address guard lifted, as for on-premises receivers): a member adds a webhook and sees its signing
 // secret once, sends a test that the receiver verifies with that secret and sees the delivery appear in the log,
 // redelivers it under the same webhook-id, edits its URL and events in place, opens a delivery on the request it
-// sent (the headers the receiver got), disables and deletes it; a viewer reads webhooks and their log with no
-// controls. Needs the dashboard built first (npm run build:web).
+// sent (the headers the receiver got), disables and deletes it; a webhook whose receiver refuses everything shows
+// as failing; a viewer reads webhooks and their log with no controls. Needs the dashboard built first (npm run build:web).
 import { createRequire } from "node:module";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestReceiver } from "../../server/src/features/webhooks/test-receiver.ts";
-import { startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "./browser.ts";
-import { createMember, organization, type Person } from "./sample-data.ts";
+import { ciHeaders, createMember, organization, type Person } from "./sample-data.ts";
 import { openSignedIn } from "./sign-in.ts";
 import { requireWebBuild } from "./web-build.ts";
 
@@ -292,6 +292,55 @@ describe("webhooks in the dashboard's settings", () => {
       .click();
     await item.getByRole("table", { name: "Headers sent in attempt 1 of 1" }).waitFor();
     await viewerPage.context().close();
+  });
+
+  it("shows a webhook whose every delivery fails as failing: how many in a row, the last error, the next try", async () => {
+    const refusing = await TestReceiver.start();
+    try {
+      // Every message refused, with the receiver's reason in the answer's body.
+      for (let n = 0; n < 5; n++) refusing.answers.push({ status: 503, body: "maintenance until 14:00" });
+      const ci = await ciHeaders(server);
+      const created = await call(`${server.baseUrl}/webhooks`, {
+        headers: ci,
+        json: { url: refusing.url, events: ["execution.finished"], description: "status page" },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      // The sender records an attempt just after the receiver answers: wait for it in the log.
+      const attempted = async (count: number) => {
+        const until = Date.now() + 30_000;
+        for (;;) {
+          const log = await call(`${server.baseUrl}/webhooks/${id}/deliveries`, { headers: ci });
+          const items = log.body.items as Array<{ attempts: unknown[] }>;
+          if (items.length === count && items.every((item) => item.attempts.length === 1)) return;
+          if (Date.now() > until) throw new Error(`no attempt recorded: ${JSON.stringify(items)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      await page.reload();
+      const item = section().getByRole("listitem", { name: refusing.url, exact: true });
+      // Nothing sent yet: its own object says enabled, and so does the list.
+      await item.getByText("enabled", { exact: true }).waitFor();
+
+      for (const count of [1, 2]) {
+        await item.getByRole("button", { name: `Send test to ${refusing.url}` }).click();
+        await refusing.requests(count);
+        await attempted(count);
+      }
+      // Retries wait on the server's clock, which the test does not move: both messages stay failing.
+      await page.reload();
+      await item.getByText("failing", { exact: true }).waitFor();
+      const summary = item.getByText(/^The last 2 deliveries failed/);
+      await summary.waitFor();
+      await expect(summary.textContent()).resolves.toMatch(
+        /^The last 2 deliveries failed; last error .+: HTTP 503 "maintenance until 14:00"\. Next try .+\.$/,
+      );
+      // The working webhook beside it is not tarred with the same brush.
+      await webhookItem().getByText("enabled", { exact: true }).waitFor();
+      await call(`${server.baseUrl}/webhooks/${id}`, { method: "DELETE", headers: ci });
+    } finally {
+      await refusing.close();
+    }
   });
 
   it("rotates the secret (shown once, a new one), disables, enables and deletes after a confirmation", async () => {

@@ -7,6 +7,7 @@ import {
   prettyBody,
   problemField,
   webhookChanges,
+  webhookHealth,
   webhookStateText,
 } from "./webhooks-format.ts";
 
@@ -19,6 +20,56 @@ describe("webhooks in words", () => {
       webhookStateText({ enabled: false, disabled_reason: "msg_1 was not delivered in 11 attempts" }),
     ).toBe("disabled: msg_1 was not delivered in 11 attempts");
     expect(webhookStateText({ enabled: false, disabled_reason: null })).toBe("disabled");
+  });
+
+  it("says a webhook is failing when its newest tried messages failed: how many, the last error, the next try", () => {
+    const refused = (at: string, body: string | null = null) => ({
+      ...attempt,
+      at,
+      status_code: 500,
+      duration_ms: 9,
+      error: "HTTP 500",
+      response_body: body,
+    });
+    const delivered = { ...attempt, status_code: 204, duration_ms: 4, error: null };
+    const on = { enabled: true, disabled_reason: null };
+    const log = [
+      // Queued, not tried yet: it says nothing of the receiver.
+      { status: "pending" as const, attempts: [], next_attempt_at: null },
+      {
+        status: "pending" as const,
+        attempts: [refused("2026-11-24T10:03:00.000Z", "  deploy gate\n restarting ")],
+        next_attempt_at: "2026-11-24T10:03:30.000Z",
+      },
+      { status: "failed" as const, attempts: [refused("2026-11-24T10:02:00.000Z")], next_attempt_at: null },
+      {
+        status: "delivered" as const,
+        attempts: [refused("2026-11-24T10:00:00.000Z"), delivered],
+        next_attempt_at: null,
+      },
+      { status: "failed" as const, attempts: [refused("2026-11-24T09:00:00.000Z")], next_attempt_at: null },
+    ];
+    expect(webhookHealth(on, log)).toEqual({
+      state: "failing",
+      label: "failing",
+      failed: 2,
+      lastError: 'HTTP 500 "deploy gate restarting"',
+      lastErrorAt: "2026-11-24T10:03:00.000Z",
+      nextAttemptAt: "2026-11-24T10:03:30.000Z",
+    });
+    // Every message failed, none retrying: all of them count, and there is no next try.
+    expect(webhookHealth(on, log.slice(2, 3))).toMatchObject({ failed: 1, nextAttemptAt: null });
+    // The newest tried message was delivered: enabled, whatever failed before it.
+    expect(webhookHealth(on, log.slice(3))).toEqual({ state: "enabled", label: "enabled" });
+    expect(webhookHealth(on, [])).toEqual({ state: "enabled", label: "enabled" });
+    expect(webhookHealth(on, undefined)).toEqual({ state: "enabled", label: "enabled" });
+    // A webhook the server disabled says so, with its reason, whatever its log holds.
+    expect(
+      webhookHealth({ enabled: false, disabled_reason: "msg_1 was not delivered in 11 attempts" }, log),
+    ).toEqual({
+      state: "disabled",
+      label: "disabled: msg_1 was not delivered in 11 attempts",
+    });
   });
 
   it("says durations in ms under a second, in seconds above", () => {

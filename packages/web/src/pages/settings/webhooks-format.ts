@@ -8,6 +8,52 @@ export function webhookStateText(webhook: Pick<Webhook, "enabled" | "disabled_re
   return webhook.disabled_reason ? `disabled: ${webhook.disabled_reason}` : "disabled";
 }
 
+/** How a webhook is doing, from its state and its newest deliveries (GET /v1/webhooks/{id}/deliveries). */
+export type WebhookHealth =
+  | { state: "disabled"; label: string }
+  | { state: "enabled"; label: "enabled" }
+  | {
+      state: "failing";
+      label: "failing";
+      /** How many of the newest tried messages in a row failed (or are failing, their retries waiting). */
+      failed: number;
+      /** The newest failed attempt's error, with the start of the answer's body when there was one. */
+      lastError: string;
+      lastErrorAt: string;
+      /** When the newest failing message is tried again; null once its retries are spent. */
+      nextAttemptAt: string | null;
+    };
+
+/**
+ * Disabled (and why), failing (the newest messages it was sent failed: how many in a row, the last error, the
+ * next try), or enabled (its newest tried message was delivered, or nothing was tried yet). Enabled is all a
+ * webhook's own object says: a receiver refusing every message shows only in its deliveries, so they are read.
+ */
+export function webhookHealth(
+  webhook: Pick<Webhook, "enabled" | "disabled_reason">,
+  deliveries: readonly Pick<WebhookDelivery, "status" | "attempts" | "next_attempt_at">[] | undefined,
+): WebhookHealth {
+  if (!webhook.enabled) return { state: "disabled", label: webhookStateText(webhook) };
+  // Messages not tried yet say nothing of the receiver.
+  const tried = (deliveries ?? []).filter((delivery) => delivery.attempts.length > 0);
+  const streak = tried.findIndex((delivery) => delivery.status === "delivered");
+  const failed = streak === -1 ? tried.length : streak;
+  const newest = tried[0];
+  const attempt = newest?.attempts.at(-1);
+  if (failed === 0 || !newest || !attempt) return { state: "enabled", label: "enabled" };
+  const answer =
+    attempt.error ?? (attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`);
+  const body = bodyExcerpt(attempt.response_body, 80);
+  return {
+    state: "failing",
+    label: "failing",
+    failed,
+    lastError: body ? `${answer} "${body}"` : answer,
+    lastErrorAt: attempt.at,
+    nextAttemptAt: newest.status === "pending" ? newest.next_attempt_at : null,
+  };
+}
+
 /** A duration as people read it: milliseconds under a second, else seconds with one decimal. */
 export function durationText(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;

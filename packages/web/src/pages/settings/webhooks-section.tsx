@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import {
   type CreatedWebhook,
   deleteWebhook,
+  deliveriesQuery,
   rotateWebhookSecret,
   sendWebhookTest,
   setWebhookEnabled,
@@ -15,7 +16,7 @@ import { OneTimeSecret } from "./one-time-secret.tsx";
 import { dangerButton, quietButton } from "./settings-classes.ts";
 import { WebhookDeliveries } from "./webhook-deliveries.tsx";
 import { WebhookForm } from "./webhook-form.tsx";
-import { webhookStateText } from "./webhooks-format.ts";
+import { webhookHealth } from "./webhooks-format.ts";
 
 /**
  * The organization's webhooks: where run results are sent, and each one's delivery log. Everyone reads them (the
@@ -277,28 +278,47 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
   );
 }
 
-/** What a webhook is: where it posts, what, how, whether it is on (and why not), and what it is for. */
+const chipTones = {
+  enabled: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
+  failing: "bg-red-100 text-red-900 dark:bg-red-900 dark:text-red-100",
+  disabled: "bg-zinc-200 text-zinc-700 dark:bg-zinc-700 dark:text-zinc-200",
+} as const;
+
+/**
+ * What a webhook is: where it posts, what, how, how it is doing (enabled, failing with its last error, or disabled
+ * and why), and what it is for. Its health comes from its newest deliveries, the query its delivery log shares.
+ */
 function WebhookSummary({ webhook }: { webhook: Webhook }) {
+  const deliveries = useQuery({ ...deliveriesQuery(webhook.id), enabled: webhook.enabled });
+  const health = webhookHealth(webhook, deliveries.data);
   return (
     <div className="space-y-1">
       <div className="font-mono break-all">{webhook.url}</div>
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-muted">
         <span>{webhook.events.join(", ")}</span>·
         <span>{webhook.format === "slack" ? "Slack" : "signed"}</span>·
-        <span
-          className={
-            webhook.enabled
-              ? "rounded-full bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
-              : "rounded-full bg-zinc-200 px-2 py-0.5 text-xs font-medium text-zinc-700 dark:bg-zinc-700 dark:text-zinc-200"
-          }
-        >
-          {webhookStateText(webhook)}
+        <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${chipTones[health.state]}`}>
+          {health.label}
         </span>
         ·
         <span>
           added <Timestamp value={webhook.created_at} />
         </span>
       </div>
+      {health.state === "failing" && (
+        <p className="text-red-800 dark:text-red-200">
+          {health.failed === 1 ? "The last delivery" : `The last ${health.failed} deliveries`} failed; last
+          error <Timestamp value={health.lastErrorAt} />:{" "}
+          <span className="break-words">{health.lastError}</span>.{" "}
+          {health.nextAttemptAt ? (
+            <>
+              Next try <Timestamp value={health.nextAttemptAt} />.
+            </>
+          ) : (
+            "Its retries are spent: open Deliveries to redeliver."
+          )}
+        </p>
+      )}
       {webhook.description && <div>{webhook.description}</div>}
     </div>
   );
