@@ -134,14 +134,24 @@ function packTarballs(version: string): void {
     log("packed testbay-cli.tgz");
 
     // The agent carries the client (same files as testbay-cli.tgz) as a bundled dependency, and names the
-    // client's own dependencies as its own so npm installs them beside it.
+    // client's own dependencies as its own so npm installs them beside it, where the client's imports find them
+    // (Node looks in every node_modules above the importing file).
     const agentPkg = readPackage("agent");
     const agent = publishable(agentPkg, version);
     agent.dependencies = { ...client.dependencies, ...agentPkg.dependencies, [client.name]: version };
     agent.bundleDependencies = [client.name];
     const agentDir = path.join(work, "agent");
     stage("agent", agent, agentDir);
-    cpSync(clientDir, path.join(agentDir, "node_modules", ...client.name.split("/")), { recursive: true });
+    const bundledClientDir = path.join(agentDir, "node_modules", ...client.name.split("/"));
+    cpSync(clientDir, bundledClientDir, { recursive: true });
+    // The bundled client's package.json names no dependencies. npm counts a package that a bundled one depends
+    // on, placed in the bundling package's node_modules, as part of the bundle (@npmcli/arborist, Node#getBundler:
+    // "deps that are deduped up to the bundling level are bundled"), so it expects it inside the tarball and never
+    // fetches it. `npm install -g` places every dependency there (nothing is hoisted above a global package), and
+    // left commander, ajv, yaml and cli-progress as empty folders: the agent could not start (issue 25). A local
+    // install hoists them above the agent, out of the bundle, which is why it worked.
+    const { dependencies: _providedByTheAgent, ...bundledClient } = client;
+    writeFileSync(path.join(bundledClientDir, "package.json"), `${JSON.stringify(bundledClient, null, 2)}\n`);
     renameSync(npmPack(agentDir, downloadsDir), path.join(downloadsDir, "testbay-agent.tgz"));
     log("packed testbay-agent.tgz");
   } finally {

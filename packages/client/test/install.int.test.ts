@@ -1,6 +1,7 @@
 // The CLI as a pipeline of another repository gets it (CLIENT.md "Getting it", API.md §11): downloaded from a
 // real server, installed with npm into a directory outside this repository, or run as the one bundled file from
-// a directory with no node_modules anywhere above it; then the pipeline's three calls against that server.
+// a directory with no node_modules anywhere above it; then the pipeline's three calls against that server. And the
+// CLI and the agent as the README installs them on a machine: `npm install -g` from the server's URL.
 // Nothing here may see this repository's sources: the children run with plain node, without the "source"
 // condition the test runner sets.
 import { spawn } from "node:child_process";
@@ -78,6 +79,40 @@ async function installTarball(file: string): Promise<string> {
   );
   expect(install.code, install.stderr).toBe(0);
   return project;
+}
+
+/**
+ * `npm install -g --prefix <new dir> <the server's URL>`, as the README installs the CLI and the agent on a machine:
+ * nothing is hoisted above a global package, so its dependencies land in its own node_modules (issue 25: there the
+ * agent's were left empty, while a local install worked). No --prefer-offline: npm keeps a remote tarball by its
+ * URL, and the test server's port may be one an older build was fetched from; without it npm asks the server
+ * again (its ETag), as an operator's npm does. Returns the prefix.
+ */
+async function installGlobally(file: string): Promise<string> {
+  const prefix = path.join(dir, `global-${file.replace(/\.tgz$/, "")}`);
+  const install = await run(
+    "npm",
+    ["install", "-g", "--prefix", prefix, `${server.origin}/downloads/${file}`, "--no-audit", "--no-fund"],
+    dir,
+    outsideEnv(),
+  );
+  expect(install.code, install.stderr).toBe(0);
+  return prefix;
+}
+
+/** Package folders under `modules` (scoped ones included) that hold no package.json: what npm left unfilled. */
+async function unfilledPackages(modules: string): Promise<string[]> {
+  const unfilled: string[] = [];
+  for (const name of await readdir(modules)) {
+    if (name.startsWith(".")) continue;
+    const names = name.startsWith("@")
+      ? (await readdir(path.join(modules, name))).map((scoped) => `${name}/${scoped}`)
+      : [name];
+    for (const packageName of names) {
+      if (!existsSync(path.join(modules, packageName, "package.json"))) unfilled.push(packageName);
+    }
+  }
+  return unfilled;
 }
 
 const cliEnv = (extra: Record<string, string> = {}) =>
@@ -191,6 +226,32 @@ describe("installed from the server's testbay-agent.tgz with npm, outside the re
     const bundledClient = path.join(modules, "@testbay/agent/node_modules/@testbay/client/package.json");
     expect(JSON.parse(await readFile(bundledClient, "utf8")).version).toBe(serverVersion);
     const help = await run(path.join(modules, ".bin", "testbay-agent"), ["--help"], project, outsideEnv());
+    expect(help.code, help.stderr).toBe(0);
+    expect(`${help.stdout}${help.stderr}`).toContain("Usage: testbay-agent");
+  });
+});
+
+describe("installed globally from the server's URL, as the README says", () => {
+  it("testbay-cli.tgz: testbay --version answers the server's version", async () => {
+    const prefix = await installGlobally("testbay-cli.tgz");
+    const version = await run(path.join(prefix, "bin", "testbay"), ["--version"], dir, outsideEnv());
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(serverVersion);
+  });
+
+  it("testbay-agent.tgz: every dependency unpacked, testbay-agent --version and --help answer", async () => {
+    const prefix = await installGlobally("testbay-agent.tgz");
+    const agentModules = path.join(prefix, "lib", "node_modules", "@testbay", "agent", "node_modules");
+    expect(await unfilledPackages(agentModules)).toEqual([]);
+    expect(await readdir(path.join(agentModules, "@testbay"))).toEqual(["client"]);
+    const bundledClient = path.join(agentModules, "@testbay", "client", "package.json");
+    expect(JSON.parse(await readFile(bundledClient, "utf8")).version).toBe(serverVersion);
+
+    const testbayAgent = path.join(prefix, "bin", "testbay-agent");
+    const version = await run(testbayAgent, ["--version"], dir, outsideEnv());
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout).toBe(`${serverVersion}\n`);
+    const help = await run(testbayAgent, ["--help"], dir, outsideEnv());
     expect(help.code, help.stderr).toBe(0);
     expect(`${help.stdout}${help.stderr}`).toContain("Usage: testbay-agent");
   });
