@@ -44,6 +44,7 @@ import {
   PeopleService,
   peopleRoutes,
   registerCookieCodec,
+  registerHttpsProxyWarning,
 } from "./features/people/index.ts";
 import {
   connectRedisRateLimiter,
@@ -269,6 +270,9 @@ async function assemble(
 
   const app = Fastify({
     loggerInstance: logger,
+    // request.ip and request.protocol come from X-Forwarded-For/-Proto only behind the proxies named in
+    // TESTBAY_TRUSTED_PROXIES (API.md §10): anyone else could write those headers.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     genReqId: requestIdFor,
     // One line per request, written when it is answered (http/request-log.ts).
     logController: new RequestLogController(logger),
@@ -307,6 +311,7 @@ async function assemble(
   await registerCookieCodec(app);
   registerAuthentication(app, tokens, clients, cookieSessions);
   registerRateLimiting(app, limiter, policies, signingKey.kid);
+  registerHttpsProxyWarning(app, logger, config.publicUrl, config.trustedProxies);
   registerExpectContinue(app);
   await registerOpenApi(app);
   await registerApiReference(app);
@@ -320,7 +325,15 @@ async function assemble(
   await app.register(healthRoutes, { checks: readiness });
   await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
-  await app.register(authRoutes, { tokens, clients, limiter, policies, clock, publicUrl: config.publicUrl });
+  await app.register(authRoutes, {
+    tokens,
+    clients,
+    limiter,
+    policies,
+    clock,
+    publicUrl: config.publicUrl,
+    deployment: signingKey.kid,
+  });
   await app.register(peopleRoutes, {
     people,
     sessions: cookieSessions,

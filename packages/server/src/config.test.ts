@@ -56,6 +56,23 @@ describe("webhook settings", () => {
   });
 });
 
+describe("TESTBAY_TRUSTED_PROXIES", () => {
+  it("trusts no proxy unless told, then the addresses and ranges listed", () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ TESTBAY_TRUSTED_PROXIES: "10.0.0.5, 10.1.0.0/16,::1" }).trustedProxies).toEqual([
+      "10.0.0.5",
+      "10.1.0.0/16",
+      "::1",
+    ]);
+  });
+
+  it("refuses what is neither an address nor a range, naming it", () => {
+    expect(() => loadConfig({ TESTBAY_TRUSTED_PROXIES: "10.0.0.5,proxy.internal" })).toThrow(
+      /TESTBAY_TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges.*"proxy.internal" is neither/,
+    );
+  });
+});
+
 describe("loadConfig defaults", () => {
   it("serves on 127.0.0.1:8080 from ./.testbay with SQLite and file storage in it", () => {
     const dataDir = path.resolve(".testbay");
@@ -85,6 +102,7 @@ describe("loadConfig defaults", () => {
         (s) => s * 1000,
       ),
       webhookAllowPrivate: false,
+      trustedProxies: [],
     });
   });
 
@@ -138,6 +156,7 @@ describe("loadConfig values", () => {
       TESTBAY_LOG_FORMAT: "json",
       TESTBAY_WEBHOOK_RETRY_SCHEDULE: "1s,2s",
       TESTBAY_WEBHOOK_ALLOW_PRIVATE: "yes",
+      TESTBAY_TRUSTED_PROXIES: "10.0.0.5",
     });
     expect(config).toEqual({
       port: 9090,
@@ -162,6 +181,7 @@ describe("loadConfig values", () => {
       logFormat: "json",
       webhookRetryScheduleMs: [1000, 2000],
       webhookAllowPrivate: true,
+      trustedProxies: ["10.0.0.5"],
     });
   });
 

@@ -1,5 +1,6 @@
 import { createPrivateKey } from "node:crypto";
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { redactConnectionUrl } from "./redact-connection-url.ts";
 import { parseS3Url, S3UrlError } from "./storage/s3-url.ts";
@@ -47,6 +48,11 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** Lets webhooks reach loopback, private and link-local addresses (on-premises receivers, tests). */
   webhookAllowPrivate: boolean;
+  /**
+   * The reverse proxies (addresses and CIDR ranges) whose X-Forwarded-For and X-Forwarded-Proto are believed:
+   * Fastify's `trustProxy` (app.ts). Empty: the caller's address is the connection's, whatever it claims.
+   */
+  trustedProxies: string[];
 }
 
 export type OidcRole = "viewer" | "member" | "admin";
@@ -172,6 +178,36 @@ const retrySchedule = z.string().transform((value, ctx) => {
   return waits;
 });
 
+/**
+ * TESTBAY_TRUSTED_PROXIES: comma-separated IP addresses and CIDR ranges (`10.0.0.5,10.1.0.0/16,::1`), the
+ * reverse proxies in front of the server. Only a request arriving from one of them has its client address
+ * taken from X-Forwarded-For (and its scheme from X-Forwarded-Proto); anyone else could write those headers.
+ */
+const trustedProxies = z.string().transform((value, context) => {
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const wrong = entries.find((entry) => !(ipaddr.isValid(entry) || isCidr(entry)));
+  if (wrong !== undefined) {
+    context.addIssue({
+      code: "custom",
+      message: `must be comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16; ${JSON.stringify(wrong)} is neither`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Variables whose values are never repeated in a configuration error. */
 const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SECRET"]);
 
@@ -227,6 +263,7 @@ const variables = {
     [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map((seconds) => seconds * 1000),
   ),
   TESTBAY_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  TESTBAY_TRUSTED_PROXIES: trustedProxies.default([]),
 };
 
 const oidcTrio = ["TESTBAY_OIDC_ISSUER", "TESTBAY_OIDC_CLIENT_ID", "TESTBAY_OIDC_CLIENT_SECRET"] as const;
@@ -305,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     webhookRetryScheduleMs: v.TESTBAY_WEBHOOK_RETRY_SCHEDULE,
     webhookAllowPrivate: v.TESTBAY_WEBHOOK_ALLOW_PRIVATE,
+    trustedProxies: v.TESTBAY_TRUSTED_PROXIES,
   };
 }
 

@@ -55,6 +55,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API index: the server's version and links to its documents and dashboard
+         * @description No token needed. Where the OpenAPI document, the API reference (/docs) and the dashboard are, as absolute URLs.
+         */
+        get: operations["getApiIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/downloads/testbay.mjs": {
         parameters: {
             query?: never;
@@ -183,7 +203,7 @@ export interface paths {
         put?: never;
         /**
          * Get an access token (client credentials)
-         * @description Exchanges a client ID and secret for a 24-hour token. The client authenticates with HTTP Basic (client_secret_basic: Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))) or with client_id and client_secret in the JSON or form body (client_secret_post), never both. Errors are application/json with OAuth's error and error_description beside the problem members. Ask once per pipeline run: token calls count toward the client's rate limit.
+         * @description Exchanges a client ID and secret for a 24-hour token. The client authenticates with HTTP Basic (client_secret_basic: Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))) or with client_id and client_secret in the JSON or form body (client_secret_post), never both. Errors are application/json with OAuth's error and error_description beside the problem members. Ask once per pipeline run: a successful token call counts toward the client's rate limit. Failed calls (wrong secret or audience, a disabled client, a malformed body) count in a bucket of their own, per client ID and caller address: past it, 429 rate_limited with Retry-After, while the client's other requests and its token calls from elsewhere go on.
          */
         post: operations["createToken"];
         delete?: never;
@@ -2341,6 +2361,100 @@ export interface operations {
                 headers: {
                     /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
                     "x-request-id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The server's version (the OpenAPI document's info.version, and GET /healthz's) */
+                        version: string;
+                        /** @description Absolute URLs: under TESTBAY_PUBLIC_URL when it is set, else under the scheme and host the request came to */
+                        links: {
+                            /**
+                             * Format: uri
+                             * @description This API's OpenAPI 3.1 document
+                             */
+                            openapi: string;
+                            /**
+                             * Format: uri
+                             * @description The API reference for people (Swagger UI)
+                             */
+                            docs: string;
+                            /**
+                             * Format: uri
+                             * @description The dashboard, to open in a browser
+                             */
+                            dashboard: string;
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix. */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,10 +4,12 @@ import type { Clock } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import type { ClientsService } from "../clients/index.ts";
 import {
+  chargeFailure,
   chargeRequest,
   policyForRole,
   type RateLimiter,
   type RateLimitPolicies,
+  refuseWhenFailuresSpent,
 } from "../ratelimit/index.ts";
 import { OAuthProblemResponses, TokenRequest, TokenResponse } from "./auth.schemas.ts";
 import { metadataRoutes } from "./authorization-server-metadata.ts";
@@ -22,7 +24,19 @@ export interface AuthRoutesOptions {
   clock: Clock;
   /** TESTBAY_PUBLIC_URL, for the issuer and token endpoint in the RFC 8414 metadata. */
   publicUrl?: string | undefined;
+  /**
+   * Names this deployment in the per-address keys (its signing key's ID, as in registerRateLimiting): a client
+   * ID is unique everywhere, an address is not.
+   */
+  deployment: string;
 }
+
+/**
+ * The count a failed token call is charged to (API.md §1): the client ID it names *and* the caller's address,
+ * apart from the client's own bucket. Charged to the client's bucket, a flood of wrong secrets from anyone who
+ * knows the ID (audit entries, CI logs show it) emptied the bucket the real client's pipeline runs on.
+ */
+const failedCallsKey = (clientId: string, address: string) => `token-failures:${clientId}:${address}`;
 
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, options) => {
   const { tokens, clients, limiter, policies } = options;
@@ -38,19 +52,36 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         summary: "Get an access token (client credentials)",
         description:
-          "Exchanges a client ID and secret for a 24-hour token. The client authenticates with HTTP Basic (client_secret_basic: Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))) or with client_id and client_secret in the JSON or form body (client_secret_post), never both. Errors are application/json with OAuth's error and error_description beside the problem members. Ask once per pipeline run: token calls count toward the client's rate limit.",
+          "Exchanges a client ID and secret for a 24-hour token. The client authenticates with HTTP Basic (client_secret_basic: Authorization: Basic base64(urlencode(client_id):urlencode(client_secret))) or with client_id and client_secret in the JSON or form body (client_secret_post), never both. Errors are application/json with OAuth's error and error_description beside the problem members. Ask once per pipeline run: a successful token call counts toward the client's rate limit. Failed calls (wrong secret or audience, a disabled client, a malformed body) count in a bucket of their own, per client ID and caller address: past it, 429 rate_limited with Retry-After, while the client's other requests and its token calls from elsewhere go on.",
         tags: ["auth"],
         security: [],
         body: TokenRequest,
         response: { 200: TokenResponse, ...OAuthProblemResponses },
       },
-      // The call is charged to the client it names (in the body or by Basic), before its body is validated,
-      // so malformed calls count too.
+      // A call naming no client is charged to its address at once. One naming a client (in the body or by
+      // Basic) is refused, before anything is checked, once the failed calls of that client ID from that address
+      // are spent; the client's own bucket is charged only when it succeeds (in the handler).
       preValidation: async (request, reply) => {
         const clientId = namedClientId(request.headers.authorization, request.body);
-        const client = clientId ? await clients.findForAuthentication(clientId) : undefined;
-        const key = clientId ? `client:${clientId}` : `ip:${request.ip}`;
-        await chargeRequest(limiter, reply, key, policyForRole(policies, client?.role));
+        if (!clientId) {
+          await chargeRequest(limiter, reply, `ip:${options.deployment}:${request.ip}`, policies.default);
+          return;
+        }
+        await refuseWhenFailuresSpent(
+          limiter,
+          reply,
+          failedCallsKey(clientId, request.ip),
+          policies.default,
+          `Too many failed token calls for this client ID from this address: at most ${policies.default.burst} at once or ${policies.default.perSecond} per second over time.`,
+        );
+      },
+      // Every call naming a client that is answered with an error but 429 (wrong secret or audience, a disabled
+      // client, a malformed body) is a failed call: charged before the answer leaves, so the next call sees it.
+      onSend: async (request, reply) => {
+        if (reply.statusCode < 400 || reply.statusCode === 429 || reply.statusCode >= 500) return;
+        const clientId = namedClientId(request.headers.authorization, request.body);
+        if (clientId)
+          await chargeFailure(limiter, reply, failedCallsKey(clientId, request.ip), policies.default);
       },
     },
     async (request, reply) => {
@@ -79,6 +110,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       const client = await clients.authenticate(credentials.clientId, credentials.clientSecret);
       if (!client) throw refuse("invalid_client", "Unknown client ID or wrong client secret.");
       if (client.disabledAt) throw refuse("client_disabled", "This client is disabled.");
+      // A successful call counts toward the client's own limit, like every request it makes.
+      await chargeRequest(limiter, reply, `client:${client.id}`, policyForRole(policies, client.role));
       const { token, expiresAt } = await tokens.issue({
         clientId: client.id,
         organizationId: client.organizationId,

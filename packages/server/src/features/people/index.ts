@@ -1,3 +1,4 @@
+export { registerHttpsProxyWarning } from "./https-proxy-warning.ts";
 export { defaultLoginLimits, type LoginLimitSettings } from "./login-limits.ts";
 export { oidcRoutes } from "./oidc.routes.ts";
 export { OidcSignIn } from "./oidc-sign-in.ts";

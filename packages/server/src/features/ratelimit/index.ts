@@ -4,10 +4,12 @@ export type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
 export type { RateLimiter } from "./limiter.ts";
 export { MemoryRateLimiter } from "./memory-limiter.ts";
 export {
+  chargeFailure,
   chargeRequest,
   policiesFrom,
   policyForRole,
   type RateLimitPolicies,
+  refuseWhenFailuresSpent,
   registerRateLimiting,
 } from "./ratelimit.hooks.ts";
 

@@ -11,5 +11,10 @@ export interface RateLimiter {
    * it. The per-request hook uses it when present, which saves a promise on every request.
    */
   consumeNow?(key: string, policy: RateLimitPolicy): RateLimitDecision;
+  /**
+   * The decision `consume` would make now, without charging anything: for counts that only failures are
+   * charged to (failed token calls, failed sign-ins), asked before the attempt is made.
+   */
+  peek(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }

@@ -21,6 +21,10 @@ export class MemoryRateLimiter implements RateLimiter {
     return decision;
   }
 
+  async peek(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    return gcra(policy, this.clock.now(), this.arrivals.get(key)).decision;
+  }
+
   /** Number of keys held: for tests of the sweep. */
   get size(): number {
     return this.arrivals.size;

@@ -53,6 +53,7 @@ function applyDecision(
   reply: FastifyReply,
   policy: RateLimitPolicy,
   decision: RateLimitDecision,
+  detail = `This client made more than ${policy.burst} requests at once or more than ${policy.perSecond} per second over time.`,
 ): ApiError | undefined {
   const headers = headersOf(policy);
   reply.header("ratelimit-policy", headers.policy);
@@ -63,7 +64,7 @@ function applyDecision(
   if (decision.allowed) return undefined;
   const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
   return new ApiError("rate_limited", {
-    detail: `This client made more than ${policy.burst} requests at once or more than ${policy.perSecond} per second over time.`,
+    detail,
     headers: { "retry-after": String(retryAfter) },
     extra: { retry_after_seconds: retryAfter },
   });
@@ -81,6 +82,31 @@ export async function chargeRequest(
 ): Promise<void> {
   const refused = applyDecision(reply, policy, await limiter.consume(key, policy));
   if (refused) throw refused;
+}
+
+/**
+ * For counts charged only when a call fails (API.md §1: failed token calls): throws 429 `rate_limited` when
+ * the count of `key` is spent, charging nothing; sets the RateLimit headers of that count otherwise.
+ */
+export async function refuseWhenFailuresSpent(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  key: string,
+  policy: RateLimitPolicy,
+  detail: string,
+): Promise<void> {
+  const refused = applyDecision(reply, policy, await limiter.peek(key, policy), detail);
+  if (refused) throw refused;
+}
+
+/** Charges a failed call, already answered, to `key`: sets the RateLimit headers, never refuses. */
+export async function chargeFailure(
+  limiter: RateLimiter,
+  reply: FastifyReply,
+  key: string,
+  policy: RateLimitPolicy,
+): Promise<void> {
+  applyDecision(reply, policy, await limiter.consume(key, policy));
 }
 
 /**

@@ -78,6 +78,33 @@ describe("per-client rate limit: burst 20, 4 per second", () => {
     expect((await me(headers)).status).toBe(429);
   });
 
+  it("counts failed token calls in a bucket of their own: a flood of wrong secrets leaves the client answered", async () => {
+    const { credentials, headers } = await freshClient();
+    const tokenCall = (json: Record<string, string>) => call(`${server.baseUrl}/oauth/token`, { json });
+    const statuses: number[] = [];
+    // As probed in issue 25: 80 wrong secrets (and wrong audiences) naming a client ID anyone can read.
+    for (let i = 0; i < 80; i++) {
+      const wrong =
+        i % 2 === 0
+          ? { client_id: credentials.client_id, client_secret: "tbs_wrong", audience: "testbay" }
+          : { client_id: credentials.client_id, client_secret: credentials.client_secret, audience: "other" };
+      statuses.push((await tokenCall(wrong)).status);
+    }
+    // The flood is refused on its own count once 20 have failed ...
+    expect(statuses.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(statuses.slice(20)).toEqual(Array(60).fill(429));
+    const refused = await tokenCall({
+      client_id: credentials.client_id,
+      client_secret: "tbs_x",
+      audience: "testbay",
+    });
+    expect(refused.body).toMatchObject({ code: "rate_limited", error: "temporarily_unavailable" });
+    expect(refused.body.detail).toContain("failed token calls");
+    // ... while the real client's bucket is untouched: its whole burst of requests is answered.
+    for (let i = 0; i < 20; i++) expect((await me(headers)).status).toBe(200);
+    expect((await me(headers)).status).toBe(429);
+  });
+
   it("keeps each client's bucket its own", async () => {
     const a = await freshClient();
     const b = await freshClient();

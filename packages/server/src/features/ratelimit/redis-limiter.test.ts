@@ -113,6 +113,25 @@ describe("RedisRateLimiter decides exactly as MemoryRateLimiter", () => {
     }
   });
 
+  it("peeks as memory does, and a peek charges nothing", async () => {
+    const clock = new ManualClock();
+    const memory = new MemoryRateLimiter(clock);
+    const redis = await redisLimiter(clock);
+    const policy = policies[2] as RateLimitPolicy;
+    const peeks: RateLimitDecision[] = [];
+    for (const advanceMs of [0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 250, 400, 5000]) {
+      clock.advance(advanceMs);
+      const fromMemory = await memory.peek("peek", policy);
+      expect(await redis.peek("peek", policy)).toEqual(fromMemory);
+      peeks.push(fromMemory);
+      expect(await redis.consume("peek", policy)).toEqual(await memory.consume("peek", policy));
+    }
+    expect(peeks.some((d) => !d.allowed)).toBe(true);
+    // Peeking a thousand times leaves the bucket as it was.
+    for (let i = 0; i < 1000; i++) await memory.peek("untouched", policy);
+    expect((await memory.consume("untouched", policy)).remaining).toBe(policy.burst - 1);
+  });
+
   it("lets a refilled bucket's key expire in Redis", async () => {
     const clock = new ManualClock();
     const limiter = await RedisRateLimiter.connect({

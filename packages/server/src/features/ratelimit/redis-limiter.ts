@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { Clock } from "../../clock.ts";
 import { loggableConnectionError, redactConnectionUrl } from "../../redact-connection-url.ts";
-import type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
+import { gcra, type RateLimitDecision, type RateLimitPolicy } from "./gcra.ts";
 import type { RateLimiter } from "./limiter.ts";
 
 /**
@@ -178,6 +178,22 @@ export class RedisRateLimiter implements RateLimiter {
         nextTokenMs: Number(nextTokenMs),
         retryAfterMs: Number(retryAfterMs),
       };
+    } catch (error) {
+      this.problem(error);
+      return { allowed: true, remaining: policy.burst, nextTokenMs: 0, retryAfterMs: 0, failedOpen: true };
+    }
+  }
+
+  /**
+   * Reads the bucket's TAT and decides in JavaScript with gcra.ts, the arithmetic the script runs (the TAT is
+   * stored as `%.17g`, which Number parses exactly). Nothing is written. Fails open like `consume`.
+   */
+  async peek(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision> {
+    const now = this.clock.now();
+    try {
+      const stored = await this.redis.get(this.keyPrefix + key);
+      if (this.failing) this.recovered();
+      return gcra(policy, now, stored === null ? undefined : Number(stored)).decision;
     } catch (error) {
       this.problem(error);
       return { allowed: true, remaining: policy.burst, nextTokenMs: 0, retryAfterMs: 0, failedOpen: true };
