@@ -77,7 +77,8 @@ describe("an xcuitest plan on an iOS simulator (stand-in)", () => {
     expect(calls.indexOf("xcrun simctl boot")).toBeGreaterThan(-1);
     expect(calls.indexOf("xcrun simctl boot")).toBeLessThan(installAt);
     expect(installAt).toBeLessThan(calls.findIndex((c) => c.startsWith("xcodebuild test-without-building")));
-    // simctl's install, then xcodebuild's own from the test products (the xctestrun's UITargetAppPath).
+    // simctl's install, then xcodebuild's own of the app the xctestrun's UITargetAppPath names: the agent points
+    // it at the .app it unpacked from the version's IPA (ios-tested-app.int.test.ts checks which build ran).
     expect(l.installed(UDID_A)[APP]?.installs).toBe(2);
 
     const tests = await testsOf(id);

@@ -46,10 +46,15 @@ export interface IosServer {
   createLab(options: AppleLabOptions): Promise<AppleLab>;
   /** A `testbay-agent --devices auto` (plus `args`) on the lab. */
   startAgent(name: string, args?: string[]): AgentProcess;
-  /** Creates a plan with this one step on `device` and triggers it on 1.0.0; the execution ID. */
+  /**
+   * Uploads another version of the app (files made in the scratch folder), and its test package if given;
+   * the test package as the server answered (null without one).
+   */
+  uploadVersion(version: string, files: (scratch: string) => IosUploads): Promise<Body | null>;
+  /** Creates a plan with this one step on `device` and triggers it on `version` (1.0.0); the execution ID. */
   trigger(
     step: { type: string } & Record<string, unknown>,
-    options?: { max_attempts?: number; device?: Record<string, string> },
+    options?: { max_attempts?: number; device?: Record<string, string>; version?: string },
   ): Promise<string>;
   /** GET /executions/{id}. */
   execution(id: string): Promise<Body>;
@@ -68,13 +73,19 @@ export function iosServer(uploads: (scratch: string) => IosUploads): IosServer {
     noAndroid: undefined as DeviceLab | undefined,
   };
 
-  const upload = async (route: string, file: string) => {
-    const uploaded = await fetch(`${state.server.baseUrl}/apps/${IOS_APP}/versions/1.0.0${route}`, {
+  const upload = async (version: string, route: string, file: string): Promise<Body> => {
+    const uploaded = await fetch(`${state.server.baseUrl}/apps/${IOS_APP}/versions/${version}${route}`, {
       method: "PUT",
       headers: { ...state.ci, "content-type": "application/octet-stream" },
       body: await readFile(file),
     });
-    expect(uploaded.status, await uploaded.clone().text()).toBe(201);
+    const text = await uploaded.text();
+    expect(uploaded.status, text).toBe(201);
+    return JSON.parse(text);
+  };
+  const uploadVersion = async (version: string, files: IosUploads) => {
+    await upload(version, "", files.app);
+    return files.testPackage ? upload(version, "/test-package", files.testPackage) : null;
   };
 
   beforeAll(async () => {
@@ -89,9 +100,7 @@ export function iosServer(uploads: (scratch: string) => IosUploads): IosServer {
       json: { package_name: IOS_APP, platform: "ios", display_name: "Shop" },
     });
     expect(created.status).toBe(201);
-    const files = uploads(scratch);
-    await upload("", files.app);
-    if (files.testPackage) await upload("/test-package", files.testPackage);
+    await uploadVersion("1.0.0", uploads(scratch));
   });
 
   afterEach(async () => {
@@ -134,7 +143,8 @@ export function iosServer(uploads: (scratch: string) => IosUploads): IosServer {
         env: { ...state.noAndroid?.env, ...state.lab?.env, PATH: state.lab?.env.PATH ?? "" },
         running,
       }),
-    async trigger(step, { device = { platform: "ios" }, ...options } = {}) {
+    uploadVersion: (version, files) => uploadVersion(version, files(scratch)),
+    async trigger(step, { device = { platform: "ios" }, version = "1.0.0", ...options } = {}) {
       const plan = await call(`${state.server.baseUrl}/testplans`, {
         headers: state.ci,
         json: {
@@ -148,7 +158,7 @@ export function iosServer(uploads: (scratch: string) => IosUploads): IosServer {
       expect(plan.status, JSON.stringify(plan.body)).toBe(201);
       const run = await call(`${state.server.baseUrl}/testplan/run`, {
         headers: state.ci,
-        json: { test_plan_id: plan.body.id, package_name: IOS_APP, version: "1.0.0" },
+        json: { test_plan_id: plan.body.id, package_name: IOS_APP, version },
       });
       expect(run.status, JSON.stringify(run.body)).toBe(200);
       return run.body.execution.id as string;

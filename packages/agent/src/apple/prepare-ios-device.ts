@@ -12,7 +12,8 @@ import { IosDevice } from "./ios-device.ts";
 import { unpackApp } from "./unpack.ts";
 import { XcodeTools } from "./xcrun.ts";
 
-export type Prepared = { device: IosDevice } | { outcome: StepOutcome };
+/** The device ready, and the .app bundle unpacked from the version's IPA or zipped .app (what was installed). */
+export type Prepared = { device: IosDevice; app: string } | { outcome: StepOutcome };
 
 export async function prepareIosDevice(
   ctx: StepContext,
@@ -68,7 +69,7 @@ export async function prepareIosDevice(
   if (ctx.signal.aborted) return cancelled();
   if (!installed.ok)
     return installed.lost ? lost(installed.message) : { outcome: errored(installed.message) };
-  return { device };
+  return { device, app };
 }
 
 function errored(message: string): StepOutcome {

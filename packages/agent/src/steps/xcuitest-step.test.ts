@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { ShardBatch, ShardTest, XcuitestStep } from "@testbay/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ToolResult, XcodeTools } from "../apple/xcrun.ts";
+import { type PlistValue, parseXmlPlist, writeXmlPlist } from "../apple/xml-plist.ts";
 import type { ShardContext, TestPackageInfo } from "./step-types.ts";
 import { makeStepContext, type TestStepContext } from "./test-context.ts";
 import { runXcuitestStep } from "./xcuitest-step.ts";
@@ -220,7 +221,34 @@ beforeAll(async () => {
   ipa = join(files, "Shop.ipa");
   execFileSync("zip", ["-qr", ipa, "Payload"], { cwd: join(files, "app") });
   await mkdir(join(files, "tests", "Debug-iphonesimulator", "ShopUITests-Runner.app"), { recursive: true });
-  await writeFile(join(files, "tests", "Shop_iphonesimulator17.5-arm64.xctestrun"), "<plist/>");
+  await writeFile(
+    join(files, "tests", "Shop_iphonesimulator17.5-arm64.xctestrun"),
+    writeXmlPlist(
+      new Map<string, PlistValue>([
+        [
+          "TestConfigurations",
+          [
+            new Map<string, PlistValue>([
+              ["Name", "Test Scheme Action"],
+              [
+                "TestTargets",
+                [
+                  new Map<string, PlistValue>([
+                    ["BlueprintName", "ShopUITests"],
+                    ["IsUITestBundle", true],
+                    ["TestBundlePath", "__TESTHOST__/PlugIns/ShopUITests.xctest"],
+                    ["TestHostPath", "__TESTROOT__/Debug-iphonesimulator/ShopUITests-Runner.app"],
+                    ["UITargetAppPath", "__TESTROOT__/Debug-iphonesimulator/Shop.app"],
+                  ]),
+                ],
+              ],
+            ]),
+          ],
+        ],
+        ["__xctestrun_metadata__", new Map([["FormatVersion", { element: "integer", text: "2" }]])],
+      ]),
+    ),
+  );
   testZip = join(files, "tests.zip");
   execFileSync("zip", ["-qr", testZip, "."], { cwd: join(files, "tests") });
 });
@@ -267,6 +295,14 @@ async function contextFor(shard?: ShardContext) {
   return ctx;
 }
 
+/** The test targets of a FormatVersion 2 .xctestrun's first configuration. */
+function xctestrunTargets(plist: PlistValue): Array<Map<string, PlistValue>> {
+  const configurations = plist instanceof Map ? plist.get("TestConfigurations") : undefined;
+  const first = Array.isArray(configurations) ? configurations[0] : undefined;
+  const targets = first instanceof Map ? first.get("TestTargets") : undefined;
+  return Array.isArray(targets) ? targets.filter((t) => t instanceof Map) : [];
+}
+
 const step = (options: Partial<XcuitestStep> = {}): XcuitestStep => ({
   type: "xcuitest",
   record_video: "never",
@@ -304,6 +340,10 @@ describe("the xcuitest step", () => {
       "-parallel-testing-enabled",
       "NO",
     ]);
+    // xcodebuild is told to install and test the app unpacked from the version's IPA (API.md §4b).
+    const xctestrun = parseXmlPlist(await readFile(run?.[3] as string, "utf8"));
+    const [target] = ("value" in xctestrun && xctestrunTargets(xctestrun.value)) || [];
+    expect(target?.get("UITargetAppPath")).toBe(xcode.installed[0]);
 
     expect(ctx.cases.map((c) => `${c.classname}#${c.name} ${c.status}`)).toEqual([
       "ShopUITests.LoginTests#testSignsIn passed",

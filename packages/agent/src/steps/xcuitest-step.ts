@@ -1,7 +1,8 @@
 /**
  * The xcuitest step on an iOS simulator or device (API.md §5), in the order a device needs it: unpack the
  * test package (what `xcodebuild build-for-testing` wrote) and the app; on a simulator, erase it when it is
- * shut down and its data is to be cleared, and boot it; uninstall the app to clear its data, install it; list
+ * shut down and its data is to be cleared, and boot it; uninstall the app to clear its data, install it; point
+ * the .xctestrun at the version's app, so xcodebuild installs and tests that one (tested-app.ts); list
  * the tests (`-enumerate-tests`) so every test is accounted for; start the device log and, if asked, video; run
  * `xcodebuild test-without-building`; read the result bundle (xcresulttool) and report each test with its
  * failure's attachments (the screenshot XCUITest takes) as artifacts; rerun each failed test alone
@@ -24,6 +25,7 @@ import {
   readTestResults,
 } from "../apple/read-xcresult.ts";
 import { type SimulatorCaptures, startSimulatorCaptures } from "../apple/simulator-captures.ts";
+import { pointXctestrunAtApp } from "../apple/tested-app.ts";
 import { unpackTestPackage } from "../apple/unpack.ts";
 import {
   enumerateTestsArgs,
@@ -101,6 +103,14 @@ export async function runXcuitestStep(
   });
   if ("outcome" in prepared) return prepared.outcome;
   const device = prepared.device;
+  // The version's app is the one tested, whatever copy of it (if any) the test package holds (tested-app.ts).
+  const pointed = await pointXctestrunAtApp(xctestrun, {
+    appPath: prepared.app,
+    bundleId: ctx.packageName,
+    workDir: path.join(ctx.workDir, "tested-app"),
+  });
+  if ("error" in pointed) return errored(pointed.error);
+  for (const change of pointed.changes) ctx.log("agent", change);
 
   // 3. The tests, listed without running them: the whole set, so a crash cannot make tests go missing.
   const target: XcodebuildTarget = { xctestrun, udid };

@@ -91,6 +91,16 @@ export interface InstalledApp {
   installedAt: number;
 }
 
+export interface TestSession {
+  at: number;
+  /** The .xctestrun xcodebuild was given (absolute). */
+  xctestrun: string;
+  targets: Array<{
+    name: string;
+    app: Pick<InstalledApp, "bundleId" | "version" | "build" | "path"> | null;
+  }>;
+}
+
 export interface XcodeCall {
   tool: "xcrun" | "xcodebuild";
   argv: string[];
@@ -148,6 +158,11 @@ export interface AppleLab {
   simulators(): SimulatorRecord[];
   /** How many times each test with `outcomes` ran there, by "Target/Class/method". */
   testRuns(id: string): Record<string, number>;
+  /**
+   * Each `xcodebuild test-without-building` run there, in order: per target that ran, the app installed under
+   * the bundle ID its tests drive (UI tests) or are hosted in (unit tests) at the time they ran; null if none.
+   */
+  testSessions(id: string): TestSession[];
   setSuite(target: string, suite: XcSuite): void;
   /** Puts an app on a simulator or device as if installed earlier. */
   preinstall(id: string, app: Pick<InstalledApp, "bundleId" | "name"> & Partial<InstalledApp>): void;
@@ -235,6 +250,7 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
         ...readJson<Partial<SimulatorRecord>>(join(target(s.udid), "simulator.json"), {}),
       })),
     testRuns: (id) => readJson(join(target(id), "test-runs.json"), {}),
+    testSessions: (id) => readJson(join(target(id), "test-sessions.json"), []),
     setSuite(name, suite) {
       writeJson(file("suites.json"), {
         ...readJson<Record<string, XcSuite>>(file("suites.json"), {}),

@@ -35,6 +35,11 @@ export const applePaths = {
   crash: (id) => join(applePaths.target(id), "crash.json"),
   /** How many times each test with `outcomes` ran on the device ("Target/Class/method" → n). */
   testRuns: (id) => join(applePaths.target(id), "test-runs.json"),
+  /**
+   * Each `xcodebuild test-without-building` run on the device, in order: per target that ran, the app installed
+   * under the bundle ID its tests drive (UI tests) or are hosted in (unit tests) when they ran.
+   */
+  testSessions: (id) => join(applePaths.target(id), "test-sessions.json"),
 };
 
 export function recordXcodeCall(tool, argv) {

@@ -910,6 +910,45 @@ describe("xcodebuild test-without-building and xcresulttool", () => {
     expect(lab.installed(UDID)[APP.bundleId]).toMatchObject({ version: "3.0", installedBy: "xcodebuild" });
   });
 
+  it("installs the products' app over what was installed, and records what each target's tests ran against", async () => {
+    await newLab({
+      ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn" }] },
+      ShopTests: { tests: [{ class: "ModelTests", method: "testTotals" }] },
+    });
+    lab.preinstall(UDID, { bundleId: APP.bundleId, name: "Shop", version: "1.0", build: "240" });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, {
+      app: { ...APP, build: "239" },
+      targets: [
+        { name: "ShopUITests", ui: true },
+        { name: "ShopTests", ui: false },
+      ],
+    });
+    expect((await xcodebuild(...runArgs(xctestrun, join(dir, "a.xcresult")))).code).toBe(0);
+    // xcodebuild installed the app at UITargetAppPath (and the app hosting the unit tests): build 239.
+    expect(lab.installed(UDID)[APP.bundleId]).toMatchObject({ build: "239", installedBy: "xcodebuild" });
+    const [session] = lab.testSessions(UDID);
+    expect(session?.xctestrun).toBe(xctestrun);
+    expect(session?.targets.map((t) => `${t.name} ${t.app?.bundleId} ${t.app?.build}`)).toEqual([
+      `ShopUITests ${APP.bundleId} 239`,
+      `ShopTests ${APP.bundleId} 239`,
+    ]);
+  });
+
+  it("fails a target whose test bundle is not at TestBundlePath (a host without the tests in its PlugIns)", async () => {
+    await newLab({ ShopTests: { tests: [{ class: "ModelTests", method: "testTotals" }] } });
+    const dir = tempDir();
+    const xctestrun = writeTestProducts(dir, { app: APP, targets: [{ name: "ShopTests", ui: false }] });
+    rmSync(join(dir, "Debug-iphonesimulator", "Shop.app", "PlugIns"), { recursive: true });
+    const ran = await xcodebuild(...runArgs(xctestrun, join(dir, "a.xcresult")));
+    expect(ran.code).toBe(65);
+    expect(ran.stdout).toContain(
+      "Shop encountered an error (Failed to load the test bundle. (Underlying Error: The bundle “ShopTests” couldn’t be loaded because its executable couldn’t be located.",
+    );
+    expect(ran.stdout).not.toContain("Test Case");
+    expect(lab.testSessions(UDID)).toEqual([expect.objectContaining({ targets: [] })]);
+  });
+
   it("counts the runs of a flaky test on each device: it fails, then passes when run again", async () => {
     await newLab({
       ShopUITests: { tests: [{ class: "LoginTests", method: "testSignsIn", outcomes: ["fail", "pass"] }] },

@@ -2,10 +2,11 @@
 // [-skip-testing:…]` and `… -enumerate-tests -test-enumeration-format json [-test-enumeration-output-path F]`.
 // It reads the xctestrun (XML plist, FormatVersion 1: one top-level dict per target ordered by RunOrder;
 // FormatVersion 2: TestConfigurations[].TestTargets[]; keys per man xcodebuild.xctestrun), boots a shut-down
-// simulator as xcodebuild does, installs the test host (the UI tests' Runner.app) and the UI target app named
-// by UITargetAppPath as it does, then runs the suite the lab holds for each target (apple-lab.ts) and writes
-// the result bundle (xc-results.mjs). Texts: xcodebuild's test log lines, "Existing file at -resultBundlePath"
-// (exit 64), the crash texts: see ../fixtures/apple/SOURCES.md.
+// simulator as xcodebuild does, installs the test host (the UI tests' Runner.app, or the app hosting unit
+// tests) and the UI target app from the paths the xctestrun names, over what was installed, as it does; records
+// what each target's tests ran against (test-sessions.json); then runs the suite the lab holds for each target
+// (apple-lab.ts) and writes the result bundle (xc-results.mjs). Texts: xcodebuild's test log lines, "Existing
+// file at -resultBundlePath" (exit 64), the crash texts: see ../fixtures/apple/SOURCES.md.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve as resolvePath } from "node:path";
 import {
@@ -314,6 +315,10 @@ async function runTests(options, plan, suites, device) {
   const failing = [];
   let crashed = null;
   const runs = readJson(applePaths.testRuns(device.id), {});
+  const sessionTargets = [];
+  const sessions = readJson(applePaths.testSessions(device.id), []);
+  sessions.push({ at: Date.now(), xctestrun: resolvePath(options.xctestrun), targets: sessionTargets });
+  writeJson(applePaths.testSessions(device.id), sessions);
   const runnerPid = 30000 + (process.pid % 9999);
 
   const all = { count: 0, skipped: 0, failures: 0, seconds: 0 };
@@ -348,6 +353,26 @@ async function runTests(options, plan, suites, device) {
         ? { bundleId: installed.bundleId, name: installed.name }
         : { missing: target.uiTargetBundleId };
     }
+    if (!target.bundle || !existsSync(target.bundle)) {
+      // The test bundle is loaded from TestBundlePath (inside the host for `__TESTHOST__/PlugIns/…`); the bundle
+      // text as xctest logs it (CocoaPods/CocoaPods#7178), in the form of the other "encountered an error" lines.
+      const bundleName = basename(target.bundle ?? `${target.name}.xctest`).replace(/\.xctest$/, "");
+      problems.push(
+        `${runnerName} encountered an error (Failed to load the test bundle. (Underlying Error: The bundle “${bundleName}” couldn’t be loaded because its executable couldn’t be located. Try reinstalling the bundle.))`,
+      );
+      continue;
+    }
+    // What the tests run against: the app installed on the device now, by the bundle ID they drive (UI tests)
+    // or are hosted in (unit tests), as a session record (lab.testSessions).
+    const testedId = target.ui ? (appUnderTest?.bundleId ?? target.uiTargetBundleId) : host.bundleId;
+    const tested = testedId ? installedApps(device.id)[testedId] : undefined;
+    sessionTargets.push({
+      name: target.name,
+      app: tested
+        ? { bundleId: tested.bundleId, version: tested.version, build: tested.build, path: tested.path }
+        : null,
+    });
+    writeJson(applePaths.testSessions(device.id), sessions);
     const entry = { name: target.name, kind: target.ui ? "UI test bundle" : "Unit test bundle", tests: [] };
     results.targets.push(entry);
     saveResults(bundle, results);
