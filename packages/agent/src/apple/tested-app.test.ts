@@ -5,12 +5,14 @@ import { existsSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeAppBundle, writeTestProducts } from "../../test/stand-ins/apple-lab.ts";
 import { pointXctestrunAtApp } from "./tested-app.ts";
 import { type PlistDict, type PlistValue, parseXmlPlist, writeXmlPlist } from "./xml-plist.ts";
 
 const APP = { bundleId: "com.example.shop", name: "Shop" };
+const signal = new AbortController().signal;
 const fixture = (name: string) => new URL(`../../test/fixtures/apple/${name}`, import.meta.url);
 
 const cleanups: string[] = [];
@@ -107,6 +109,7 @@ describe("pointXctestrunAtApp", () => {
       appPath: app,
       bundleId: "com.example.MyApp",
       workDir: path.join(dir, "tested-app"),
+      signal,
     });
 
     expect(result).toEqual({
@@ -146,6 +149,7 @@ describe("pointXctestrunAtApp", () => {
         appPath: app,
         bundleId: APP.bundleId,
         workDir: path.join(dir, "tested-app"),
+        signal,
       });
 
       expect(result).toEqual({
@@ -186,8 +190,7 @@ describe("pointXctestrunAtApp", () => {
     const dir = await scratch();
     const xctestrun = path.join(dir, "Shop.xctestrun");
     for (const [text, why] of [
-      ["bplist00\u0000", /cannot be read to point it at the version's app: it is a binary plist/],
-      ["<plist><array/></plist>", /it is not a dictionary/],
+      ["<plist><array/></plist>", /cannot be read to point it at the version's app: it is not a dictionary/],
       ["<plist><dict><key>A</key></dict></plist>", /a <dict> has a key without a value/],
     ] as const) {
       await writeFile(xctestrun, text);
@@ -198,6 +201,68 @@ describe("pointXctestrunAtApp", () => {
       });
       expect("error" in result && result.error).toMatch(why);
     }
+  });
+});
+
+describe("a binary .xctestrun", () => {
+  const path0 = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = path0;
+    delete process.env.FAKE_PLUTIL_XML;
+  });
+
+  /** A plutil on PATH that "converts" by writing FAKE_PLUTIL_XML over the file, or fails without it. */
+  async function fakePlutil(dir: string) {
+    const bin = path.join(dir, "bin");
+    await mkdir(bin);
+    await writeFile(
+      path.join(bin, "plutil"),
+      [
+        "#!/bin/sh",
+        '[ "$1" = -convert ] && [ "$2" = xml1 ] || { echo "plutil: unexpected arguments $*" >&2; exit 2; }',
+        'if [ -z "$FAKE_PLUTIL_XML" ]; then echo "$3: Property List error: not a property list" >&2; exit 1; fi',
+        'cp "$FAKE_PLUTIL_XML" "$3"',
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    process.env.PATH = `${bin}${path.delimiter}${path0}`;
+  }
+
+  it("is turned into XML with plutil -convert xml1 first, then pointed at the app", async () => {
+    const dir = await scratch();
+    await fakePlutil(dir);
+    process.env.FAKE_PLUTIL_XML = fileURLToPath(fixture("xctestrun-v1-two-ui-targets.xctestrun"));
+    const xctestrun = path.join(dir, "Shop.xctestrun");
+    await writeFile(xctestrun, "bplist00 stands for the binary form");
+    const app = writeAppBundle(path.join(dir, "app"), APP);
+    const result = await pointXctestrunAtApp(xctestrun, {
+      appPath: app,
+      bundleId: APP.bundleId,
+      workDir: dir,
+      signal,
+    });
+    expect("changes" in result && result.changes).toHaveLength(2);
+    expect([...targets(await read(xctestrun)).values()].map((t) => t.get("UITargetAppPath"))).toEqual([
+      app,
+      app,
+    ]);
+  });
+
+  it("that plutil cannot convert errors the step with what plutil said", async () => {
+    const dir = await scratch();
+    await fakePlutil(dir);
+    const xctestrun = path.join(dir, "Shop.xctestrun");
+    await writeFile(xctestrun, "bplist00 broken");
+    const result = await pointXctestrunAtApp(xctestrun, {
+      appPath: dir,
+      bundleId: APP.bundleId,
+      workDir: dir,
+      signal,
+    });
+    expect(result).toEqual({
+      error: `the test package's .xctestrun is a binary plist and plutil -convert xml1 failed: ${xctestrun}: Property List error: not a property list`,
+    });
   });
 });
 

@@ -21,9 +21,11 @@
  */
 import { cp, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { runProcess } from "../steps/process-runner.ts";
 import { type PlistDict, type PlistValue, parseXmlPlist, writeXmlPlist } from "./xml-plist.ts";
 
 export interface TestedApp {
+  signal: AbortSignal;
   /** The .app bundle unpacked from the version's IPA or zipped .app. */
   appPath: string;
   /** Its bundle ID (the version's package name). */
@@ -36,6 +38,8 @@ export interface TestedApp {
 export type PointedAt = { changes: string[] } | { error: string };
 
 export async function pointXctestrunAtApp(xctestrun: string, app: TestedApp): Promise<PointedAt> {
+  const unconverted = await toXml(xctestrun, app.signal);
+  if (unconverted) return { error: unconverted };
   const parsed = parseXmlPlist(await readFile(xctestrun, "utf8"));
   const read = "value" in parsed ? parsed.value : null;
   if (!(read instanceof Map)) {
@@ -68,6 +72,31 @@ export async function pointXctestrunAtApp(xctestrun: string, app: TestedApp): Pr
   }
   if (changes.length > 0) await writeFile(xctestrun, writeXmlPlist(read));
   return { changes };
+}
+
+/**
+ * xcodebuild writes the .xctestrun as XML; one converted to a binary plist (which the server accepts too) is
+ * turned back into XML in place with macOS's `plutil -convert xml1`, which xcodebuild reads as well. Null when
+ * the file is XML now, else why not.
+ */
+async function toXml(xctestrun: string, signal: AbortSignal): Promise<string | null> {
+  const head = await readFile(xctestrun).then((bytes) => bytes.subarray(0, 6).toString("latin1"));
+  if (head !== "bplist") return null;
+  const said: string[] = [];
+  const converted = await runProcess({
+    command: "plutil",
+    args: ["-convert", "xml1", xctestrun],
+    cwd: path.dirname(xctestrun),
+    env: process.env,
+    timeoutMs: 60_000,
+    signal,
+    onLine: (_stream, line) => {
+      if (said.length < 5) said.push(line);
+    },
+  });
+  if (converted.exitCode === 0) return null;
+  const why = said.at(-1) ?? converted.spawnError ?? `exit code ${converted.exitCode}`;
+  return `the test package's .xctestrun is a binary plist and plutil -convert xml1 failed: ${why}`;
 }
 
 /** Each target's name and dictionary, in either format. */

@@ -108,6 +108,7 @@ export async function runXcuitestStep(
     appPath: prepared.app,
     bundleId: ctx.packageName,
     workDir: path.join(ctx.workDir, "tested-app"),
+    signal: ctx.signal,
   });
   if ("error" in pointed) return errored(pointed.error);
   for (const change of pointed.changes) ctx.log("agent", change);
