@@ -85,6 +85,8 @@ export interface TestServerOptions {
   claimPollIntervalMs?: number;
   /** See AppOptions.webhookBackstopMs. */
   webhookBackstopMs?: AppOptions["webhookBackstopMs"];
+  /** Listen on this port (0, the default, picks a free one): with shareWith, a restart of that server. */
+  port?: number;
 }
 
 /**
@@ -159,7 +161,7 @@ async function startOneServer(options: TestServerOptions & { logs?: string[] }):
     ...(options.webhookBackstopMs ? { webhookBackstopMs: options.webhookBackstopMs } : {}),
   });
   await options.beforeListen?.(app);
-  await app.listen({ host: "127.0.0.1", port: 0 });
+  await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
   const address = app.server.address();
   if (typeof address !== "object" || !address) throw new Error("server has no address");
   const origin = `http://127.0.0.1:${address.port}`;
