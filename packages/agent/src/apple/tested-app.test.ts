@@ -69,6 +69,7 @@ describe("pointXctestrunAtApp", () => {
       appPath: app,
       bundleId: APP.bundleId,
       workDir: dir,
+      signal,
     });
 
     expect(result).toEqual({
@@ -181,6 +182,7 @@ describe("pointXctestrunAtApp", () => {
       appPath: app,
       bundleId: APP.bundleId,
       workDir: dir,
+      signal,
     });
     expect(result).toEqual({ changes: [] });
     expect(await readFile(xctestrun, "utf8")).toBe(before);
@@ -198,6 +200,7 @@ describe("pointXctestrunAtApp", () => {
         appPath: dir,
         bundleId: APP.bundleId,
         workDir: dir,
+        signal,
       });
       expect("error" in result && result.error).toMatch(why);
     }
