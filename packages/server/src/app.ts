@@ -17,6 +17,7 @@ import {
   PostgresWorkSignal,
   type WorkSignal,
 } from "./features/agent/index.ts";
+import { apiIndexRoutes } from "./features/api-index/index.ts";
 import { AppsRepo, AppsService, appsRoutes } from "./features/apps/index.ts";
 import { AuditLog, auditRoutes } from "./features/audit/index.ts";
 import { authRoutes, loadSigningKey, registerAuthentication, TokenService } from "./features/auth/index.ts";
@@ -323,6 +324,7 @@ async function assemble(
     ...(redisLimiter ? [{ name: "rate_limiter", check: () => redisLimiter.check(), degradable: true }] : []),
   ];
   await app.register(healthRoutes, { checks: readiness });
+  await app.register(apiIndexRoutes, { publicUrl: config.publicUrl });
   await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
   await app.register(authRoutes, {

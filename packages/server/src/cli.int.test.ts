@@ -81,6 +81,54 @@ async function createWorkspace(): Promise<Workspace> {
   };
 }
 
+/**
+ * A workspace whose store exists, as `testbay-server start` or `migrate` leave it: the admin commands refuse
+ * to work on a store that does not (admin-store.ts). Migrated in this process: only the commands are tested.
+ */
+async function createStore(): Promise<Workspace> {
+  const ws = await createWorkspace();
+  await migrateStore(ws.env);
+  return ws;
+}
+
+async function migrateStore(env: Env): Promise<void> {
+  const handle = openDatabase(env.TESTBAY_DATABASE_URL as string);
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every client's name in the store, by client ID, read straight from the database. */
+async function clientNames(ws: Workspace): Promise<Record<string, string | null>> {
+  const handle = openDatabase(ws.database.url);
+  try {
+    const rows = await handle.db.selectFrom("clients").select(["id", "name"]).execute();
+    return Object.fromEntries(rows.map((row) => [row.id, row.name]));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The local agent's client in each organization, from `<data dir>/local-agent.json` (features/agent/local-agent.ts). */
+async function localAgentClientIds(ws: Workspace): Promise<string[]> {
+  const saved = JSON.parse(await readFile(path.join(ws.dataDir, "local-agent.json"), "utf8"));
+  return Object.values(saved as Record<string, { client_id: string }>).map((c) => c.client_id);
+}
+
+/** The line every admin command but start and migrate prints first: which store it works on. */
+function usingLine(ws: Workspace): RegExp {
+  if (testDatabase === "sqlite") {
+    const line = `using data dir ${ws.dataDir} (SQLite ${path.join(ws.dataDir, "testbay.db")})`;
+    const escaped = line.replace(/[.*+?^$()[\]\\]/g, "\\$&");
+    return new RegExp(`^${escaped}$`);
+  }
+  // The URL with whatever stands before its @ hidden (redact-connection-url.ts), and the database's name.
+  const name = new URL(ws.database.url).pathname.slice(1);
+  return new RegExp(`^using PostgreSQL postgres://(\\*\\*\\*@)?[^@ ]+/${name} \\(TESTBAY_DATABASE_URL\\)$`);
+}
+
 /** The runner's environment without its TESTBAY_* variables: the child sees only what the test sets. */
 function childEnv(env: Env): NodeJS.ProcessEnv {
   const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith("TESTBAY_"));
@@ -91,9 +139,9 @@ function childEnv(env: Env): NodeJS.ProcessEnv {
  * Starts `testbay-server ARGS…`. `exit` resolves with its exit code (null when a signal ended it) once the
  * process has ended and all its output has been read.
  */
-function spawnBinary(args: string[], env: Env): { child: Child; exit: Promise<number | null> } {
+function spawnBinary(args: string[], env: Env, cwd = root): { child: Child; exit: Promise<number | null> } {
   const child = spawn(process.execPath, [bin, ...args], {
-    cwd: root,
+    cwd,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -121,9 +169,9 @@ interface CliResult {
   stderr: string;
 }
 
-/** Runs `testbay-server ARGS…` to completion. */
-async function runCli(args: string[], env: Env): Promise<CliResult> {
-  const { child, exit } = spawnBinary(args, env);
+/** Runs `testbay-server ARGS…` to completion, in `cwd` (the tests' temporary root unless told). */
+async function runCli(args: string[], env: Env, cwd?: string): Promise<CliResult> {
+  const { child, exit } = spawnBinary(args, env, cwd);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -222,8 +270,12 @@ function me(baseUrl: string, token: string) {
   return call(`${baseUrl}/me`, { headers: { "x-api-key": token } });
 }
 
-/** `org create ORG` then `client create --org ORG --role ROLE`, as an operator would; returns the JSON. */
+/**
+ * `migrate`, `org create ORG` then `client create --org ORG --role ROLE`, as an operator would (the migration
+ * in this process); returns the JSON.
+ */
 async function createClientWithCli(env: Env, org: string, role: string): Promise<ClientCredentials> {
+  await migrateStore(env);
   const orgResult = await runCli(["org", "create", org], env);
   expect(orgResult.code, orgResult.stderr).toBe(0);
   const clientResult = await runCli(["client", "create", "--org", org, "--role", role], env);
@@ -266,8 +318,27 @@ describe("testbay-server start", () => {
       expect(credentials.ci.client_id).not.toBe(credentials.agent.client_id);
       expect(server.stderr).toContain("Created admin@localhost, who can sign in to the dashboard.");
 
-      // The first person signs in with the file's password and is an admin of organization default.
+      // The banner says where the dashboard is (the API's URL shows an index in a browser, not a 404).
       const origin = new URL(server.url).origin;
+      expect(server.stderr).toContain(`  Dashboard: ${origin}/  (open it in a browser)`);
+      expect(server.stderr).toContain(`  API:       ${server.url}  (reference: ${origin}/docs)`);
+      const index = await call(server.url);
+      expect(index.status).toBe(200);
+      expect(index.body.links).toEqual({
+        openapi: `${server.url}/openapi.json`,
+        docs: `${origin}/docs`,
+        dashboard: `${origin}/`,
+      });
+
+      // The clients it made say where they came from: the file's two, and the built-in local agent's.
+      const [localAgent] = await localAgentClientIds(ws);
+      expect(await clientNames(ws)).toEqual({
+        [credentials.ci.client_id]: "ci (created at first start)",
+        [credentials.agent.client_id]: "agent (created at first start)",
+        [localAgent as string]: "Built-in local agent",
+      });
+
+      // The first person signs in with the file's password and is an admin of organization default.
       const login = await signIn(origin, credentials.admin.email, credentials.admin.password);
       expect(login.status, JSON.stringify(login.body)).toBe(200);
       expect(login.body.user).toEqual({ email: "admin@localhost", role: "admin", org: "default" });
@@ -299,11 +370,22 @@ describe("testbay-server start", () => {
       expect(await first.stop()).toBe(0);
       const written = await readFile(file, "utf8");
 
+      // As a store whose first start came before clients had names (migration 0024) would be.
+      const named = await clientNames(ws);
+      const handle = openDatabase(ws.database.url);
+      await handle.db.updateTable("clients").set({ name: null }).execute();
+      await handle.close();
+
       const second = await spawnServer(ws.env);
       const credentials = JSON.parse(written);
       const token = await accessToken(second.url, credentials.ci);
       expect((await me(second.url, token)).body.organization.name).toBe("default");
       expect(await second.stop()).toBe(0);
+      // Named again at start, from credentials.json and local-agent.json: the same clients, no new ones.
+      expect(await clientNames(ws)).toEqual(named);
+      expect(Object.values(named)).toEqual(
+        expect.arrayContaining(["ci (created at first start)", "Built-in local agent"]),
+      );
 
       // Stopped, so every line it wrote has been read.
       expect(second.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
@@ -323,6 +405,12 @@ describe("testbay-server start", () => {
       expect(await server.stop()).toBe(0);
       expect(server.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
       expect(existsSync(path.join(ws.dataDir, "credentials.json"))).toBe(false);
+      // The client made without --name has none; the built-in local agent's says what it is.
+      const [localAgent] = await localAgentClientIds(ws);
+      expect(await clientNames(ws)).toEqual({
+        [ci.client_id]: null,
+        [localAgent as string]: "Built-in local agent",
+      });
     });
   }
 
@@ -338,10 +426,88 @@ describe("testbay-server start", () => {
   });
 });
 
+describe("admin commands without a store", () => {
+  it(
+    "in a directory without .testbay: exit 2 naming TESTBAY_DATA_DIR and what to do; no file is created",
+    async () => {
+      const elsewhere = await mkdtemp(path.join(root, "elsewhere-"));
+      const commands = [
+        ["client", "list"],
+        ["org", "create", "acme"],
+        ["client", "create", "--org", "default", "--role", "ci", "--name", "CI"],
+        ["user", "list"],
+      ];
+      // No TESTBAY_* variable: the data dir is ./.testbay of the directory it runs in.
+      const results = await Promise.all(commands.map((args) => runCli(args, {}, elsewhere)));
+      const dataDir = path.join(elsewhere, ".testbay");
+      for (const [i, result] of results.entries()) {
+        const what = commands[i]?.join(" ");
+        expect(result.code, what).toBe(2);
+        expect(result.stdout, what).toBe("");
+        expect(stderrLines(result), what).toEqual([
+          `testbay-server: No Testbay store here: ${path.join(dataDir, "testbay.db")} does not exist (TESTBAY_DATA_DIR is ${dataDir} (./.testbay in the current directory unless set)). Run this from the directory that holds the server's .testbay, or set TESTBAY_DATA_DIR to the server's data dir (TESTBAY_DATABASE_URL to its database, if it has one elsewhere); to make a new store, run testbay-server start (or testbay-server migrate) first.`,
+        ]);
+      }
+      expect(await readdir(elsewhere)).toEqual([]);
+    },
+    severalRunsMs,
+  );
+
+  it("on a database no migration was applied to: exit 2, and it stays as it was", async () => {
+    const ws = await createWorkspace();
+    // Someone else's database, or one made by hand: it holds a table, but not Testbay's.
+    const handle = openDatabase(ws.database.url);
+    await sql`create table unrelated (x integer)`.execute(handle.db);
+    await handle.close();
+
+    const result = await runCli(["org", "list"], ws.env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("has no Testbay tables (no migration applied)");
+    expect(result.stderr).toContain(testDatabase === "sqlite" ? "TESTBAY_DATA_DIR" : "TESTBAY_DATABASE_URL");
+    expect(result.stderr).toContain("testbay-server migrate");
+
+    const after = openDatabase(ws.database.url);
+    try {
+      const tables = await after.db.introspection.getTables({ withInternalKyselyTables: true });
+      expect(tables.map((table) => table.name)).toEqual(["unrelated"]);
+    } finally {
+      await after.close();
+    }
+  });
+
+  if (testDatabase === "postgres") {
+    it("on a PostgreSQL database that does not exist: exit 2 naming TESTBAY_DATABASE_URL", async () => {
+      const ws = await createWorkspace();
+      const url = new URL(ws.database.url);
+      url.pathname = `${url.pathname}_missing`;
+      const result = await runCli(["client", "list"], { ...ws.env, TESTBAY_DATABASE_URL: url.toString() });
+      expect(result.code).toBe(2);
+      expect(stderrLines(result)).toEqual([
+        expect.stringMatching(
+          /^testbay-server: No Testbay store here: PostgreSQL has no database postgres:\/\/.*_missing \(create it with createdb\)\. Set TESTBAY_DATABASE_URL to the server's database/,
+        ),
+      ]);
+    });
+  }
+});
+
+describe("testbay-server --version", () => {
+  it("prints the server's version (packages/server/package.json) and exits 0", async () => {
+    const { version } = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const result = await runCli([flag], {});
+      expect(result.code, flag).toBe(0);
+      expect(result.stdout, flag).toBe(`${version}\n`);
+      expect(result.stderr, flag).toBe("");
+    }
+  });
+});
+
 describe("testbay-server org create", () => {
   let ws: Workspace;
   beforeAll(async () => {
-    ws = await createWorkspace();
+    ws = await createStore();
   });
 
   it("prints the new organization as JSON", async () => {
@@ -355,7 +521,10 @@ describe("testbay-server org create", () => {
     const again = await runCli(["org", "create", "twice"], ws.env);
     expect(again.code).toBe(1);
     expect(again.stdout).toBe("");
-    expect(stderrLines(again)).toEqual(['testbay-server: Organization "twice" exists already.']);
+    expect(stderrLines(again)).toEqual([
+      expect.stringMatching(usingLine(ws)),
+      'testbay-server: Organization "twice" exists already.',
+    ]);
   });
 
   it("refuses a name that breaks the naming rule, and states the rule", async () => {
@@ -370,7 +539,7 @@ describe("testbay-server org create", () => {
 describe("testbay-server client create", () => {
   let ws: Workspace;
   beforeAll(async () => {
-    ws = await createWorkspace();
+    ws = await createStore();
   });
 
   it("prints the credentials as JSON and keeps only a scrypt hash of the secret", async () => {
@@ -383,6 +552,7 @@ describe("testbay-server client create", () => {
       client_secret: expect.any(String),
       org: "widgets",
       role: "admin",
+      name: null,
     });
     expect(issued.client_secret.length).toBeGreaterThanOrEqual(32);
 
@@ -418,6 +588,26 @@ describe("testbay-server client create", () => {
     }
   });
 
+  it("gives the client the --name it is told, trimmed, and refuses one that breaks the rule", async () => {
+    const named = await runCli(
+      ["client", "create", "--org", "widgets", "--role", "ci", "--name", " nightly CI "],
+      ws.env,
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ org: "widgets", role: "ci", name: "nightly CI" });
+
+    const bad = await runCli(
+      ["client", "create", "--org", "widgets", "--role", "ci", "--name", "x".repeat(101)],
+      ws.env,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe("");
+    expect(stderrLines(bad)).toEqual([
+      expect.stringMatching(usingLine(ws)),
+      'testbay-server: The client name is 101 characters long; at most 100 are allowed: give --name 1–100 printable characters (no line breaks, tabs or other control characters), e.g. --name "nightly CI".',
+    ]);
+  });
+
   it("refuses an unknown organization and says how to create it", async () => {
     const result = await runCli(["client", "create", "--org", "nowhere", "--role", "ci"], ws.env);
     expect(result.code).toBe(1);
@@ -438,7 +628,7 @@ describe("testbay-server client create", () => {
 describe("testbay-server user create", () => {
   let ws: Workspace;
   beforeAll(async () => {
-    ws = await createWorkspace();
+    ws = await createStore();
     expect((await runCli(["org", "create", "default"], ws.env)).code).toBe(0);
     expect((await runCli(["org", "create", "widgets"], ws.env)).code).toBe(0);
   });
@@ -554,10 +744,13 @@ describe("testbay-server client disable", () => {
   });
 
   it("refuses an unknown client ID with exit code 1", async () => {
-    const ws = await createWorkspace();
+    const ws = await createStore();
     const result = await runCli(["client", "disable", "cl_nobody"], ws.env);
     expect(result.code).toBe(1);
-    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+    expect(stderrLines(result)).toEqual([
+      expect.stringMatching(usingLine(ws)),
+      'testbay-server: Client "cl_nobody" does not exist.',
+    ]);
   });
 });
 
@@ -586,10 +779,13 @@ describe("testbay-server client enable", () => {
   );
 
   it("refuses an unknown client ID with exit code 1", async () => {
-    const ws = await createWorkspace();
+    const ws = await createStore();
     const result = await runCli(["client", "enable", "cl_nobody"], ws.env);
     expect(result.code).toBe(1);
-    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+    expect(stderrLines(result)).toEqual([
+      expect.stringMatching(usingLine(ws)),
+      'testbay-server: Client "cl_nobody" does not exist.',
+    ]);
   });
 });
 
@@ -611,6 +807,7 @@ describe("testbay-server client rotate", () => {
         client_secret: expect.stringMatching(/^tbs_/),
         org: "ops",
         role: "ci",
+        name: null,
       });
       expect(rotated.client_secret).not.toBe(ci.client_secret);
 
@@ -628,11 +825,14 @@ describe("testbay-server client rotate", () => {
   );
 
   it("refuses an unknown client ID with exit code 1", async () => {
-    const ws = await createWorkspace();
+    const ws = await createStore();
     const result = await runCli(["client", "rotate", "cl_nobody"], ws.env);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(stderrLines(result)).toEqual(['testbay-server: Client "cl_nobody" does not exist.']);
+    expect(stderrLines(result)).toEqual([
+      expect.stringMatching(usingLine(ws)),
+      'testbay-server: Client "cl_nobody" does not exist.',
+    ]);
   });
 });
 
@@ -650,7 +850,7 @@ describe("testbay-server org list and client list", () => {
         const clients = new ClientsService(new ClientsRepo(handle.db), systemClock);
         await clients.createOrganization("globex");
         await clients.createOrganization("acme");
-        acmeCi = await clients.createClient("acme", "ci");
+        acmeCi = await clients.createClient("acme", "ci", undefined, "nightly CI");
         globexAgent = await clients.createClient("globex", "agent");
         await clients.disableClient(globexAgent.client_id);
       } finally {
@@ -674,6 +874,7 @@ describe("testbay-server org list and client list", () => {
       expect(all).toEqual([
         {
           client_id: acmeCi.client_id,
+          name: "nightly CI",
           org: "acme",
           role: "ci",
           created_at: expect.stringMatching(/Z$/),
@@ -681,6 +882,7 @@ describe("testbay-server org list and client list", () => {
         },
         {
           client_id: globexAgent.client_id,
+          name: null,
           org: "globex",
           role: "agent",
           created_at: expect.stringMatching(/Z$/),
@@ -694,9 +896,11 @@ describe("testbay-server org list and client list", () => {
 
       const table = await runCli(["client", "list"], ws.env);
       const lines = table.stdout.trimEnd().split("\n");
-      expect(lines[0]).toMatch(/^CLIENT ID +ORG +ROLE +CREATED +DISABLED$/);
-      expect(lines[1]).toMatch(new RegExp(`^${acmeCi.client_id} +acme +ci +\\S+Z +-$`));
-      expect(lines[2]).toMatch(new RegExp(`^${globexAgent.client_id} +globex +agent +\\S+Z +\\S+Z$`));
+      // The name last: it may hold blanks, and the columns before it stay one word each.
+      expect(lines[0]).toMatch(/^CLIENT ID +ORG +ROLE +CREATED +DISABLED +NAME$/);
+      expect(lines[1]).toMatch(new RegExp(`^${acmeCi.client_id} +acme +ci +\\S+Z +- +nightly CI$`));
+      expect(lines[2]).toMatch(new RegExp(`^${globexAgent.client_id} +globex +agent +\\S+Z +\\S+Z +-$`));
+      expect(stderrLines(table)).toEqual([expect.stringMatching(usingLine(ws))]);
       for (const output of [table.stdout, JSON.stringify(all)]) {
         expect(output).not.toContain(acmeCi.client_secret);
         expect(output).not.toMatch(/scrypt|tbs_/);
@@ -706,10 +910,11 @@ describe("testbay-server org list and client list", () => {
   );
 
   it("refuses an unknown organization and says how to list them", async () => {
-    const ws = await createWorkspace();
+    const ws = await createStore();
     const result = await runCli(["client", "list", "--org", "nope"], ws.env);
     expect(result.code).toBe(1);
     expect(stderrLines(result)).toEqual([
+      expect.stringMatching(usingLine(ws)),
       'testbay-server: Organization "nope" does not exist; list them with: testbay-server org list',
     ]);
   });

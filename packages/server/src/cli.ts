@@ -1,7 +1,8 @@
 import { Command, Option } from "commander";
+import { openExistingStore, StoreMissingError, storeDescription } from "./admin-store.ts";
 import { systemClock } from "./clock.ts";
 import { ConfigError, loadConfig, unknownVariables } from "./config.ts";
-import { migrateToLatest, openDatabase } from "./db/kysely.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import type { ClientRole, PersonRole } from "./db/schema.ts";
 import { AuditLog } from "./features/audit/index.ts";
 import {
@@ -9,33 +10,40 @@ import {
   type ClientRecord,
   ClientsRepo,
   ClientsService,
+  clientNameRule,
   clientRoles,
 } from "./features/clients/index.ts";
+import { serverVersion } from "./features/downloads/index.ts";
 import { PeopleRepo, PeopleService, personRoles, type UserRecord } from "./features/people/index.ts";
 import { closeOnSignals, logCrashes, startServer } from "./main.ts";
 
-/** Runs `work` against the configured database, migrated, and closes it afterwards. */
-async function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
-  const handle = openDatabase(loadConfig().databaseUrl);
+/**
+ * Runs `work` against the store the configuration points at, and closes it afterwards. The store must exist
+ * (admin-store.ts: only `start` and `migrate` make one); which one it is goes to stderr first.
+ */
+async function withStore<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const handle = await openExistingStore(config);
   try {
-    await migrateToLatest(handle.db);
-    const audit = new AuditLog(handle.db, systemClock);
-    return await work(new ClientsService(new ClientsRepo(handle.db), systemClock, audit));
+    console.error(storeDescription(config));
+    return await work(handle);
   } finally {
     await handle.close();
   }
 }
 
-/** Runs `work` with the people service against the configured database, migrated, and closes it afterwards. */
-async function withPeople<T>(work: (people: PeopleService) => Promise<T>): Promise<T> {
-  const handle = openDatabase(loadConfig().databaseUrl);
-  try {
-    await migrateToLatest(handle.db);
-    const audit = new AuditLog(handle.db, systemClock);
-    return await work(new PeopleService(new PeopleRepo(handle.db), systemClock, audit));
-  } finally {
-    await handle.close();
-  }
+/** Runs `work` with the clients service of the existing store (withStore). */
+function withClients<T>(work: (clients: ClientsService) => Promise<T>): Promise<T> {
+  return withStore((handle) =>
+    work(new ClientsService(new ClientsRepo(handle.db), systemClock, new AuditLog(handle.db, systemClock))),
+  );
+}
+
+/** Runs `work` with the people service of the existing store (withStore). */
+function withPeople<T>(work: (people: PeopleService) => Promise<T>): Promise<T> {
+  return withStore((handle) =>
+    work(new PeopleService(new PeopleRepo(handle.db), systemClock, new AuditLog(handle.db, systemClock))),
+  );
 }
 
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -70,6 +78,7 @@ export function listenHint(error: unknown, port: number, host: string): string |
 
 const clientRow = (client: ClientRecord) => ({
   client_id: client.id,
+  name: client.name,
   org: client.organizationName,
   role: client.role,
   created_at: client.createdAt,
@@ -86,6 +95,7 @@ const userRow = (user: UserRecord) => ({
 
 const program = new Command("testbay-server")
   .description("Testbay API server and its administration. Configured by TESTBAY_* environment variables.")
+  .version(serverVersion, "-V, --version", "print the server's version")
   .showHelpAfterError();
 
 program
@@ -104,10 +114,13 @@ program
       console.error(`testbay-server: ${hint}`);
       process.exit(1);
     }
-    const { app, baseUrl, credentialsFile } = running;
+    const { app, baseUrl, dashboardUrl, credentialsFile } = running;
     closeOnSignals(app);
     logCrashes(app);
+    // The API's URL first: scripts read it from this line (test/server-process.ts).
     console.error(`Testbay is listening on ${baseUrl}`);
+    console.error(`  Dashboard: ${dashboardUrl}  (open it in a browser)`);
+    console.error(`  API:       ${baseUrl}  (reference: ${dashboardUrl}docs)`);
     if (credentialsFile) {
       console.error(`Created organization "default" with a ci and an agent client.`);
       console.error(`Created admin@localhost, who can sign in to the dashboard.`);
@@ -157,12 +170,17 @@ const client = program.command("client").description("Manage API clients");
 client
   .command("create")
   .description(
-    "Create a client; prints {client_id, client_secret, org, role} as JSON (the secret is shown only now)",
+    "Create a client; prints {client_id, client_secret, org, role, name} as JSON (the secret is shown only now)",
   )
   .requiredOption("--org <name>", "organization the client belongs to")
   .addOption(new Option("--role <role>", "what the client may do").choices(clientRoles).makeOptionMandatory())
-  .action(async (options: { org: string; role: ClientRole }) => {
-    printJson(await withClients((clients) => clients.createClient(options.org, options.role)));
+  .option("--name <name>", `what people call it, shown beside its ID (e.g. "nightly CI"): ${clientNameRule}`)
+  .action(async (options: { org: string; role: ClientRole; name?: string }) => {
+    printJson(
+      await withClients((clients) =>
+        clients.createClient(options.org, options.role, undefined, options.name ?? null),
+      ),
+    );
   });
 client
   .command("disable")
@@ -187,7 +205,7 @@ client
   .command("rotate")
   .argument("<client_id>")
   .description(
-    "Give a client a new secret; prints {client_id, client_secret, org, role} as JSON (shown only now). The old secret and every token issued before stop working at once",
+    "Give a client a new secret; prints {client_id, client_secret, org, role, name} as JSON (shown only now). The old secret and every token issued before stop working at once",
   )
   .action(async (id: string) => {
     printJson(await withClients((clients) => clients.rotateSecret(id)));
@@ -249,7 +267,7 @@ user
   });
 client
   .command("list")
-  .description("List clients: id, organization, role, created, disabled (never secrets)")
+  .description("List clients: id, name, organization, role, created, disabled (never secrets)")
   .option("--org <name>", "only this organization's clients")
   .option("--json", "print a JSON array instead of a table")
   .action(async (options: { org?: string; json?: boolean }) => {
@@ -257,8 +275,15 @@ client
     if (options.json) printJson(rows);
     else
       printTable(
-        ["CLIENT ID", "ORG", "ROLE", "CREATED", "DISABLED"],
-        rows.map((row) => [row.client_id, row.org, row.role, row.created_at, row.disabled_at ?? "-"]),
+        ["CLIENT ID", "ORG", "ROLE", "CREATED", "DISABLED", "NAME"],
+        rows.map((row) => [
+          row.client_id,
+          row.org,
+          row.role,
+          row.created_at,
+          row.disabled_at ?? "-",
+          row.name ?? "-",
+        ]),
       );
   });
 
@@ -267,6 +292,11 @@ try {
 } catch (error) {
   if (error instanceof ConfigError) {
     for (const problem of error.problems) console.error(`testbay-server: ${problem}`);
+    process.exit(2);
+  }
+  // Exit 2 as for a configuration error: retrying will not help, pointing it at the right store will.
+  if (error instanceof StoreMissingError) {
+    console.error(`testbay-server: ${error.message}`);
     process.exit(2);
   }
   if (error instanceof AdminError) {

@@ -2,13 +2,15 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { startLocalAgent } from "./features/agent/index.ts";
-import { bootstrapDefaultOrganization } from "./features/clients/index.ts";
+import { bootstrapDefaultOrganization, nameFirstStartClients } from "./features/clients/index.ts";
 import { flushLogsSync } from "./http/logging.ts";
 
 export interface RunningServer {
   app: FastifyInstance;
   /** The `…/v1` base URL clients use. */
   baseUrl: string;
+  /** The dashboard's address: the base URL without its `v1` (`http://HOST:PORT/`), to open in a browser. */
+  dashboardUrl: string;
   credentialsFile: string | undefined;
 }
 
@@ -47,6 +49,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
           createFirstAdmin: () => app.services.people.createFirstAdmin(),
         })
       : undefined;
+  // A store whose first start came before clients had names: name its first clients now (bootstrap.ts).
+  if (!credentialsFile) await nameFirstStartClients(app.services.clients, config.dataDir);
   if (config.localAgent) {
     await startLocalAgent(
       app,
@@ -55,7 +59,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       `http://${loopbackHost(config.host)}:${port}/v1`,
     );
   }
-  return { app, baseUrl, credentialsFile };
+  return { app, baseUrl, dashboardUrl: baseUrl.replace(/v1$/, ""), credentialsFile };
 }
 
 /**

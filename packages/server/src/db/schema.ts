@@ -52,6 +52,8 @@ export interface ClientsTable {
   disabled_at: string | null;
   /** Tokens issued before this are refused: set by `client rotate` and `client enable`. */
   tokens_not_before: string | null;
+  /** What people call it ("nightly CI"), shown beside its ID; null when it was given none (migration 0024). */
+  name: string | null;
 }
 
 export interface SigningKeysTable {

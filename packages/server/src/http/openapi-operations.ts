@@ -50,6 +50,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   "get /docs": { operationId: "getApiReference" },
   "get /.well-known/oauth-authorization-server": { operationId: "getAuthorizationServerMetadata" },
   "get /v1/openapi.json": { operationId: "getOpenApiDocument" },
+  "get /v1": { operationId: "getApiIndex" },
   "post /auth/login": { operationId: "signIn" },
   "post /auth/logout": { operationId: "signOut" },
   "get /auth/session": { operationId: "getSession" },

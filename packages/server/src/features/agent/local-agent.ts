@@ -15,6 +15,9 @@ interface LocalAgentCredentials {
 /** `<data dir>/local-agent.json`: one agent client per organization, by organization name. */
 type CredentialsFile = Record<string, LocalAgentCredentials>;
 
+/** The name of the local agent's client in every organization (features/clients: client names). */
+export const localAgentClientName = "Built-in local agent";
+
 /** How often organizations made since start (testbay-server org create, in another process) are looked for. */
 const newOrganizationCheckMs = 30_000;
 
@@ -57,6 +60,8 @@ export async function startLocalAgent(
       client = connect(known);
       try {
         await client.tokens.get();
+        // Made before clients had names (migration 0024): which client is the local agent's only this file says.
+        await clients.nameIfUnnamed(known.client_id, localAgentClientName);
       } catch (error) {
         // Disabled or deleted by an admin, or from another store: make a new one.
         if (!(error instanceof TestbayApiError)) throw error;
@@ -64,7 +69,7 @@ export async function startLocalAgent(
       }
     }
     if (!client) {
-      const issued = await clients.createClient(organization, "agent");
+      const issued = await clients.createClient(organization, "agent", undefined, localAgentClientName);
       saved[organization] = { client_id: issued.client_id, client_secret: issued.client_secret };
       await writeCredentials(config.dataDir, file, saved);
       client = connect(issued);

@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { AdminError, type ClientsService } from "./clients.service.ts";
@@ -11,6 +11,12 @@ export interface BootstrapOptions {
   /** Creates the first person who can sign in to the dashboard (features/people), written as `admin`. */
   createFirstAdmin?: () => Promise<{ email: string; password: string }>;
 }
+
+/** The names of the clients a first start makes, so that runs and lists say where they came from. */
+export const firstStartClientNames = {
+  ci: "ci (created at first start)",
+  agent: "agent (created at first start)",
+} as const;
 
 /**
  * On the first start of an empty embedded store: creates organization `default` with one `ci` and one
@@ -29,8 +35,8 @@ export async function bootstrapDefaultOrganization(
     if (error instanceof AdminError) return undefined;
     throw error;
   }
-  const ci = await clients.createClient("default", "ci");
-  const agent = await clients.createClient("default", "agent");
+  const ci = await clients.createClient("default", "ci", undefined, firstStartClientNames.ci);
+  const agent = await clients.createClient("default", "agent", undefined, firstStartClientNames.agent);
   const admin = await options.createFirstAdmin?.();
   const credentials = {
     audience: options.audience,
@@ -46,4 +52,22 @@ export async function bootstrapDefaultOrganization(
   await writeFile(partial, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   await rename(partial, file);
   return file;
+}
+
+/**
+ * Names the clients of `<data dir>/credentials.json` that have no name: those a first start made before
+ * clients had names (migration 0024). Which clients they are is known only from that file, so this is done at
+ * start, not by the migration; a missing or unreadable file, or IDs of another store, name nothing.
+ */
+export async function nameFirstStartClients(clients: ClientsService, dataDir: string): Promise<void> {
+  let credentials: Record<string, { client_id?: unknown } | undefined>;
+  try {
+    credentials = JSON.parse(await readFile(path.join(dataDir, "credentials.json"), "utf8"));
+  } catch {
+    return;
+  }
+  for (const role of ["ci", "agent"] as const) {
+    const id = credentials?.[role]?.client_id;
+    if (typeof id === "string") await clients.nameIfUnnamed(id, firstStartClientNames[role]);
+  }
 }

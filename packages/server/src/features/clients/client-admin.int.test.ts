@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { triggerOneRun } from "../webhooks/one-run.fixture.ts";
 
 /**
  * Admins manage their organization's clients over HTTP (the dashboard's Settings): with an admin client's
@@ -87,6 +88,7 @@ describe("POST /v1/clients", () => {
       client_secret: expect.stringMatching(/^tbs_/),
       org: "acme",
       role: "ci",
+      name: null,
     });
     expect(created.headers.get("cache-control")).toBe("no-store");
     expect(created.headers.get("location")).toBe(`/v1/clients/${created.body.client_id}`);
@@ -105,6 +107,7 @@ describe("POST /v1/clients", () => {
     }
     expect(one.body).toEqual({
       client_id: created.body.client_id,
+      name: null,
       role: "ci",
       org: "acme",
       created_at: expect.any(String),
@@ -136,6 +139,73 @@ describe("POST /v1/clients", () => {
   });
 });
 
+describe("client names", () => {
+  it("are kept trimmed and shown wherever the client is: creation, rotation, GET, the list", async () => {
+    const created = await asPerson(sessions.admin, "/v1/clients", { role: "ci", name: "  Nightly CI ✓ " });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ role: "ci", name: "Nightly CI ✓" });
+    const id = created.body.client_id;
+    const rotated = await asClient(adminToken, `/v1/clients/${id}/rotate`);
+    expect(rotated.body.name).toBe("Nightly CI ✓");
+    expect((await call(`${server.baseUrl}/clients/${id}`, { headers: adminToken })).body.name).toBe(
+      "Nightly CI ✓",
+    );
+    const all = await call(`${server.baseUrl}/clients`, { headers: adminToken });
+    expect(all.body.items).toContainEqual(expect.objectContaining({ client_id: id, name: "Nightly CI ✓" }));
+    // null is the same as leaving it out; 100 characters (not UTF-16 units) are allowed.
+    const unnamed = await asClient(adminToken, "/v1/clients", { role: "agent", name: null });
+    expect(unnamed.body.name).toBeNull();
+    const longest = await asClient(adminToken, "/v1/clients", { role: "agent", name: "😀".repeat(100) });
+    expect(longest.status).toBe(201);
+  });
+
+  it.each([
+    ["an empty name", "", "is empty"],
+    ["a blank name", "   ", "is empty"],
+    ["101 characters", "x".repeat(101), "101 characters long"],
+    ["a line break", "nightly\nCI", "line break"],
+    ["a tab", "nightly\tCI", "control character"],
+  ])("refuses %s with 400 and a fix that says what a name may be", async (_what, name, problem) => {
+    const before = (await call(`${server.baseUrl}/clients`, { headers: adminToken })).body.items.length;
+    const refused = await asClient(adminToken, "/v1/clients", { role: "ci", name });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({ code: "invalid_request" });
+    expect(refused.body.detail).toContain(problem);
+    expect(refused.body.fix).toContain("1–100 printable characters");
+    expect(refused.body.errors).toEqual([{ path: "/name", in: "body", message: expect.any(String) }]);
+    expect((await call(`${server.baseUrl}/clients`, { headers: adminToken })).body.items).toHaveLength(
+      before,
+    );
+  });
+
+  it("name the client that triggered a run in the execution's triggered_by (null for a client without one)", async () => {
+    const named = (await asClient(adminToken, "/v1/clients", { role: "ci", name: "release pipeline" })).body;
+    const namedToken = { "x-api-key": (await tokenFor(named.client_id, named.client_secret)).token ?? "" };
+    const executionId = await triggerOneRun(server, namedToken);
+    const execution = await call(`${server.baseUrl}/executions/${executionId}`, { headers: ciToken });
+    expect(execution.body.triggered_by).toEqual({
+      type: "client",
+      id: named.client_id,
+      name: "release pipeline",
+    });
+    const listed = await call(`${server.baseUrl}/executions?limit=100`, { headers: ciToken });
+    const item = listed.body.items.find((e: { id: string }) => e.id === executionId);
+    expect(item.triggered_by.name).toBe("release pipeline");
+
+    // The unnamed ci client: its runs say null, next to the named one's in the same page.
+    const plan = execution.body.test_plan_id;
+    const again = await call(`${server.baseUrl}/testplan/run`, {
+      headers: ciToken,
+      json: { test_plan_id: plan, package_name: "com.example.basic", version: "1.2.3" },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.execution.triggered_by).toEqual({ type: "client", id: expect.any(String), name: null });
+    const page = await call(`${server.baseUrl}/executions?limit=100`, { headers: ciToken });
+    const names = page.body.items.map((e: { triggered_by: { name: string | null } }) => e.triggered_by.name);
+    expect(names).toEqual(expect.arrayContaining(["release pipeline", null]));
+  });
+});
+
 describe("disable, enable, rotate", () => {
   it("rotating gives a new secret once: the old secret and the tokens issued with it stop working", async () => {
     const created = (await asClient(adminToken, "/v1/clients", { role: "ci" })).body;
@@ -149,6 +219,7 @@ describe("disable, enable, rotate", () => {
       client_secret: expect.stringMatching(/^tbs_/),
       org: "acme",
       role: "ci",
+      name: null,
     });
     expect(rotated.body.client_secret).not.toBe(created.client_secret);
     tick();

@@ -4,9 +4,24 @@ import { ApiError } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
 import { principalOf } from "../auth/index.ts";
+import { checkClientName, clientNameRule } from "./client-name.ts";
 import { clientView } from "./client-view.ts";
 import { ClientIdParams, ClientView, CreateClientBody, IssuedClient } from "./clients.schemas.ts";
 import type { ClientsService } from "./clients.service.ts";
+
+/** The body's name, trimmed; 400 with what to send instead when it breaks the rule (clientNameRule). */
+function nameOf(name: string | null | undefined): string | null {
+  if (name === undefined || name === null) return null;
+  const checked = checkClientName(name);
+  if ("name" in checked) return checked.name;
+  throw new ApiError("invalid_request", {
+    detail: `${checked.problem}.`,
+    fix: `Send a name of ${clientNameRule}, e.g. {"role": "ci", "name": "nightly CI"}, or leave name out.`,
+    extra: {
+      errors: [{ path: "/name", in: "body", message: checked.problem.replace(/^The client name /, "") }],
+    },
+  });
+}
 
 /** A secret in a response must not stay in a browser's or a proxy's cache. */
 const noStore = (reply: FastifyReply) => reply.header("cache-control", "no-store");
@@ -30,7 +45,7 @@ export const clientAdminRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsServ
       schema: {
         summary: "Create a client",
         description:
-          "A new client of the caller's organization: 201 with its client_id and client_secret. The secret is shown only in this response (and in a rotation's): store it in the pipeline's or the agent's secrets now. Admins only.",
+          "A new client of the caller's organization, with an optional name: 201 with its client_id and client_secret. The secret is shown only in this response (and in a rotation's): store it in the pipeline's or the agent's secrets now. Admins only.",
         tags: ["clients"],
         body: CreateClientBody,
         response: { 201: IssuedClient, ...ProblemResponses },
@@ -42,6 +57,7 @@ export const clientAdminRoutes: FastifyPluginAsyncTypebox<{ clients: ClientsServ
         principal.organizationName,
         request.body.role,
         actorOf(principal),
+        nameOf(request.body.name),
       );
       return noStore(reply).code(201).header("location", `/v1/clients/${issued.client_id}`).send(issued);
     },

@@ -4,6 +4,7 @@ import type { ClientRecord } from "./clients.repo.ts";
 export function clientView(client: ClientRecord) {
   return {
     client_id: client.id,
+    name: client.name,
     role: client.role,
     org: client.organizationName,
     created_at: client.createdAt,

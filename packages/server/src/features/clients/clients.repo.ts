@@ -6,6 +6,8 @@ export interface ClientRecord {
   organizationId: string;
   organizationName: string;
   role: ClientRole;
+  /** What people call it; null when it was given none. */
+  name: string | null;
   secretHash: string;
   createdAt: string;
   disabledAt: string | null;
@@ -76,11 +78,26 @@ export class ClientsRepo {
         id: client.id,
         organization_id: client.organizationId,
         role: client.role,
+        name: client.name,
         secret_hash: client.secretHash,
         created_at: client.createdAt,
         disabled_at: null,
       })
       .execute();
+  }
+
+  /**
+   * Names a client that has no name yet; one that has one keeps it. Idempotent, so every instance starting on
+   * the same database may do it. Returns whether it named the client.
+   */
+  async nameIfUnnamed(id: string, name: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable("clients")
+      .set({ name })
+      .where("id", "=", id)
+      .where("name", "is", null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async findClient(id: string): Promise<ClientRecord | undefined> {
@@ -116,6 +133,7 @@ export class ClientsRepo {
         "clients.organization_id",
         "organizations.name as organization_name",
         "clients.role",
+        "clients.name",
         "clients.secret_hash",
         "clients.created_at",
         "clients.disabled_at",
@@ -159,6 +177,7 @@ interface ClientRow {
   organization_id: string;
   organization_name: string;
   role: ClientRole;
+  name: string | null;
   secret_hash: string;
   created_at: string;
   disabled_at: string | null;
@@ -171,6 +190,7 @@ function toClientRecord(row: ClientRow): ClientRecord {
     organizationId: row.organization_id,
     organizationName: row.organization_name,
     role: row.role,
+    name: row.name,
     secretHash: row.secret_hash,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,

@@ -1,4 +1,5 @@
 import { Type } from "typebox";
+import { clientNameRule } from "./client-name.ts";
 
 export const ClientRoleSchema = Type.Union([
   Type.Literal("ci"),
@@ -6,8 +7,14 @@ export const ClientRoleSchema = Type.Union([
   Type.Literal("admin"),
 ]);
 
+const ClientName = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'What people call the client ("nightly CI"), shown beside its ID; null when it was given none. The clients a first start makes are "ci (created at first start)" and "agent (created at first start)", the built-in local agent\'s "Built-in local agent".',
+});
+
 export const ClientView = Type.Object({
   client_id: Type.String(),
+  name: ClientName,
   role: ClientRoleSchema,
   org: Type.String({ description: "Organization name." }),
   created_at: Type.String({ format: "date-time" }),
@@ -44,6 +51,11 @@ export const CreateClientBody = Type.Object(
       description:
         "ci: pipelines (upload, plans, trigger, read results); agent: device hosts (the agent protocol); admin: manages clients and people.",
     }),
+    name: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: `What people call the client, e.g. "nightly CI": ${clientNameRule}; blanks around it are dropped. Optional.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,4 +68,5 @@ export const IssuedClient = Type.Object({
   }),
   org: Type.String({ description: "Organization name." }),
   role: ClientRoleSchema,
+  name: ClientName,
 });

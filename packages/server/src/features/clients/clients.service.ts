@@ -5,6 +5,7 @@ import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { type Actor, type AuditAction, type AuditLog, serverActor } from "../audit/index.ts";
+import { checkClientName, clientNameRule } from "./client-name.ts";
 import type { ClientRecord, ClientsRepo, OrganizationRecord } from "./clients.repo.ts";
 import { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";
 import { TurnLookups } from "./turn-lookups.ts";
@@ -17,6 +18,8 @@ export interface IssuedCredentials {
   client_secret: string;
   org: string;
   role: ClientRole;
+  /** What people call it; null when it was given none. */
+  name: string | null;
 }
 
 /** A mistake of whoever runs the admin CLI: said plainly, without a stack trace. */
@@ -95,9 +98,26 @@ export class ClientsService {
     return `tbs_${randomBytes(32).toString("base64url")}`;
   }
 
-  async createClient(orgName: string, role: ClientRole, actor = serverActor): Promise<IssuedCredentials> {
+  /**
+   * A new client of the organization, with its secret shown this once. `name` (optional) is trimmed and must
+   * follow clientNameRule; the API checks it first to answer 400 with its own fix (client-admin.routes.ts).
+   */
+  async createClient(
+    orgName: string,
+    role: ClientRole,
+    actor = serverActor,
+    name: string | null = null,
+  ): Promise<IssuedCredentials> {
     if (!clientRoles.includes(role)) {
       throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);
+    }
+    let checkedName: string | null = null;
+    if (name !== null) {
+      const checked = checkClientName(name);
+      if ("problem" in checked) {
+        throw new AdminError(`${checked.problem}: give --name ${clientNameRule}, e.g. --name "nightly CI".`);
+      }
+      checkedName = checked.name;
     }
     const org = await this.repo.findOrganizationByName(orgName);
     if (!org) {
@@ -112,11 +132,20 @@ export class ClientsService {
       id,
       organizationId: org.id,
       role,
+      name: checkedName,
       secretHash: await hashSecret(secret),
       createdAt: isoTime(now),
     });
     await this.audited({ id, organizationId: org.id, role }, "client.created", actor);
-    return { client_id: id, client_secret: secret, org: org.name, role };
+    return { client_id: id, client_secret: secret, org: org.name, role, name: checkedName };
+  }
+
+  /**
+   * Gives a client the server made itself (at first start, the built-in local agent's) its name, unless it has
+   * one: for stores made before clients had names, at every start, on any number of instances at once.
+   */
+  async nameIfUnnamed(id: string, name: string): Promise<void> {
+    await this.repo.nameIfUnnamed(id, name);
   }
 
   async disableClient(id: string, actor = serverActor): Promise<void> {
@@ -150,7 +179,13 @@ export class ClientsService {
     const secret = ClientsService.newSecret();
     await this.repo.replaceSecret(id, await hashSecret(secret), isoTime(this.clock.now()));
     await this.audited(client, "client.rotated", actor);
-    return { client_id: id, client_secret: secret, org: client.organizationName, role: client.role };
+    return {
+      client_id: id,
+      client_secret: secret,
+      org: client.organizationName,
+      role: client.role,
+      name: client.name,
+    };
   }
 
   /**

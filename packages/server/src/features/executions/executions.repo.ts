@@ -184,6 +184,19 @@ export class ExecutionsRepo {
     return this.records(rows);
   }
 
+  /** The names of these clients, by ID; clients without a name are left out. One read, none for no IDs. */
+  async clientNames(ids: readonly string[]): Promise<Map<string, string>> {
+    const clients = [...new Set(ids)];
+    if (clients.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom("clients")
+      .select(["id", "name"])
+      .where("id", "in", clients)
+      .where("name", "is not", null)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.name as string]));
+  }
+
   /** People's emails by user ID, for the IDs among `triggeredBy` that are people's (one read, none if none are). */
   private async emailsOfPeople(triggeredBy: readonly string[]): Promise<Map<string, string>> {
     const people = [...new Set(triggeredBy.filter((id) => id.startsWith("usr_")))];

@@ -106,6 +106,9 @@ export const ExecutionView = Type.Object({
     {
       type: Type.Union([Type.Literal("client"), Type.Literal("person")]),
       id: Type.String({ description: "The client's ID, or the person's email" }),
+      name: Type.Union([Type.String(), Type.Null()], {
+        description: "The client's name (GET /v1/clients); null for a client without one, and for a person",
+      }),
     },
     { description: "Who triggered it: a client (a CI pipeline) or a person signed in to the dashboard." },
   ),

@@ -8,7 +8,8 @@ import { type DeviceRuns, runsOnShard, type ShardableStep } from "../device-runs
 import type { ExecutionRecord, ExecutionsRepo, Summary } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
-export function executionView(execution: ExecutionRecord) {
+/** `triggeredByName`: the name of the client that triggered it (null for a person, or a client without one). */
+export function executionView(execution: ExecutionRecord, triggeredByName: string | null = null) {
   const planSteps = (execution.plan.steps ?? []) as Array<ShardableStep & { name?: string }>;
   const devices = execution.deviceRuns.map((run) => ({
     device: run.device,
@@ -49,8 +50,8 @@ export function executionView(execution: ExecutionRecord) {
     ci: execution.ci,
     triggered_by:
       execution.triggeredByPerson === null
-        ? { type: "client" as const, id: execution.triggeredBy }
-        : { type: "person" as const, id: execution.triggeredByPerson },
+        ? { type: "client" as const, id: execution.triggeredBy, name: triggeredByName }
+        : { type: "person" as const, id: execution.triggeredByPerson, name: null },
     // Filled in where executions are read (ExecutionsService.views): it needs the online agents.
     waiting_reason: null as WaitingReason | null,
     devices,
@@ -88,15 +89,19 @@ export class ExecutionsService {
   ) {}
 
   /**
-   * Views of executions with their waiting_reason. The online agents are read once for all of them, and
-   * only when one is queued (most reads are of running or finished executions).
+   * Views of executions with their waiting_reason and the names of the clients that triggered them. The
+   * online agents are read once for all of them, and only when one is queued (most reads are of running or
+   * finished executions); the names in one read.
    */
   async views(organizationId: string, executions: readonly ExecutionRecord[]) {
     const online = executions.some((execution) => execution.status === "queued")
       ? await this.onlineAgents(organizationId)
       : [];
+    const names = await this.repo.clientNames(
+      executions.filter((execution) => execution.triggeredByPerson === null).map((e) => e.triggeredBy),
+    );
     return executions.map((execution) => ({
-      ...executionView(execution),
+      ...executionView(execution, names.get(execution.triggeredBy) ?? null),
       waiting_reason: waitingReason(execution, online),
     }));
   }

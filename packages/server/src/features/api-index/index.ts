@@ -1,0 +1,1 @@
+export { apiIndexRoutes } from "./api-index.routes.ts";
