@@ -140,11 +140,12 @@ describe("roles", () => {
     });
     expect(triggered.status, JSON.stringify(triggered.body)).toBe(200);
     const execution = triggered.body.execution;
-    expect(execution.triggered_by).toEqual({ type: "person", id: "member@acme.example" });
+    expect(execution.triggered_by).toEqual({ type: "person", id: "member@acme.example", name: null });
     // Read back, the run still names the person (the execution keeps their user ID; the email is looked up).
     expect((await read(member, `/v1/executions/${execution.id}`)).body.triggered_by).toEqual({
       type: "person",
       id: "member@acme.example",
+      name: null,
     });
     const cancelled = await change(member, "POST", `/v1/executions/${execution.id}/cancel`);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);

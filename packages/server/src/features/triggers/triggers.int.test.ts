@@ -73,7 +73,7 @@ describe("POST /v1/testplan/run", () => {
       devices: [{ device: null, status: "queued", attempt: 1 }],
     });
     expect(body.execution.id).toMatch(/^ex_/);
-    expect(body.execution.triggered_by).toEqual({ type: "client", id: acmeClientId });
+    expect(body.execution.triggered_by).toEqual({ type: "client", id: acmeClientId, name: null });
 
     const devices = [{ platform: "android", model: "Pixel 8" }, { platform: "android" }];
     const twoDevices = await createPlan({ devices });
