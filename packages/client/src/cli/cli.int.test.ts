@@ -155,6 +155,8 @@ describe("testbay against a real server", () => {
     expect(run.stderr).toContain(
       `fix: Restore it with POST /v1/testplans/${archived}/restore, or create a new plan.`,
     );
+    expect(run.stderr).toContain(`with this CLI: testbay plans restore ${archived}`);
+    expect(run.stderr).not.toMatch(/A 404 means/);
     expect(run.stdout).toContain(plans[0]);
   });
 
@@ -163,7 +165,8 @@ describe("testbay against a real server", () => {
     expect(run.code, run.stderr).toBe(4);
     expect(run.stderr).toMatch(/app_version_not_found/);
     expect(run.stderr).toMatch(/fix: .*testbay upload --app com\.example\.basic --version 9\.9\.9/);
-    expect(run.stderr).toMatch(/the service itself is up/);
+    // Precise already: no generic word on what a 404 means (CLIENT.md rule 14).
+    expect(run.stderr).not.toMatch(/A 404 means/);
     expect(count(run, "POST", "/testplan/run/batch")).toBe(1);
   });
 

@@ -60,10 +60,3 @@ export function resolveConfig(
   }
   return config;
 }
-
-/** The base URL names the API version (…/v1); one without it usually meets 404 route_not_found. */
-export function urlWarning(baseUrl: string): string | undefined {
-  return /\/v\d+$/.test(new URL(baseUrl).pathname)
-    ? undefined
-    : `warning: TESTBAY_URL ${baseUrl} does not end in /v1; the API lives under {server}/v1.`;
-}

@@ -1,7 +1,7 @@
 import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Command, CommanderError, Option } from "commander";
-import { resolvePlanIds } from "../plans/by-name.ts";
+import { findPlanToChange, resolvePlanIds } from "../plans/by-name.ts";
 import { Testbay } from "../sdk/client.ts";
 import { type Clock, type Random, systemClock } from "../sdk/clock.ts";
 import { TestbayApiError } from "../sdk/errors.ts";
@@ -10,7 +10,7 @@ import type { RetryEvent } from "../sdk/retry-policy.ts";
 import type { FetchLike, ResponseEvent } from "../sdk/transport.ts";
 import type { TestPackageUploadResult, UploadProgress, UploadResult } from "../sdk/upload.ts";
 import { ciMetadata } from "./ci.ts";
-import { type ConnectionFlags, resolveConfig, urlWarning } from "./config.ts";
+import { type ConnectionFlags, resolveConfig } from "./config.ts";
 import { parseDuration } from "./duration.ts";
 import { ExitCode, exitCodeFor, UsageError } from "./exit-codes.ts";
 import { followExecutions } from "./follow.ts";
@@ -27,6 +27,7 @@ import {
   type Writer,
 } from "./output.ts";
 import { uploadProgress } from "./progress.ts";
+import { unknownAppMessage } from "./unknown-app.ts";
 import { cliVersion } from "./version.ts";
 import { webhookDetails, webhookEvents, webhookFormat, webhookTable } from "./webhooks-output.ts";
 
@@ -95,8 +96,8 @@ class Session {
   testbay(needs: { auth: boolean } = { auth: true }): Testbay {
     if (this.client) return this.client;
     const config = resolveConfig(this.globals(), this.io.env, needs);
-    const warning = urlWarning(config.baseUrl);
-    if (warning) this.say(warning);
+    // A URL without /v1 is said to be one when the server answers its 404 (output.ts wrongBaseUrl).
+    this.context = { ...this.context, baseUrl: config.baseUrl };
     this.client = new Testbay({
       baseUrl: config.baseUrl,
       clientId: config.clientId,
@@ -259,27 +260,19 @@ async function trigger(
   if (options.plan.length > 100) {
     throw new UsageError("At most 100 test plans per trigger: split them over several commands.");
   }
-  let result: BatchTriggerResult;
-  try {
-    const ci = ciMetadata(session.io.env);
-    result = await session.testbay().triggers.runBatch({
-      package_name: options.app,
-      version: options.version,
-      test_plan_ids: options.plan,
-      ...(ci ? { ci } : {}),
-    });
-  } catch (error) {
-    // None started: the error status carries failed_executions, one entry per plan.
-    if (error instanceof TestbayApiError && error.failedExecutions.length) {
-      session.say(failedExecutionsText(error.failedExecutions, options.plan.length));
-    }
-    throw error;
-  }
+  // When no plan starts, the error carries failed_executions: main's errorText reports them, each plan once.
+  const ci = ciMetadata(session.io.env);
+  const result = await session.testbay().triggers.runBatch({
+    package_name: options.app,
+    version: options.version,
+    test_plan_ids: options.plan,
+    ...(ci ? { ci } : {}),
+  });
   session.say(
     `Triggered ${result.executions.length} of ${options.plan.length} test plan${options.plan.length === 1 ? "" : "s"} on ${options.app} ${options.version}${result.replayed ? " (replayed)" : ""}.`,
   );
   if (result.failed_executions.length > 0) {
-    session.say(failedExecutionsText(result.failed_executions, options.plan.length));
+    session.say(failedExecutionsText(result.failed_executions, options.plan.length, session.context));
   }
   return result;
 }
@@ -497,6 +490,37 @@ function buildProgram(session: Session, setOutcome: (outcome: Outcome) => void):
       }
       if (!session.json) print(items.length ? planTable(items) : "No test plans.\n");
       setOutcome({ code: ExitCode.ok, json: { items } });
+    });
+
+  plans
+    .command("archive")
+    .description("Archive a test plan: it is not triggered any more, and plans restore brings it back")
+    .argument("<plan>", "test plan ID (tp_…) or name")
+    .option("--app <package>", "the plan's app, when plans of several apps have that name")
+    .action(async (value: string, options: { app?: string }) => {
+      const testbay = session.testbay();
+      const id = await findPlanToChange(testbay, value, { app: options.app, from: ["active"] });
+      const plan = await testbay.testPlans.archive(id);
+      session.say(
+        `Archived test plan ${plan.name} (${plan.id}) of ${plan.package_name}: it is not triggered any more. Restore it with testbay plans restore ${plan.id}`,
+      );
+      if (!session.json) print(planTable([plan]));
+      setOutcome({ code: ExitCode.ok, json: plan });
+    });
+  plans
+    .command("restore")
+    .description("Restore an archived test plan (or one deleted within 30 days): it can be triggered again")
+    .argument("<plan>", "test plan ID (tp_…) or name")
+    .option("--app <package>", "the plan's app, when plans of several apps have that name")
+    .action(async (value: string, options: { app?: string }) => {
+      const testbay = session.testbay();
+      const id = await findPlanToChange(testbay, value, { app: options.app, from: ["archived", "deleted"] });
+      const plan = await testbay.testPlans.restore(id);
+      session.say(
+        `Restored test plan ${plan.name} (${plan.id}) of ${plan.package_name}: it can be triggered again.`,
+      );
+      if (!session.json) print(planTable([plan]));
+      setOutcome({ code: ExitCode.ok, json: plan });
     });
 
   // The plans-as-code commands load their YAML parser and schema validator only when they run (cold start).
@@ -871,6 +895,20 @@ function webhookUrlOption(): Option {
 }
 
 /**
+ * A 404 app_not_found for the command's --app, said as an unknown app with the closest registered name (rule
+ * 14); undefined for every other error, or when the server named the right one itself (did_you_mean).
+ */
+async function unknownAppText(session: Session, error: unknown): Promise<string | undefined> {
+  const app = session.context.app;
+  if (!(error instanceof TestbayApiError && error.code === "app_not_found") || !app) return undefined;
+  if (typeof error.problem.did_you_mean === "string") return undefined;
+  const message = await unknownAppMessage(session.testbay(), app).catch(() => undefined);
+  return message
+    ? `error: ${message} (${error.status} ${error.code} on ${error.method} ${error.path})\n`
+    : undefined;
+}
+
+/**
  * Runs the CLI with `argv` (the arguments after the program name) and returns its exit code: it never calls
  * process.exit, so tests run it in-process.
  */
@@ -900,7 +938,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return ExitCode.usage;
     }
     const code = exitCodeFor(error);
-    io.stderr.write(errorText(error, session.context));
+    io.stderr.write((await unknownAppText(session, error)) ?? errorText(error, session.context));
     if (globals.json)
       io.stdout.write(`${JSON.stringify({ error: errorJson(error), exit_code: code }, null, 2)}\n`);
     return code;

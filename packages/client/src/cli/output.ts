@@ -88,14 +88,35 @@ export function statusCounts(executions: Execution[]): string {
   return [...counts].map(([status, n]) => `${n} ${status}`).join(", ");
 }
 
-/** Each plan that did not start, with its code, reason, detail and fix (rule 6). */
-export function failedExecutionsText(failed: FailedExecution[], total: number): string {
+/** What to type with this CLI for a plan that did not start, when the server's fix speaks HTTP (rule 12). */
+function failedExecutionCommand(failed: FailedExecution, context: FixContext): string | undefined {
+  if (failed.fix?.includes("testbay ")) return undefined;
+  const app = context.app ?? "PACKAGE";
+  const version = context.version ?? "VERSION";
+  if (failed.code === "test_plan_not_found" && failed.reason === "archived")
+    return `testbay plans restore ${failed.test_plan_id}`;
+  if (failed.code === "app_version_not_found")
+    return `testbay upload --app ${app} --version ${version} --file ${context.file ?? "PATH"}`;
+  if (failed.code === "test_package_not_found")
+    return `testbay upload --app ${app} --version ${version} --file ${context.file ?? "PATH"} --test-file TEST_APK (the registered build is not sent again)`;
+  return undefined;
+}
+
+/** Each plan that did not start, with its code, reason, detail and fix (rule 6), each said once. */
+export function failedExecutionsText(
+  failed: FailedExecution[],
+  total: number,
+  context: FixContext = {},
+): string {
   const lines = [`error: ${failed.length} of ${total} test plan${total === 1 ? "" : "s"} did not start:`];
   for (const f of failed) {
     lines.push(`  ${f.test_plan_id}: ${f.code}${f.reason ? ` (${f.reason})` : ""}, ${f.status}: ${f.detail}`);
-    lines.push(`    fix: ${f.fix}`);
+    if (f.fix) lines.push(`    fix: ${f.fix}`);
+    const command = failedExecutionCommand(f, context);
+    if (command) lines.push(`    with this CLI: ${command}`);
   }
-  if (failed.some((f) => f.status === 404)) lines.push(`  note: ${notFoundHint}`);
+  // The generic word on a 404 only where the server said nothing more precise (rule 14).
+  if (failed.some((f) => f.status === 404 && !f.fix)) lines.push(`  note: ${notFoundHint}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -104,6 +125,8 @@ export interface FixContext {
   app?: string | undefined;
   version?: string | undefined;
   file?: string | undefined;
+  /** The API base URL the command used (TESTBAY_URL or --url). */
+  baseUrl?: string | undefined;
 }
 
 /** `/apps/{package}/versions/{version}…` of a failed call, decoded. */
@@ -136,8 +159,11 @@ export function cliFix(error: TestbayApiError, context: FixContext = {}): string
     }
     case "app_version_not_found":
       return `testbay upload --app ${app} --version ${version} --file ${named.file ?? "PATH"}`;
-    case "test_plan_not_found":
+    case "test_plan_not_found": {
+      const plan = /^\/testplans\/([^/]+)/.exec(error.path)?.[1];
+      if (error.reason === "archived" && plan) return `testbay plans restore ${decodeURIComponent(plan)}`;
       return `testbay plans list --app ${app} (the IDs of this app's plans)`;
+    }
     case "execution_not_found":
       return "testbay status EXECUTION_ID with an ID that `testbay run` or `testbay trigger` printed";
     default:
@@ -145,10 +171,34 @@ export function cliFix(error: TestbayApiError, context: FixContext = {}): string
   }
 }
 
+/**
+ * A base URL without the API's version (`http://host:8080` for `http://host:8080/v1`) meets 404s on every call:
+ * route_not_found from a Testbay server, a bare 404 from a proxy. Said as what it is, with the URL to use.
+ */
+function wrongBaseUrl(error: TestbayApiError, baseUrl: string | undefined): string | undefined {
+  if (!baseUrl || error.status !== 404) return undefined;
+  if (error.code !== "route_not_found" && error.code !== `http_${error.status}`) return undefined;
+  const url = new URL(baseUrl);
+  if (/\/v\d+\/?$/.test(url.pathname)) return undefined;
+  const suggested = `${baseUrl.replace(/\/+$/, "")}/v1`;
+  return [
+    `error: TESTBAY_URL ${baseUrl} is not the API's address: it must end in /v1 (the server answered 404 ${error.code} to ${error.method} ${error.path}).`,
+    `  fix: export TESTBAY_URL=${suggested} (or --url ${suggested})`,
+    "",
+  ].join("\n");
+}
+
 /** An error as the lines a person reads on stderr: what happened, the server's fix, and what a 404 means. */
 export function errorText(error: unknown, context: FixContext = {}): string {
   if (error instanceof UsageError) return `error: ${error.message}\n`;
   if (error instanceof TestbayApiError) {
+    const requestId = error.request_id ? `  request_id: ${error.request_id}\n` : "";
+    // No plan started: each one's code, detail and fix is the whole story (the problem's own repeat them).
+    if (error.failedExecutions.length > 0) {
+      return `${failedExecutionsText(error.failedExecutions, error.failedExecutions.length, context)}${requestId}`;
+    }
+    const wrongUrl = wrongBaseUrl(error, context.baseUrl);
+    if (wrongUrl) return `${wrongUrl}${requestId}`;
     const lines = [
       `error: ${error.code}${error.reason ? ` (${error.reason})` : ""}, ${error.status} on ${error.method} ${error.path}: ${error.detail}`,
     ];
@@ -156,9 +206,9 @@ export function errorText(error: unknown, context: FixContext = {}): string {
     // A server that names the command in its fix already has said it with the real names.
     const command = error.fix?.includes("testbay ") ? undefined : cliFix(error, context);
     if (command) lines.push(`  with this CLI: ${command}`);
-    if (error.status === 404) lines.push(`  note: ${notFoundHint}`);
-    if (error.request_id) lines.push(`  request_id: ${error.request_id}`);
-    return `${lines.join("\n")}\n`;
+    // The generic word on a 404 only where nothing more precise is known (rule 14).
+    if (error.status === 404 && !error.fix && !command) lines.push(`  note: ${notFoundHint}`);
+    return `${lines.join("\n")}\n${requestId}`;
   }
   if (error instanceof TestbayGaveUpError) {
     const last = error.lastError;

@@ -284,7 +284,8 @@ describe("testbay run --test-file", () => {
     expect(run.code, run.stderr).toBe(4);
     expect(calls(run)).toEqual([`GET ${testPackagePath("3.0.0")} 404`]);
     expect(run.stderr).toContain("error: app_version_not_found");
-    expect(run.stderr).toContain("the service itself is up");
+    expect(run.stderr).toContain("testbay upload --app com.example.basic --version 3.0.0 --file PATH");
+    expect(run.stderr).not.toMatch(/A 404 means/);
   });
 
   it("refuses a missing test file with exit 2 before any request", async () => {

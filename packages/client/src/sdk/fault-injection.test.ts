@@ -170,7 +170,7 @@ describe("retries against a scripted server", () => {
     expect(run.stderr).toContain("request_id: req-1");
   });
 
-  it("reports a 404 as a wrong ID or unregistered version, never as the service being down, and exits 4", async () => {
+  it("reports a 404 with the server's detail and fix, never as the service being down, and exits 4", async () => {
     server.script(
       "POST /testplan/run/batch",
       problem(404, "app_version_not_found", {
@@ -183,8 +183,18 @@ describe("retries against a scripted server", () => {
     expect(server.count("POST /testplan/run/batch")).toBe(1);
     expect(run.stderr).toContain("app_version_not_found");
     expect(run.stderr).toContain("Register the version first");
-    expect(run.stderr).toMatch(/not registered yet; the service itself is up/);
+    // The server's detail and fix say precisely what is wrong: the generic word on 404s is left out (rule 14).
+    expect(run.stderr).not.toMatch(/A 404 means/);
+    expect(run.stderr).toContain("with this CLI: testbay upload --app com.example.basic --version 1.2.3");
     expect(run.stderr).not.toMatch(/service (is )?down|unavailable/i);
+  });
+
+  it("says what a 404 means only when the answer says nothing more precise (a proxy's bare 404)", async () => {
+    server.script("POST /testplan/run/batch", { status: 404, body: "<html>Not Found</html>" });
+    const run = await cli(triggerArgs);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^error: http_404, 404 on POST \/testplan\/run\/batch/m);
+    expect(run.stderr).toMatch(/note: A 404 means a wrong ID or package name, .*the service itself is up\./);
   });
 
   it("exits 4 on 401 with the fix, 409 and 422 without retrying any of them", async () => {
