@@ -341,6 +341,7 @@ async function assemble(
     sessions: cookieSessions,
     limiter,
     loginLimits: options.loginLimits ?? defaultLoginLimits,
+    clock,
     publicUrl: config.publicUrl,
     deployment: signingKey.kid,
     oidcEnabled: config.oidc !== undefined,

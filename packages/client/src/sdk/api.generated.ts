@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a person in
-         * @description Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address; past the limit, 429 rate_limited with Retry-After, even for the right password.
+         * @description Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.
          */
         post: operations["signIn"];
         delete?: never;
@@ -283,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * Change one's own password
-         * @description Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted like a failed sign-in); 400 invalid_request when the new one is too short.
+         * @description Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted, and slowed down, like a failed sign-in); 400 invalid_request when the new one is too short.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -989,13 +989,13 @@ export interface paths {
         };
         /**
          * List webhooks
-         * @description The organization's webhooks, newest first, in pages (next_cursor). Secrets are never listed. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description The organization's webhooks, newest first, in pages (next_cursor). Secrets are never listed. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook
-         * @description 201 with the signing secret (whsec_…), shown this once; slack-format webhooks have none. Events the endpoint receives from now on are delivered at least once, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), retried per TESTBAY_WEBHOOK_RETRY_SCHEDULE, and the endpoint is disabled when a message's schedule is spent. Unknown event names, non-http(s) URLs and loopback/private/link-local address literals or localhost are refused with 400 invalid_request. Audited as webhook.created. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description 201 with the signing secret (whsec_…), shown this once; slack-format webhooks have none. Events the endpoint receives from now on are delivered at least once, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), retried per TESTBAY_WEBHOOK_RETRY_SCHEDULE, and the endpoint is disabled when a message's schedule is spent. Unknown event names, non-http(s) URLs and loopback/private/link-local address literals or localhost are refused with 400 invalid_request. Audited as webhook.created. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1013,21 +1013,21 @@ export interface paths {
         };
         /**
          * Get a webhook
-         * @description The webhook without its secret; enabled false with disabled_reason when the server disabled it. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description The webhook without its secret; enabled false with disabled_reason when the server disabled it. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook
-         * @description 204; its delivery log goes with it and nothing more is sent to it. Audited as webhook.deleted. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description 204; its delivery log goes with it and nothing more is sent to it. Audited as webhook.deleted. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a webhook
-         * @description Changes what is given. enabled: true after the server disabled it clears disabled_reason, and its pending messages are sent again (missed ones: redeliver them). Audited as webhook.updated. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description Changes what is given. enabled: true after the server disabled it clears disabled_reason, and its pending messages are sent again (missed ones: redeliver them). Audited as webhook.updated. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1043,7 +1043,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret
-         * @description A new secret, shown this once; attempts from now on are signed with it only (retries of earlier messages included). 400 for slack-format webhooks, which are not signed. Audited as webhook.secret_rotated. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description A new secret, shown this once; attempts from now on are signed with it only (retries of earlier messages included). 400 for slack-format webhooks, which are not signed. Audited as webhook.secret_rotated. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test message
-         * @description 202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log. A disabled endpoint's messages wait until it is enabled again. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description 202: a webhook.test message ({webhook_id}) is queued for the endpoint whatever its events, delivered and retried like any other; follow it in the delivery log. A disabled endpoint's messages wait until it is enabled again. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         post: operations["sendWebhookTest"];
         delete?: never;
@@ -1081,7 +1081,7 @@ export interface paths {
         };
         /**
          * A webhook's delivery log
-         * @description One item per message, newest first, in pages (next_cursor), each with its attempts oldest first: when, the answer's status and first KiB, how long it took and why it failed. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description One item per message, newest first, in pages (next_cursor), each with its attempts oldest first: when, the answer's status and first KiB, how long it took and why it failed. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1103,7 +1103,7 @@ export interface paths {
         put?: never;
         /**
          * Redeliver a message
-         * @description 202: the message is sent again with the same webhook-id (receivers that deduplicate on it see a repeat), from the start of the retry schedule. 404 webhook_delivery_not_found for a delivery of another webhook. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).
+         * @description 202: the message is sent again with the same webhook-id (receivers that deduplicate on it see a repeat), from the start of the retry schedule. 404 webhook_delivery_not_found for a delivery of another webhook. Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).
          */
         post: operations["redeliverWebhookMessage"];
         delete?: never;

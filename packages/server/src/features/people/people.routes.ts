@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
+import type { Clock } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import type { RateLimiter } from "../ratelimit/index.ts";
-import { type LoginLimitSettings, loginLimitPolicies } from "./login-limits.ts";
+import { type LoginLimitSettings, SignInSlowdown } from "./login-limits.ts";
 import { passwordProblem } from "./passwords.ts";
 import { foldEmail, type UserRecord } from "./people.repo.ts";
 import { LoginBody, LoginResponse, PasswordChangeBody, SessionResponse } from "./people.schemas.ts";
@@ -19,6 +20,8 @@ export interface PeopleRoutesOptions {
   sessions: CookieSessionAuthentication;
   limiter: RateLimiter;
   loginLimits: LoginLimitSettings;
+  /** The server's clock: slowed-down sign-ins wait on it (login-limits.ts). */
+  clock: Clock;
   /** TESTBAY_PUBLIC_URL: an https one makes the cookie `Secure`. */
   publicUrl: string | undefined;
   /**
@@ -36,47 +39,32 @@ const personView = (user: UserRecord) => ({ email: user.email, role: user.role, 
 /** Sign-in for people (API.md §10), outside /v1: the dashboard's only calls that are not the API's. */
 export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = async (app, options) => {
   const { people, sessions, limiter } = options;
-  const limits = loginLimitPolicies(options.loginLimits);
+  const slowdown = new SignInSlowdown(limiter, options.clock, options.loginLimits);
   const secureCookie = (request: FastifyRequest) =>
     request.protocol === "https" || options.publicUrl?.startsWith("https:") === true;
 
   /** The failure counts a sign-in attempt (or a password change) is charged to: its account and its address. */
   const countsOf = (request: FastifyRequest, email: string) => [
-    {
-      key: `login-account:${options.deployment}:${foldEmail(email)}`,
-      count: limits.account,
-      most: options.loginLimits.perAccount,
-      what: "this account",
-    },
-    {
-      key: `login-address:${options.deployment}:${request.ip}`,
-      count: limits.address,
-      most: options.loginLimits.perAddress,
-      what: "this address",
-    },
+    slowdown.account(`${options.deployment}:${foldEmail(email)}`),
+    slowdown.address(`${options.deployment}:${request.ip}`),
   ];
 
-  /** 429 before the password is even checked, once either count is spent: a right password is refused too. */
-  const refuseWhenSpent = async (request: FastifyRequest, email: string) => {
-    for (const { key, count, most, what } of countsOf(request, email)) {
-      const decision = await limiter.consume(key, count.probe);
-      if (decision.allowed) continue;
-      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new ApiError("rate_limited", {
-        reason: "sign_in_failures",
-        detail: `Too many failed sign-ins for ${what}: at most ${most} in ${options.loginLimits.windowSeconds / 60} minutes.`,
-        fix: `Wait ${retryAfter} seconds before trying again. If the password is forgotten, an administrator can create a new account (testbay-server user create).`,
-        headers: { "retry-after": String(retryAfter) },
-        extra: { retry_after_seconds: retryAfter },
-      });
-    }
+  /**
+   * After repeated failures, the attempt waits before its password is checked (login-limits.ts says why);
+   * it is then answered as any other, so the right password still signs in.
+   */
+  const slowDownAfterFailures = async (request: FastifyRequest, email: string) => {
+    const delayMs = await slowdown.delayFor(countsOf(request, email));
+    if (delayMs === 0) return;
+    request.log.info(
+      { delay_ms: delayMs, address: request.ip },
+      "sign-in slowed down after repeated failures",
+    );
+    await slowdown.wait(delayMs);
   };
 
-  const chargeFailure = async (request: FastifyRequest, email: string) => {
-    for (const { key, count } of countsOf(request, email)) {
-      await limiter.consume(key, count.fail);
-    }
-  };
+  const chargeFailure = (request: FastifyRequest, email: string) =>
+    slowdown.chargeFailure(countsOf(request, email));
 
   const wrongCredentials = (detail: string) => new ApiError("invalid_credentials", { detail });
 
@@ -105,7 +93,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       schema: {
         summary: "Sign a person in",
         description:
-          "Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address; past the limit, 429 rate_limited with Retry-After, even for the right password.",
+          "Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.",
         tags: ["people"],
         security: [],
         body: LoginBody,
@@ -114,7 +102,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      await refuseWhenSpent(request, email);
+      await slowDownAfterFailures(request, email);
       const user = await people.checkPassword(email, password);
       if (!user) {
         await chargeFailure(request, email);
@@ -198,7 +186,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       schema: {
         summary: "Change one's own password",
         description:
-          "Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted like a failed sign-in); 400 invalid_request when the new one is too short.",
+          "Signed in, with the x-csrf-token header: checks current_password, sets new_password (at least 12 characters) and ends the person's other sessions: 204. 401 invalid_credentials when current_password is wrong (counted, and slowed down, like a failed sign-in); 400 invalid_request when the new one is too short.",
         tags: ["people"],
         security: [],
         body: PasswordChangeBody,
@@ -215,7 +203,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
           extra: { errors: [{ path: "/new_password", in: "body", message: problem }] },
         });
       }
-      await refuseWhenSpent(request, user.email);
+      await slowDownAfterFailures(request, user.email);
       if (!(await people.checkPassword(user.email, request.body.current_password))) {
         await chargeFailure(request, user.email);
         throw wrongCredentials("current_password is not this account's password.");
