@@ -3,6 +3,7 @@ import { Type } from "typebox";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
 import { principalOf } from "../auth/index.ts";
+import { managesWebhooks, maskedDelivery, maskedWebhook } from "./url-masking.ts";
 import {
   CreatedWebhookView,
   CreateWebhookBody,
@@ -26,7 +27,7 @@ import type { WebhooksService } from "./webhooks.service.ts";
  */
 const writers = ["ci", "admin"] as const;
 const roles =
-  " Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Another organization's webhook is unknown (404 webhook_not_found).";
+  " Read by ci and admin clients and by every person (viewers included); created, changed and deleted by ci and admin clients and by members and admins. Viewers see each URL as scheme, host and port only (a Slack webhook's path is its secret), in the delivery log's requests too. Another organization's webhook is unknown (404 webhook_not_found).";
 
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (
   app,
@@ -63,8 +64,15 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 200: WebhookList, ...ProblemResponses },
       },
     },
-    async (request) =>
-      webhooks.list(principalOf(request).organizationId, request.query.limit ?? 50, request.query.cursor),
+    async (request) => {
+      const principal = principalOf(request);
+      const page = await webhooks.list(
+        principal.organizationId,
+        request.query.limit ?? 50,
+        request.query.cursor,
+      );
+      return managesWebhooks(principal) ? page : { ...page, items: page.items.map(maskedWebhook) };
+    },
   );
 
   app.get(
@@ -79,8 +87,11 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 200: WebhookView, ...ProblemResponses },
       },
     },
-    async (request) =>
-      webhookView(await webhooks.get(principalOf(request).organizationId, request.params.id)),
+    async (request) => {
+      const principal = principalOf(request);
+      const view = webhookView(await webhooks.get(principal.organizationId, request.params.id));
+      return managesWebhooks(principal) ? view : maskedWebhook(view);
+    },
   );
 
   app.patch(
@@ -172,13 +183,16 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
         response: { 200: DeliveryList, ...ProblemResponses },
       },
     },
-    async (request) =>
-      webhooks.deliveries(
-        principalOf(request).organizationId,
+    async (request) => {
+      const principal = principalOf(request);
+      const page = await webhooks.deliveries(
+        principal.organizationId,
         request.params.id,
         request.query.limit ?? 50,
         request.query.cursor,
-      ),
+      );
+      return managesWebhooks(principal) ? page : { ...page, items: page.items.map(maskedDelivery) };
+    },
   );
 
   app.post(
