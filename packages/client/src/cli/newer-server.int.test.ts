@@ -56,10 +56,12 @@ async function startShapeChangingProxy(target: string): Promise<Server> {
     if (upstream.ok && /^\/v1\/executions\/[^/]+\/tests$/.test(pathname)) {
       body = Buffer.from(JSON.stringify(newerShape(JSON.parse(body.toString()))));
     }
-    const kept = [...upstream.headers].filter(
-      ([name]) => !["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name),
-    );
-    response.writeHead(upstream.status, Object.fromEntries(kept));
+    const kept: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name))
+        kept[name] = value;
+    });
+    response.writeHead(upstream.status, kept);
     response.end(body);
   });
   proxyServer.listen(0, "127.0.0.1");
