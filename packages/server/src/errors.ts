@@ -174,6 +174,12 @@ export const errorCatalog = {
     fix: "Someone signs in with this email already (emails are case-insensitive): change their role with PATCH /v1/users/{email} instead, or use another address.",
     retryable: false,
   },
+  email_unavailable: {
+    status: 409,
+    title: "Email not available",
+    fix: "Add the person with another address, or ask the server's administrator, who sees every organization (testbay-server user list).",
+    retryable: false,
+  },
   self_lockout: {
     status: 409,
     title: "Would lock yourself out",

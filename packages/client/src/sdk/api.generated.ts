@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person
-         * @description A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when the email (case-insensitive) has an account already, in any organization. Admins only.
+         * @description A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive); 409 email_unavailable when it cannot be used for another reason (the answer does not say whether or where an account exists). Admins only.
          */
         post: operations["createUser"];
         delete?: never;
@@ -2172,7 +2172,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "user_exists" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "user_exists" | "email_unavailable" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;

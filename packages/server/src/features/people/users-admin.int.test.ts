@@ -126,13 +126,32 @@ describe("POST /v1/users", () => {
     expect(await auditLines()).toContain("person:admin@acme.example user.created Nia@acme.example");
   });
 
-  it("refuses an email that has an account already, in any organization, whatever its case", async () => {
-    for (const email of ["VIEWER@acme.example", "zed@globex.example"]) {
-      const taken = await asClient(adminToken, "POST", "/v1/users", { email, role: "viewer" });
-      expect(taken.status, email).toBe(409);
-      expect(taken.body.code).toBe("user_exists");
-      expect(taken.body.fix).toContain("PATCH /v1/users/");
+  it("refuses an email its organization has already, whatever its case, naming it as such", async () => {
+    const taken = await asClient(adminToken, "POST", "/v1/users", {
+      email: "VIEWER@acme.example",
+      role: "viewer",
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe("user_exists");
+    expect(taken.body.fix).toContain("PATCH /v1/users/");
+  });
+
+  it("does not tell that an email has an account in another organization (API.md §10)", async () => {
+    for (const email of ["zed@globex.example", "ZED@globex.example"]) {
+      const refused = await asClient(adminToken, "POST", "/v1/users", { email, role: "viewer" });
+      expect(refused.status, email).toBe(409);
+      expect(refused.body.code).toBe("email_unavailable");
+      expect(refused.body.detail).toBe(`${email} cannot be given an account in this organization.`);
+      const said = JSON.stringify(refused.body).toLowerCase().replaceAll(email.toLowerCase(), "the address");
+      for (const word of ["exist", "globex", "another organization", "other organization"]) {
+        expect(said).not.toContain(word);
+      }
     }
+    // Nothing was created: the person still belongs to globex alone.
+    const acme = await call(`${server.baseUrl}/users`, { headers: adminToken });
+    expect(acme.body.items.map((u: { email: string }) => u.email.toLowerCase())).not.toContain(
+      "zed@globex.example",
+    );
   });
 
   it("says at the field what is wrong", async () => {

@@ -58,7 +58,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
       schema: {
         summary: "Add a person",
         description:
-          "A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when the email (case-insensitive) has an account already, in any organization. Admins only.",
+          "A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive); 409 email_unavailable when it cannot be used for another reason (the answer does not say whether or where an account exists). Admins only.",
         tags: ["people"],
         body: CreateUserBody,
         response: { 201: IssuedAccountView, ...ProblemResponses },
@@ -76,9 +76,24 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
           },
         });
       }
-      const taken = () =>
-        new ApiError("user_exists", { detail: `A person with email ${email.trim()} exists already.` });
-      if (await people.findByEmail(email)) throw taken();
+      // Emails are unique on the server (sign-in is by email alone), so an email another organization uses
+      // cannot be added here. Saying so would tell this organization's admin who has an account elsewhere
+      // (issue 25; API.md §10: "does not tell so"). Pretending success (a 201 with a password that opens
+      // nothing) would lie to the admin and to the person they hand it to. So the answer is honest but says
+      // no more than "not available": no account, no organization, no "exists". A duplicate in the admin's
+      // own organization is one they can list anyway, and is named as such.
+      const taken = async () => {
+        const existing = await people.findByEmail(email);
+        if (existing?.organizationId === principal.organizationId) {
+          return new ApiError("user_exists", {
+            detail: `A person with email ${email.trim()} exists already.`,
+          });
+        }
+        return new ApiError("email_unavailable", {
+          detail: `${email.trim()} cannot be given an account in this organization.`,
+        });
+      };
+      if (await people.findByEmail(email)) throw await taken();
       try {
         const issued = await people.createUser(
           { email, role, org: principal.organizationName },
@@ -87,7 +102,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
         return noStore(reply).code(201).send(issued);
       } catch (error) {
         // Two admins adding the same person at once: the database's unique email decided.
-        if (await people.findByEmail(email)) throw taken();
+        if (await people.findByEmail(email)) throw await taken();
         throw error;
       }
     },
