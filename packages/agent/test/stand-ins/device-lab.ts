@@ -29,6 +29,8 @@ export interface SuiteTest {
   method: string;
   outcome?: Outcome;
   outcomes?: Outcome[];
+  /** `outcomes` start over once they run out (["fail", "pass"]: fails on every other run on the device). */
+  cycle?: boolean;
   /** Device time the test body takes; shortened by FAKE_ADB_TIME_SCALE. */
   duration_ms?: number;
   /** Java stack trace text; a plausible one is generated when absent. */

@@ -20,6 +20,21 @@ import { log } from "./logcat.mjs";
 import { deviceSleep, hostPath, paths, readJson, setAttached, watchAttached, writeJson } from "./state.mjs";
 
 const RUNNER_TAG = "TestRunner";
+/**
+ * Device time a test takes to bring its activity up: until then the screen still shows what the test before left,
+ * so a screenshot taken just after a failure shows that failure (the agent takes it once it reads the status).
+ */
+const LAUNCH_MS = 1000;
+
+/** What the device's screen shows from now on (screencap.mjs draws it). */
+function showScreen(serial, screen) {
+  writeJson(paths.screen(serial), screen);
+}
+
+/** The line a failure's trace starts with: the exception and its message. */
+function errorLine(stack) {
+  return stack.split("\n", 1)[0] ?? "";
+}
 
 function out(text) {
   process.stdout.write(text);
@@ -111,8 +126,9 @@ function matchesClassSpec(test, spec) {
 
 /**
  * How the test behaves on this run: `outcomes[n]` on its n-th run on this device (0 the first), the last
- * entry once they run out; `outcome` for a test without `outcomes`. Runs are counted per device in its
- * state, so a flaky test fails, then passes when the agent reruns it.
+ * entry once they run out, or the list again from its start with `cycle`; `outcome` for a test without
+ * `outcomes`. Runs are counted per device in its state, so a flaky test fails, then passes when the agent
+ * reruns it.
  */
 function outcomeOfRun(serial, test) {
   if (!Array.isArray(test.outcomes) || test.outcomes.length === 0) return test.outcome;
@@ -121,7 +137,7 @@ function outcomeOfRun(serial, test) {
   const key = `${test.class}#${test.method}`;
   const n = runs[key] ?? 0;
   writeJson(file, { ...runs, [key]: n + 1 });
-  return test.outcomes[Math.min(n, test.outcomes.length - 1)];
+  return test.outcomes[test.cycle ? n % test.outcomes.length : Math.min(n, test.outcomes.length - 1)];
 }
 
 function sizeOf(test) {
@@ -243,7 +259,19 @@ export async function amInstrument(serial, args, onGone) {
     log(serial, pid, tid, "I", RUNNER_TAG, `started: ${name}`);
     status({ ...base, stream: firstOfClass ? `\n${test.class}:` : "", test: test.method }, 1);
     if (!listOnly) {
-      if (outcome !== "ignored") await deviceSleep(test.duration_ms ?? 0, serial);
+      if (outcome !== "ignored") {
+        const duration = test.duration_ms ?? 0;
+        const launch = Math.min(duration, LAUNCH_MS);
+        await deviceSleep(launch, serial);
+        if (gone) return new Promise(() => {});
+        showScreen(serial, {
+          app: info.targetPackage,
+          class: test.class,
+          method: test.method,
+          state: "running",
+        });
+        await deviceSleep(duration - launch, serial);
+      }
       if (gone) return new Promise(() => {});
       const lines = test.logcat ?? [];
       for (const line of lines) {
@@ -281,6 +309,13 @@ export async function amInstrument(serial, args, onGone) {
       counted++;
     } else if (outcome === "fail" || outcome === "error") {
       const stack = stackOf(test, outcome);
+      showScreen(serial, {
+        app: info.targetPackage,
+        class: test.class,
+        method: test.method,
+        state: "failed",
+        message: errorLine(stack),
+      });
       log(serial, pid, tid, "E", RUNNER_TAG, [
         `failed: ${name}`,
         "----- begin exception -----",

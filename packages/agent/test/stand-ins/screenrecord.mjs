@@ -2,12 +2,15 @@
 // The real tool streams an MP4 through MediaMuxer: ftyp and the mdat data are written while it
 // records and the moov box (which holds the duration) only when it stops cleanly — at the time
 // limit or on SIGINT. Killed any other way (SIGHUP when the adb client dies, SIGKILL, a vanished
-// device) the file keeps no moov and players reject it. That is modelled byte for byte here.
+// device) the file keeps no moov and players reject it. That is modelled byte for byte here. The picture is real:
+// the H.264 frames of fixtures/screenrecord-loop.mp4 (one second of an app screen), written again for each second
+// recorded, with an index that makes browsers play the finished file (video-loop.mjs).
 // Time limit: up to Android 13 (sdk 33) "Time limit %ds outside acceptable range [1,180]", exit 2,
 // for 0 or > 180; from Android 14 the cap is gone and 0 means no limit (180 stays the default).
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { hostPath, paths, timeScale, watchAttached, writeJson } from "./state.mjs";
+import { loop, mvhd, videoMoov } from "./video-loop.mjs";
 
 function box(type, payload) {
   const header = Buffer.alloc(8);
@@ -20,22 +23,9 @@ function ftyp() {
   return box("ftyp", Buffer.from("isom\0\0\x02\0isomiso2avc1mp41", "latin1"));
 }
 
-/** moov holding only mvhd: timescale 1000, so the duration field is the length in ms. */
+/** moov holding only mvhd: timescale 1000, so the duration field is the length in ms (the simctl stand-in's). */
 export function moov(durationMs) {
-  const mvhd = Buffer.alloc(100);
-  const now = Math.floor(Date.now() / 1000) + 2082844800;
-  mvhd.writeUInt32BE(0, 0); // version 0, flags 0
-  mvhd.writeUInt32BE(now, 4);
-  mvhd.writeUInt32BE(now, 8);
-  mvhd.writeUInt32BE(1000, 12);
-  mvhd.writeUInt32BE(durationMs, 16);
-  mvhd.writeUInt32BE(0x00010000, 20); // rate 1.0
-  mvhd.writeUInt16BE(0x0100, 24); // volume 1.0
-  for (const [i, v] of [0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000].entries()) {
-    mvhd.writeUInt32BE(v, 36 + i * 4);
-  }
-  mvhd.writeUInt32BE(2, 96); // next track id
-  return box("moov", box("mvhd", mvhd));
+  return box("moov", mvhd(durationMs, 2));
 }
 
 function parseArgs(args, sdk) {
@@ -90,11 +80,18 @@ export function screenrecord(serial, device, args, onGone) {
   const registration = join(paths.procs(serial), `${process.pid}.json`);
   writeJson(registration, { name: "screenrecord", pid: process.pid, file: parsed.file });
 
+  // One repetition of the loop per second recorded, the first at once (a recording always has a frame).
+  const chunkOffsets = [];
+  const writeLoop = () => {
+    chunkOffsets.push(32 + mdatBytes);
+    writeSync(fd, loop.gop);
+    mdatBytes += loop.gop.length;
+  };
+  writeLoop();
+
   return new Promise((resolve) => {
-    const chunk = Buffer.alloc(512, 0x5a);
     const writer = setInterval(() => {
-      writeSync(fd, chunk);
-      mdatBytes += chunk.length;
+      if (Date.now() - started >= chunkOffsets.length * 1000) writeLoop();
     }, 50);
     const stopWatching = watchAttached(serial, () => {
       clearInterval(writer);
@@ -110,7 +107,7 @@ export function screenrecord(serial, device, args, onGone) {
         const size = Buffer.alloc(4);
         size.writeUInt32BE(mdatBytes, 0);
         writeSync(fd, size, 0, 4, mdatAt);
-        const tail = moov(Date.now() - started);
+        const tail = videoMoov(Math.max(1, Date.now() - started), chunkOffsets);
         writeSync(fd, tail, 0, tail.length, 32 + mdatBytes);
       }
       closeSync(fd);

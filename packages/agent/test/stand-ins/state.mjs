@@ -48,6 +48,8 @@ export const paths = {
   logcat: (serial) => join(paths.device(serial), "logcat.log"),
   logcatStart: (serial) => join(paths.device(serial), "logcat-start.json"),
   procs: (serial) => join(paths.device(serial), "procs"),
+  /** What the screen shows once a test ran: { app, class, method, state, message } (instrument.mjs, screencap.mjs). */
+  screen: (serial) => join(paths.device(serial), "screen.json"),
   fs: (serial) => join(paths.device(serial), "fs"),
 };
 
