@@ -895,17 +895,17 @@ function webhookUrlOption(): Option {
 }
 
 /**
- * A 404 app_not_found for the command's --app, said as an unknown app with the closest registered name (rule
- * 14); undefined for every other error, or when the server named the right one itself (did_you_mean).
+ * A 404 app_not_found for the command's --app that looks like a typo: said as an unknown app with the closest
+ * registered name (rule 14). Undefined for every other error, when the server named the right one itself
+ * (did_you_mean), or when no registered name is close: the server's detail and fix say it then.
  */
 async function unknownAppText(session: Session, error: unknown): Promise<string | undefined> {
   const app = session.context.app;
   if (!(error instanceof TestbayApiError && error.code === "app_not_found") || !app) return undefined;
   if (typeof error.problem.did_you_mean === "string") return undefined;
   const message = await unknownAppMessage(session.testbay(), app).catch(() => undefined);
-  return message
-    ? `error: ${message} (${error.status} ${error.code} on ${error.method} ${error.path})\n`
-    : undefined;
+  if (!message?.includes("did you mean")) return undefined;
+  return `error: ${message} (${error.status} ${error.code} on ${error.method} ${error.path})\n`;
 }
 
 /**
