@@ -7427,7 +7427,7 @@ export interface operations {
                      * @example https://hooks.example.com/testbay
                      */
                     url: string;
-                    /** @description Event types to deliver: execution.started, execution.finished, version.uploaded, test.flaky_detected. Anything else is refused with 400 invalid_request. */
+                    /** @description Event types to deliver: execution.started, execution.finished, version.uploaded, test.flaky_detected. Anything else is refused with 400 invalid_request. Deliveries may arrive out of order (a retry, two instances sending): execution.started and execution.finished carry data.sequence, an integer that grows with each event of that execution (started before finished), so a receiver keeps the one with the highest. */
                     events: string[];
                     /** @description What it is for, shown beside it */
                     description?: string;
@@ -7697,7 +7697,7 @@ export interface operations {
                      * @example https://hooks.example.com/testbay
                      */
                     url?: string;
-                    /** @description Event types to deliver: execution.started, execution.finished, version.uploaded, test.flaky_detected. Anything else is refused with 400 invalid_request. */
+                    /** @description Event types to deliver: execution.started, execution.finished, version.uploaded, test.flaky_detected. Anything else is refused with 400 invalid_request. Deliveries may arrive out of order (a retry, two instances sending): execution.started and execution.finished carry data.sequence, an integer that grows with each event of that execution (started before finished), so a receiver keeps the one with the highest. */
                     events?: string[];
                     description?: string | null;
                 };

@@ -173,6 +173,11 @@ describe("delivering", () => {
     });
     const finished = bodies.find((b) => b.type === "execution.finished");
     expect(bodies.map((b) => b.type).sort()).toEqual(["execution.finished", "execution.started"]);
+    // API.md §9: whichever arrives first, the receiver keeps the one with the higher data.sequence: finished.
+    const started = bodies.find((b) => b.type === "execution.started");
+    expect(started?.data.sequence).toEqual(expect.any(Number));
+    expect(finished?.data.sequence).toEqual(expect.any(Number));
+    expect(Number(started?.data.sequence)).toBeLessThan(Number(finished?.data.sequence));
     // The execution object as GET /v1/executions/{id} has it.
     const view = (await call(`${server.baseUrl}/executions/${executionId}`, { headers: ci })).body;
     expect(finished?.data).toMatchObject({

@@ -11,6 +11,7 @@ import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import type { StoredEvent } from "../events/index.ts";
+import { executionEventSequence } from "./execution-sequence.ts";
 
 /**
  * The `data` a webhook sends for an event. The outbox keeps what identifies the subject (an execution's id
@@ -145,7 +146,9 @@ export class WebhookFanOut {
         data: JSON.parse(row.payload) as Record<string, unknown>,
         createdAt: row.created_at,
       };
-      const data = (await this.describe(event)) ?? event.data;
+      const described = (await this.describe(event)) ?? event.data;
+      const sequence = executionEventSequence(row.type);
+      const data = sequence === undefined ? described : { ...described, sequence };
       const body = JSON.stringify({ type: row.type, timestamp: row.created_at, data });
       planned.push({
         eventId: row.id,

@@ -4,7 +4,7 @@ import { subscribableEvents } from "./event-types.ts";
 import { loggedRequest, loggedRequestBody, storedRequestBodyBytes } from "./webhook-request.ts";
 import type { AttemptRow, DeliveryWithAttempts, WebhookRecord } from "./webhooks.repo.ts";
 
-const eventsDescription = `Event types to deliver: ${subscribableEvents.join(", ")}. Anything else is refused with 400 invalid_request.`;
+const eventsDescription = `Event types to deliver: ${subscribableEvents.join(", ")}. Anything else is refused with 400 invalid_request. Deliveries may arrive out of order (a retry, two instances sending): execution.started and execution.finished carry data.sequence, an integer that grows with each event of that execution (started before finished), so a receiver keeps the one with the highest.`;
 
 export const WebhookUrl = Type.String({
   minLength: 1,
