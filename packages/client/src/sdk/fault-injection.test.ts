@@ -534,7 +534,7 @@ describe("the run command against a scripted server", () => {
       expect(sleep).toBeLessThan(Math.min(30_000, 500 * 2 ** n));
   });
 
-  it("asks for a token again when the restarted server refuses the old one, once, and waits on", async () => {
+  it("asks for a token again when the restarted server refuses the old one, once, outlasting a token endpoint that does not answer, and waits on", async () => {
     server
       .script(
         "GET /executions",
@@ -553,8 +553,8 @@ describe("the run command against a scripted server", () => {
             expires_at: "2026-01-02T00:00:00.000Z",
           },
         },
-        { drop: true },
-        { drop: true },
+        // The token endpoint meets the outage too, longer than a token request's own six attempts.
+        ...Array.from({ length: 8 }, () => ({ drop: true }) as const),
         {
           status: 200,
           body: {
@@ -567,7 +567,7 @@ describe("the run command against a scripted server", () => {
       );
     const run = await cli(runArgs);
     expect(run.code, run.stderr).toBe(1);
-    expect(server.count("POST /oauth/token")).toBe(4);
+    expect(server.count("POST /oauth/token")).toBe(10);
     expect(server.requests("GET /executions").map((r) => r.headers["x-api-key"])).toEqual([
       "first",
       "first",
