@@ -175,9 +175,9 @@ describe("where the API's messages about steps show in the form", () => {
     });
     expect(fieldErrors(problem, steps)).toEqual({
       fields: {
-        "steps.0.expect.min_sdk_at_most": ["must be >= 1"],
+        "steps.0.expect.min_sdk_at_most": ["must be at least 1"],
         "steps.1": ["type: instrumentation steps are for Android apps"],
-        "steps.1.retry_failed_tests": ["must be <= 5"],
+        "steps.1.retry_failed_tests": ["must be at most 5"],
       },
       general: [],
     });
