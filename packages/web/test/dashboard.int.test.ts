@@ -9,9 +9,11 @@ import {
   ciHeaders,
   createMember,
   type InspectRuns,
+  organization,
   type Person,
   sampleCommit,
   seedInspectRuns,
+  trigger,
 } from "./sample-data.ts";
 import { requireWebBuild } from "./web-build.ts";
 
@@ -191,6 +193,30 @@ describe("the dashboard in a browser", () => {
     await page.getByRole("link", { name: "Agents" }).click();
     await page.getByRole("heading", { name: "local", exact: true }).waitFor();
     await page.getByText("online").first().waitFor();
+  });
+
+  it("says who triggered a run: a named client by its name with its ID below, an unnamed one by its ID", async () => {
+    await page.goto(`${server.origin}/runs/${runs.failed}`);
+    const unnamed = page.locator("dt", { hasText: "Triggered by" }).locator("+ dd");
+    await unnamed.getByText(/^cl_/).waitFor();
+    await expect(unnamed.textContent()).resolves.toMatch(/^client cl_\S+$/);
+
+    const clients = server.app.services.clients;
+    const nightly = await clients.createClient(organization, "ci", undefined, "Nightly CI");
+    const plans = await call(`${server.baseUrl}/testplans?package_name=com.example.basic`, { headers: ci });
+    const plan = (plans.body.items as Array<{ id: string; name: string }>).find(
+      (item) => item.name === "Release gate: target SDK",
+    );
+    const run = await trigger(
+      server,
+      { "x-api-key": await server.token(nightly) },
+      plan?.id ?? "",
+      "nightly",
+    );
+    await page.goto(`${server.origin}/runs/${run}`);
+    const named = page.locator("dt", { hasText: "Triggered by" }).locator("+ dd");
+    await named.getByText("Nightly CI", { exact: true }).waitFor();
+    await named.getByText(nightly.client_id, { exact: true }).waitFor();
   });
 
   it("signs out: the session ends and the pages lead to the sign-in page again", async () => {

@@ -24,8 +24,13 @@ export async function createMember(server: TestServer, email = "dana@example.com
   return { email, password: account.password };
 }
 
-export async function ciHeaders(server: TestServer): Promise<Record<string, string>> {
-  return { "x-api-key": await server.token(await server.createClient(organization, "ci")) };
+/** A CI client's headers; `name` names the client (the runs it triggers say it), as `client create --name` does. */
+export async function ciHeaders(server: TestServer, name?: string): Promise<Record<string, string>> {
+  if (!name) return { "x-api-key": await server.token(await server.createClient(organization, "ci")) };
+  const clients = server.app.services.clients;
+  // As the harness's createClient does: the organization is made when it is missing.
+  await clients.createOrganization(organization).catch(() => undefined);
+  return { "x-api-key": await server.token(await clients.createClient(organization, "ci", undefined, name)) };
 }
 
 /** The commit every sample run was triggered from. */

@@ -4,6 +4,7 @@
 // API refuses them (403). Needs the dashboard built first (npm run build:web).
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalAgent } from "../../server/src/features/agent/index.ts";
 import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "./browser.ts";
 import { createMember, organization, type Person } from "./sample-data.ts";
@@ -45,8 +46,9 @@ const announced = (section: "Clients" | "People") =>
 beforeAll(async () => {
   requireWebBuild();
   server = await startTestServer({ env: { TESTBAY_RATE_LIMIT_BURST: "100000" } });
-  // The organization exists as a first start makes it: through its clients.
+  // The organization exists as a first start makes it: through its clients, the built-in local agent's among them.
   await server.createClient(organization, "agent");
+  await startLocalAgent(server.app, server.config, server.app.services.clients, server.baseUrl);
   const account = await server.app.services.people.createUser({
     email: "ada@example.com",
     role: "admin",
@@ -64,10 +66,27 @@ afterAll(async () => {
 });
 
 describe("settings in the dashboard", () => {
+  it("names the built-in local agent's client and says what it is", async () => {
+    const row = page.locator("tbody tr", { hasText: "Built-in local agent" });
+    await row.getByText(/^Runs device-less steps inside the server/).waitFor();
+    await expect(row.textContent()).resolves.toContain("TESTBAY_LOCAL_AGENT=false turns it off");
+    await expect(row.textContent()).resolves.toMatch(/cl_\S+/);
+    // A client without a name shows its ID alone, and no such line.
+    const unnamed = page.locator("tbody tr", { hasNotText: "Built-in local agent" }).first();
+    await expect(unnamed.textContent()).resolves.not.toContain("TESTBAY_LOCAL_AGENT");
+  });
+
   it("creates a CI client and shows its secret once, focused, with the lines a pipeline needs", async () => {
     await page.getByRole("heading", { name: "Clients" }).waitFor();
     const form = page.getByRole("form", { name: "Create a client" });
     await form.getByLabel("Role").selectOption("ci");
+    // A name the API refuses (a tab in it) is said at the field; then a good one.
+    const name = form.getByLabel("Name (optional)");
+    await name.fill("nightly\tCI");
+    await form.getByRole("button", { name: "Create client" }).click();
+    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await form.getByText(/control character/).waitFor();
+    await name.fill("Nightly CI");
     await form.getByRole("button", { name: "Create client" }).click();
 
     const panel = page.getByRole("region", { name: /created: copy its secret now/ });
@@ -89,10 +108,12 @@ describe("settings in the dashboard", () => {
 
     // The secret works where a pipeline uses it.
     expect(await tokenStatus(clientId, firstSecret)).toBe(200);
-    // The table lists the new client, enabled, as a CI client.
+    // The table lists the new client by its name, its ID below, enabled, as a CI client.
     const row = page.locator("tbody tr", { hasText: clientId });
     await row.getByText("enabled").waitFor();
+    await row.getByText("Nightly CI", { exact: true }).waitFor();
     await expect(row.textContent()).resolves.toContain("ci");
+    await expect(name.inputValue()).resolves.toBe("");
   });
 
   it("never shows the secret again: not after a reload, not after leaving and coming back", async () => {

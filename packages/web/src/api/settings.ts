@@ -33,6 +33,15 @@ export const clientRoleHelp: Record<ClientRole, string> = {
   admin: "admin: manages clients and people",
 };
 
+/**
+ * The name the server gives the client of its built-in local agent (packages/server/src/features/agent/local-agent.ts),
+ * which runs device-less steps inside the server: Settings says what it is.
+ */
+export const localAgentClientName = "Built-in local agent";
+
+export const isLocalAgentClient = (client: Client) =>
+  client.role === "agent" && client.name === localAgentClientName;
+
 export const clientsQuery = queryOptions({
   queryKey: ["settings", "clients"],
   queryFn: async () => unwrap(await api.GET("/v1/clients")).items,
@@ -43,8 +52,16 @@ export const usersQuery = queryOptions({
   queryFn: async () => unwrap(await api.GET("/v1/users")).items,
 });
 
-export async function createClient(role: ClientRole): Promise<IssuedClient> {
-  return unwrap(await api.POST("/v1/clients", { body: { role } }));
+/** A new client; `name` (what people call it, e.g. "nightly CI") is left out when blank. */
+export async function createClient({
+  role,
+  name,
+}: {
+  role: ClientRole;
+  name: string;
+}): Promise<IssuedClient> {
+  const named = name.trim();
+  return unwrap(await api.POST("/v1/clients", { body: named ? { role, name: named } : { role } }));
 }
 
 /** Disable or enable: a disabled client's tokens stop working at once. */

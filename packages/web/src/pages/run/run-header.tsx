@@ -9,6 +9,7 @@ import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
 import { RunActions } from "./run-actions.tsx";
+import { TriggeredBy } from "./triggered-by.tsx";
 
 /** What ran (app, version, plan), what triggered it (CI), when and for how long, and how it came out. */
 export function RunHeader({ run }: { run: Execution }) {
@@ -46,6 +47,9 @@ export function RunHeader({ run }: { run: Execution }) {
           <Link to="/runs" search={{ plan: run.test_plan_id }} className="text-accent hover:underline">
             {plan.data?.name ?? run.test_plan_id}
           </Link>
+          {plan.data && plan.data.state !== "active" && (
+            <span className="text-muted"> ({plan.data.state})</span>
+          )}
         </Fact>
         <Fact label="Tests">
           <SummaryCounts summary={run.summary} />
@@ -55,13 +59,7 @@ export function RunHeader({ run }: { run: Execution }) {
           <code className="text-xs break-all">{run.id}</code>
         </Fact>
         <Fact label="Triggered by">
-          {run.triggered_by.type === "person" ? (
-            <span className="break-all">{run.triggered_by.id}</span>
-          ) : (
-            <span title="A client: a CI pipeline or a script with client credentials">
-              client <code className="text-xs break-all">{run.triggered_by.id}</code>
-            </span>
-          )}
+          <TriggeredBy by={run.triggered_by} />
         </Fact>
         <Fact label="Created">
           <Timestamp value={run.created_at} />

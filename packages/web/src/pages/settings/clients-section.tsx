@@ -8,6 +8,7 @@ import {
   clientsQuery,
   createClient,
   type IssuedClient,
+  isLocalAgentClient,
   rotateClientSecret,
   setClientEnabled,
 } from "../../api/settings.ts";
@@ -15,6 +16,8 @@ import { ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { FieldMessages } from "../plans/field-messages.tsx";
+import { messagesAt } from "./field-messages-at.ts";
 import { OneTimeSecret } from "./one-time-secret.tsx";
 import { dangerButton, primaryButton, quietButton } from "./settings-classes.ts";
 import { StateChip } from "./state-chip.tsx";
@@ -36,7 +39,9 @@ export function ClientsSection() {
   const queries = useQueryClient();
   const clients = useQuery(clientsQuery);
   const roleId = useId();
+  const nameId = useId();
   const [role, setRole] = useState<ClientRole>("ci");
+  const [name, setName] = useState("");
   const [revealed, setRevealed] = useState<{ issued: IssuedClient; rotated: boolean }>();
   const [confirming, setConfirming] = useState<string>();
   const [result, setResult] = useState("");
@@ -51,6 +56,7 @@ export function ClientsSection() {
     gcTime: 0,
     onSuccess: (issued) => {
       setRevealed({ issued, rotated: false });
+      setName("");
       setResult(`Client ${issued.client_id} created.`);
       return refresh();
     },
@@ -77,9 +83,11 @@ export function ClientsSection() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setRevealed(undefined);
-    create.mutate(role);
+    create.mutate({ role, name });
   };
-  const failure = create.error ?? rotate.error ?? toggle.error;
+  const nameMessages = messagesAt(create.error, "/name");
+  // A refused name is said at its field, not twice.
+  const failure = (nameMessages ? undefined : create.error) ?? rotate.error ?? toggle.error;
 
   return (
     <section aria-labelledby="clients-heading" className="space-y-4">
@@ -92,6 +100,23 @@ export function ClientsSection() {
         </p>
       </div>
       <form onSubmit={submit} aria-label="Create a client" className="flex flex-wrap items-end gap-3">
+        <div className="flex max-w-full flex-col gap-1">
+          <label htmlFor={nameId} className="text-xs text-muted">
+            Name (optional)
+          </label>
+          <input
+            id={nameId}
+            className={`${filterControl} w-56 max-w-full`}
+            value={name}
+            maxLength={100}
+            placeholder="nightly CI"
+            autoComplete="off"
+            aria-invalid={Boolean(nameMessages)}
+            aria-describedby={nameMessages ? `${nameId}-messages` : undefined}
+            onChange={(event) => setName(event.target.value)}
+          />
+          <FieldMessages id={`${nameId}-messages`} messages={nameMessages} />
+        </div>
         <div className="flex max-w-full flex-col gap-1">
           <label htmlFor={roleId} className="text-xs text-muted">
             Role
@@ -241,7 +266,7 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
             key={client.client_id}
             className="space-y-2 rounded-lg border border-line bg-surface p-3 text-sm"
           >
-            <div className="font-mono break-all">{client.client_id}</div>
+            <ClientName client={client} />
             <div className="flex flex-wrap items-center gap-2 text-muted">
               <span>{client.role}</span>·<StateChip disabledAt={client.disabled_at} />·
               <span>
@@ -257,7 +282,7 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
           <caption className="sr-only">Clients</caption>
           <thead className="border-b border-line text-xs text-muted">
             <tr>
-              <ColumnHeader>Client ID</ColumnHeader>
+              <ColumnHeader>Client</ColumnHeader>
               <ColumnHeader>Role</ColumnHeader>
               <ColumnHeader>Created</ColumnHeader>
               <ColumnHeader>State</ColumnHeader>
@@ -269,7 +294,9 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
           <tbody>
             {clients.map((client) => (
               <tr key={client.client_id} className="border-b border-line last:border-0">
-                <td className="px-3 py-2 font-mono text-xs">{client.client_id}</td>
+                <td className="px-3 py-2">
+                  <ClientName client={client} />
+                </td>
                 <td className="px-3 py-2">{client.role}</td>
                 <td className="px-3 py-2 whitespace-nowrap">
                   <Timestamp value={client.created_at} />
@@ -284,5 +311,25 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
         </table>
       </div>
     </>
+  );
+}
+
+/**
+ * A client's name over its ID (the ID alone when it has no name), and for the built-in local agent's client what
+ * it is, so nobody disables it wondering where it came from.
+ */
+function ClientName({ client }: { client: Client }) {
+  return (
+    <div className="min-w-0 space-y-0.5">
+      {client.name && <div className="font-medium break-words">{client.name}</div>}
+      <div className={`font-mono break-all ${client.name ? "text-xs text-muted" : "text-xs"}`}>
+        {client.client_id}
+      </div>
+      {isLocalAgentClient(client) && (
+        <p className="text-xs text-muted">
+          Runs device-less steps inside the server; <code>TESTBAY_LOCAL_AGENT=false</code> turns it off.
+        </p>
+      )}
+    </div>
   );
 }

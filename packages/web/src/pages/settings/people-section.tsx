@@ -1,6 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useId, useRef, useState } from "react";
-import { ApiProblem } from "../../api/problem.ts";
 import {
   createUser,
   type IssuedAccount,
@@ -14,21 +13,11 @@ import { ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl, formControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
-import { humanMessage } from "../../format/validation-message.ts";
 import { FieldMessages } from "../plans/field-messages.tsx";
+import { messagesAt } from "./field-messages-at.ts";
 import { OneTimeSecret } from "./one-time-secret.tsx";
 import { dangerButton, primaryButton, quietButton } from "./settings-classes.ts";
 import { StateChip } from "./state-chip.tsx";
-
-/** The API's messages about one member of the body (`errors[].path` `/email`), for the field that holds it. */
-function messagesAt(error: unknown, pointer: string): string[] | undefined {
-  const errors = error instanceof ApiProblem ? error.problem.errors : undefined;
-  if (!Array.isArray(errors)) return undefined;
-  const messages = (errors as Array<{ path?: unknown; message?: unknown }>)
-    .filter((item) => item.path === pointer && typeof item.message === "string")
-    .map((item) => humanMessage(item.message as string));
-  return messages.length > 0 ? messages : undefined;
-}
 
 const ownRowReason = "This is you: ask another administrator to change your role or disable you.";
 
