@@ -203,6 +203,7 @@ describe("test plans in the dashboard", () => {
     await expect(versions.locator("option", { hasText: "1.2.3" }).textContent()).resolves.toBe(
       "1.2.3 (with test package)",
     );
+    await page.getByText("This plan runs a test APK: 1.3.0 has none, so it starts on 1.2.3.").waitFor();
     await page.getByRole("button", { name: "Trigger", exact: true }).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
     runUrl = page.url();

@@ -40,6 +40,10 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
   const fitting = versions.data?.filter((item) => unfitReason(item, need) === undefined) ?? [];
   const noneFits =
     need !== undefined && versions.data !== undefined && versions.data.length > 0 && fitting.length === 0;
+  /** Versions newer than the first that fits, passed over: said under the picker, whose closed state hides them. */
+  const newest = fitting[0];
+  const passedOver = newest ? (versions.data ?? []).slice(0, versions.data?.indexOf(newest)) : [];
+  const noteId = `${versionId}-note`;
 
   const trigger = useMutation({
     mutationFn: (on: string) => triggerPlan(plan.id, plan.package_name, on, key),
@@ -68,7 +72,7 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
             className="h-9 min-w-40 rounded-md border border-line bg-surface px-2 text-sm"
             value={version ?? ""}
             disabled={!versions.data?.length}
-            aria-describedby={noneFits ? `${versionId}-none` : undefined}
+            aria-describedby={noneFits || passedOver.length > 0 ? noteId : undefined}
             onChange={(event) => {
               setChosen(event.target.value);
               setKey(crypto.randomUUID());
@@ -99,9 +103,15 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
         </p>
       )}
       {noneFits && need && (
-        <p id={`${versionId}-none`} className="text-sm text-muted">
+        <p id={noteId} className="text-sm text-muted">
           This plan runs {testPackageNames[need]}, and no version of {plan.package_name} has one: upload it
           with the version (testbay upload --test-file PATH) to run this plan.
+        </p>
+      )}
+      {need && passedOver.length > 0 && (
+        <p id={noteId} className="text-xs text-muted">
+          This plan runs {testPackageNames[need]}: {namesOf(passedOver)}{" "}
+          {passedOver.length === 1 ? "has" : "have"} none, so it starts on {newest?.version}.
         </p>
       )}
       {versions.error && <ProblemMessage error={versions.error} />}
@@ -109,4 +119,10 @@ export function TriggerForm({ plan }: { plan: TestPlan }) {
       {trigger.data && trigger.data.failed.length > 0 && <FailedTriggers failed={trigger.data.failed} />}
     </form>
   );
+}
+
+/** Up to three versions by name, then how many more. */
+function namesOf(versions: readonly { version: string }[]): string {
+  const named = versions.slice(0, 3).map((item) => item.version);
+  return versions.length > 3 ? `${named.join(", ")} and ${versions.length - 3} more` : named.join(", ");
 }
