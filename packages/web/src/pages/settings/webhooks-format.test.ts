@@ -59,8 +59,15 @@ describe("webhooks in words", () => {
     });
     // Every message failed, none retrying: all of them count, and there is no next try.
     expect(webhookHealth(on, log.slice(2, 3))).toMatchObject({ failed: 1, nextAttemptAt: null });
-    // The newest tried message was delivered: enabled, whatever failed before it.
+    // The latest attempt was delivered: enabled, whatever failed before it.
     expect(webhookHealth(on, log.slice(3))).toEqual({ state: "enabled", label: "enabled" });
+    // Taken by their latest attempt, not their place in the log: an old message redelivered just now counts first.
+    const redelivered = {
+      status: "delivered" as const,
+      attempts: [refused("2026-11-24T08:00:00.000Z"), { ...delivered, at: "2026-11-24T10:05:00.000Z" }],
+      next_attempt_at: null,
+    };
+    expect(webhookHealth(on, [...log, redelivered])).toEqual({ state: "enabled", label: "enabled" });
     expect(webhookHealth(on, [])).toEqual({ state: "enabled", label: "enabled" });
     expect(webhookHealth(on, undefined)).toEqual({ state: "enabled", label: "enabled" });
     // A webhook the server disabled says so, with its reason, whatever its log holds.

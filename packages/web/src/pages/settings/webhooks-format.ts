@@ -15,19 +15,20 @@ export type WebhookHealth =
   | {
       state: "failing";
       label: "failing";
-      /** How many of the newest tried messages in a row failed (or are failing, their retries waiting). */
+      /** How many messages in a row, by their latest attempt, failed (or are failing, their retries waiting). */
       failed: number;
       /** The newest failed attempt's error, with the start of the answer's body when there was one. */
       lastError: string;
       lastErrorAt: string;
-      /** When the newest failing message is tried again; null once its retries are spent. */
+      /** The soonest retry of the failing messages; null once their retries are spent. */
       nextAttemptAt: string | null;
     };
 
 /**
- * Disabled (and why), failing (the newest messages it was sent failed: how many in a row, the last error, the
- * next try), or enabled (its newest tried message was delivered, or nothing was tried yet). Enabled is all a
- * webhook's own object says: a receiver refusing every message shows only in its deliveries, so they are read.
+ * Disabled (and why), failing (the latest attempts failed: how many messages in a row, the last error, the next
+ * try), or enabled (the latest attempt was delivered, or nothing was tried yet). Enabled is all a webhook's own
+ * object says: a receiver refusing every message shows only in its deliveries, so they are read. Messages are
+ * taken by their latest attempt, newest first: an old message redelivered now says more than its place in the log.
  */
 export function webhookHealth(
   webhook: Pick<Webhook, "enabled" | "disabled_reason">,
@@ -35,22 +36,30 @@ export function webhookHealth(
 ): WebhookHealth {
   if (!webhook.enabled) return { state: "disabled", label: webhookStateText(webhook) };
   // Messages not tried yet say nothing of the receiver.
-  const tried = (deliveries ?? []).filter((delivery) => delivery.attempts.length > 0);
-  const streak = tried.findIndex((delivery) => delivery.status === "delivered");
-  const failed = streak === -1 ? tried.length : streak;
-  const newest = tried[0];
-  const attempt = newest?.attempts.at(-1);
-  if (failed === 0 || !newest || !attempt) return { state: "enabled", label: "enabled" };
-  const answer =
-    attempt.error ?? (attempt.status_code === null ? "no answer" : `HTTP ${attempt.status_code}`);
-  const body = bodyExcerpt(attempt.response_body, 80);
+  const tried = (deliveries ?? [])
+    .flatMap((delivery) => {
+      const last = delivery.attempts.at(-1);
+      return last ? [{ delivery, last }] : [];
+    })
+    .sort((a, b) => Date.parse(b.last.at) - Date.parse(a.last.at));
+  const streak = tried.findIndex(({ delivery }) => delivery.status === "delivered");
+  const failing = streak === -1 ? tried : tried.slice(0, streak);
+  const newest = failing[0];
+  if (!newest) return { state: "enabled", label: "enabled" };
+  const { last } = newest;
+  const answer = last.error ?? (last.status_code === null ? "no answer" : `HTTP ${last.status_code}`);
+  const body = bodyExcerpt(last.response_body, 80);
+  const retries = failing
+    .map(({ delivery }) => (delivery.status === "pending" ? delivery.next_attempt_at : null))
+    .filter((at): at is string => at !== null)
+    .sort();
   return {
     state: "failing",
     label: "failing",
-    failed,
+    failed: failing.length,
     lastError: body ? `${answer} "${body}"` : answer,
-    lastErrorAt: attempt.at,
-    nextAttemptAt: newest.status === "pending" ? newest.next_attempt_at : null,
+    lastErrorAt: last.at,
+    nextAttemptAt: retries[0] ?? null,
   };
 }
 
