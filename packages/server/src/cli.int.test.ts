@@ -3,7 +3,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -368,6 +368,9 @@ describe("testbay-server start", () => {
       const first = await spawnServer(ws.env);
       await first.waitFor(/^Their credentials are in /);
       expect(await first.stop()).toBe(0);
+      // As if the first start had answered on another port (TESTBAY_PORT changed since).
+      const stale = { ...JSON.parse(await readFile(file, "utf8")), base_url: "http://127.0.0.1:1/v1" };
+      await writeFile(file, `${JSON.stringify(stale, null, 2)}\n`, { mode: 0o600 });
       const written = await readFile(file, "utf8");
 
       // As a store whose first start came before clients had names (migration 0024) would be.
@@ -389,7 +392,11 @@ describe("testbay-server start", () => {
 
       // Stopped, so every line it wrote has been read.
       expect(second.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
-      expect(await readFile(file, "utf8")).toBe(written);
+      // The same secrets; base_url follows the address this start answers on, so what reads its address from
+      // the file (the README's walkthroughs) calls this server, not an earlier one.
+      const rewritten = JSON.parse(await readFile(file, "utf8"));
+      expect(rewritten).toEqual({ ...credentials, base_url: second.url });
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
     });
   } else {
     it("on PostgreSQL, creates no credentials file: clients come from the admin CLI", async () => {

@@ -2,7 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { startLocalAgent } from "./features/agent/index.ts";
-import { bootstrapDefaultOrganization, nameFirstStartClients } from "./features/clients/index.ts";
+import {
+  bootstrapDefaultOrganization,
+  nameFirstStartClients,
+  pointCredentialsAt,
+} from "./features/clients/index.ts";
 import { flushLogsSync } from "./http/logging.ts";
 
 export interface RunningServer {
@@ -51,6 +55,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       : undefined;
   // A store whose first start came before clients had names: name its first clients now (bootstrap.ts).
   if (!credentialsFile) await nameFirstStartClients(app.services.clients, config.dataDir);
+  if (!credentialsFile && app.services.database.dialect === "sqlite")
+    await pointCredentialsAt(config.dataDir, baseUrl);
   if (config.localAgent) {
     await startLocalAgent(
       app,

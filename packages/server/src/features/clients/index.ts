@@ -3,4 +3,5 @@ export { checkClientName, clientNameRule, maxClientNameLength } from "./client-n
 export { type ClientRecord, ClientsRepo } from "./clients.repo.ts";
 export { clientsRoutes } from "./clients.routes.ts";
 export { AdminError, ClientsService, clientRoles, type IssuedCredentials } from "./clients.service.ts";
+export { pointCredentialsAt } from "./credentials-base-url.ts";
 export { hashSecret, verifyAgainstDecoy, verifySecret } from "./secret-hash.ts";
