@@ -75,7 +75,7 @@ export const errorCatalog = {
   test_package_not_found: {
     status: 404,
     title: "Test package not found",
-    fix: "Upload the version's test APK: PUT /v1/apps/PKG/versions/V/test-package, or testbay upload --app PKG --version V --test-file PATH.",
+    fix: "Upload the version's test APK: PUT /v1/apps/PKG/versions/V/test-package, or testbay upload --app PKG --version V --file BUILD --test-file PATH (the build is skipped when it is registered already).",
     retryable: false,
   },
   test_plan_not_found: {
@@ -268,7 +268,7 @@ export const remedy = {
   uploadVersion: (packageName: string, version: string) =>
     `Upload the build first: PUT /v1/apps/${packageName}/versions/${version} with the binary as the body, or testbay upload --app ${packageName} --version ${version} --file PATH.`,
   uploadTestPackage: (packageName: string, version: string) =>
-    `Upload the version's test APK (app-debug-androidTest.apk): PUT /v1/apps/${packageName}/versions/${version}/test-package, or testbay upload --app ${packageName} --version ${version} --test-file PATH.`,
+    `Upload the version's test APK (app-debug-androidTest.apk): PUT /v1/apps/${packageName}/versions/${version}/test-package, or testbay upload --app ${packageName} --version ${version} --file BUILD --test-file PATH (the build is skipped when it is registered already).`,
   bumpVersion: (packageName: string, version: string) =>
     `Bump the version for a changed build: PUT /v1/apps/${packageName}/versions/NEW_VERSION, or testbay upload --app ${packageName} --version NEW_VERSION --file PATH. For the same build, skip the upload (HEAD /v1/apps/${packageName}/versions/${version} answers 200).`,
   listPlans: (packageName: string) =>

@@ -86,7 +86,7 @@ describe("fix texts name the HTTP call and the testbay command, with the request
     });
     expect(tests.status).toBe(404);
     expect(tests.body.fix).toContain(
-      "testbay upload --app com.example.basic --version 1.2.3 --test-file PATH",
+      "testbay upload --app com.example.basic --version 1.2.3 --file BUILD --test-file PATH",
     );
     expect(tests.body.fix).toContain("PUT /v1/apps/com.example.basic/versions/1.2.3/test-package");
 

@@ -48,7 +48,7 @@ export function resolveInstrumentationSteps(
   if (firstNeed === undefined) return plan.steps;
   const versionPath = `/v1/apps/${where.packageName}/versions/${where.version}`;
   const upload = (made: string) =>
-    `Upload ${made}: PUT ${versionPath}/test-package, or testbay upload --app ${where.packageName} --version ${where.version} --test-file PATH; then trigger again.`;
+    `Upload ${made}: PUT ${versionPath}/test-package, or testbay upload --app ${where.packageName} --version ${where.version} --file BUILD --test-file PATH (the build is skipped when it is registered already); then trigger again.`;
   if (!testPackage) {
     const stepType = firstNeed === testPackageKinds.xcuitest ? "an xcuitest" : "an instrumentation";
     throw new ApiError("test_package_not_found", {
