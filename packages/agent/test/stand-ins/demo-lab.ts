@@ -3,8 +3,8 @@
 // stand-in adb first on PATH with three phones (a Pixel 7, a Pixel 8 and a Galaxy S23, as `adb devices -l`
 // lists them over USB), so a plan with `shards: 2` or 3 runs its shards side by side (the agent runs one job per
 // device). Their test package com.example.basic.test holds five tests: two pass, one fails every time, one is
-// flaky (it fails, then passes when it is run again on that device: `retry_failed_tests` shows it as flaky), one
-// is ignored. A failure's screenshot shows the app screen with the test's name and its error; recordings are a
+// flaky (its first run after the app is installed fails, a rerun passes; the agent installs the app at the start
+// of each run, so `retry_failed_tests` shows it as flaky every time), one is ignored. A failure's screenshot shows the app screen with the test's name and its error; recordings are a
 // real H.264 MP4 that browsers play. It stands in for devices; nothing here talks to a real one.
 import { pathToFileURL } from "node:url";
 import { createDeviceLab, type DeviceLab, type DeviceSpec, type Suite } from "./device-lab.ts";
@@ -50,7 +50,7 @@ const rejectsBadPassword = `java.lang.AssertionError: expected:<Welcome> but was
 \tat org.junit.Assert.fail(Assert.java:89)
 \tat com.example.basic.LoginTest.rejectsBadPassword(LoginTest.kt:42)`;
 
-// The usual Espresso flake: the payment sheet still animating when the check runs.
+// The usual Espresso flake: the app's first start after an install is slow (a cold start), the check gives up.
 const checksOut = `androidx.test.espresso.base.RootViewPicker$RootViewWithoutFocusException: Waited for the root of the view hierarchy to have window focus and not request layout for 10 seconds.
 \tat androidx.test.espresso.base.RootViewPicker.waitForRootToBeReady(RootViewPicker.java:296)
 \tat com.example.basic.CartTest.checksOut(CartTest.kt:57)`;
@@ -77,7 +77,7 @@ export const DEMO_SUITE: Suite = {
       class: "com.example.basic.CartTest",
       method: "checksOut",
       outcomes: ["fail", "pass"],
-      cycle: true,
+      sinceInstall: true,
       duration_ms: 1800,
       stack: checksOut,
       logcat: ["D/Cart: payment sheet opening"],

@@ -29,8 +29,11 @@ export interface SuiteTest {
   method: string;
   outcome?: Outcome;
   outcomes?: Outcome[];
-  /** `outcomes` start over once they run out (["fail", "pass"]: fails on every other run on the device). */
-  cycle?: boolean;
+  /**
+   * `outcomes` count only the runs since the app under test was last installed on the device, so with
+   * ["fail", "pass"] the first run after each install fails and a rerun passes (a cold start's flake).
+   */
+  sinceInstall?: boolean;
   /** Device time the test body takes; shortened by FAKE_ADB_TIME_SCALE. */
   duration_ms?: number;
   /** Java stack trace text; a plausible one is generated when absent. */

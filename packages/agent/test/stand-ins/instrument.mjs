@@ -126,18 +126,26 @@ function matchesClassSpec(test, spec) {
 
 /**
  * How the test behaves on this run: `outcomes[n]` on its n-th run on this device (0 the first), the last
- * entry once they run out, or the list again from its start with `cycle`; `outcome` for a test without
- * `outcomes`. Runs are counted per device in its state, so a flaky test fails, then passes when the agent
- * reruns it.
+ * entry once they run out; `outcome` for a test without `outcomes`. Runs are counted per device in its
+ * state, so a flaky test fails, then passes when the agent reruns it. With `sinceInstall`, n counts only the
+ * runs since the app under test was last installed on the device (a fresh install's cold start is a common
+ * cause of a test that fails on its first run only), so it starts again at 0 with each install.
  */
-function outcomeOfRun(serial, test) {
+function outcomeOfRun(serial, test, targetPackage) {
   if (!Array.isArray(test.outcomes) || test.outcomes.length === 0) return test.outcome;
   const file = paths.testRuns(serial);
   const runs = readJson(file, {});
   const key = `${test.class}#${test.method}`;
-  const n = runs[key] ?? 0;
+  let n = runs[key] ?? 0;
   writeJson(file, { ...runs, [key]: n + 1 });
-  return test.outcomes[test.cycle ? n % test.outcomes.length : Math.min(n, test.outcomes.length - 1)];
+  if (test.sinceInstall) {
+    const install = readJson(paths.packages(serial), {})[targetPackage]?.installs ?? 0;
+    const sinceFile = paths.testRunsSinceInstall(serial);
+    const since = readJson(sinceFile, {});
+    n = since[key]?.install === install ? since[key].runs : 0;
+    writeJson(sinceFile, { ...since, [key]: { install, runs: n + 1 } });
+  }
+  return test.outcomes[Math.min(n, test.outcomes.length - 1)];
 }
 
 function sizeOf(test) {
@@ -253,7 +261,7 @@ export async function amInstrument(serial, args, onGone) {
     const test = tests[i];
     const base = { class: test.class, current: i + 1, id: "AndroidJUnitRunner", numtests: tests.length };
     const name = `${test.method}(${test.class})`;
-    const outcome = listOnly ? "pass" : outcomeOfRun(serial, test);
+    const outcome = listOnly ? "pass" : outcomeOfRun(serial, test, info.targetPackage);
     const firstOfClass = previousClass !== test.class;
     previousClass = test.class;
     log(serial, pid, tid, "I", RUNNER_TAG, `started: ${name}`);

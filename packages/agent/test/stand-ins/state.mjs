@@ -45,6 +45,8 @@ export const paths = {
   packages: (serial) => join(paths.device(serial), "packages.json"),
   /** How many times each test ran on the device ("Class#method" → n), for tests with `outcomes`. */
   testRuns: (serial) => join(paths.device(serial), "test-runs.json"),
+  /** For tests with `sinceInstall`: "Class#method" → { install: the app's install count then, runs since it }. */
+  testRunsSinceInstall: (serial) => join(paths.device(serial), "test-runs-since-install.json"),
   logcat: (serial) => join(paths.device(serial), "logcat.log"),
   logcatStart: (serial) => join(paths.device(serial), "logcat-start.json"),
   procs: (serial) => join(paths.device(serial), "procs"),
