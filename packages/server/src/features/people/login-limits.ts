@@ -15,8 +15,9 @@ import type { RateLimiter, RateLimitPolicy } from "../ratelimit/index.ts";
  *
  * Why before the check, for right and wrong passwords alike: a wait only on failures would tell a guesser
  * that a quick answer is the right one, so with many attempts in flight the guesses would not be slowed at
- * all. Attempts in flight at once each wait their own delay: the counts bound a lone sequence of guesses,
- * and the slow password hash (passwords.ts) still bounds what parallel ones gain.
+ * all. Attempts in flight at once each wait their own delay, so what bounds parallel guessing is the request
+ * limit every public route has per address (ratelimit.hooks.ts: 20 at once, 4 a second), and behind that the
+ * slow password hash (passwords.ts).
  *
  * The counts live in the shared rate limiter (in Redis when configured: every instance sees the same count)
  * as GCRA buckets that only failures are charged to; `peek` reads one without charging it.
