@@ -256,7 +256,7 @@ describe("client_secret_basic as curl and hand-written clients send it", () => {
     expect(body).toMatchObject({ error: "invalid_client", code: "invalid_access_token" });
   });
 
-  it("charges Basic calls to the client they name, the same bucket as its body-authenticated calls", async () => {
+  it("counts failed Basic calls per client ID and address, the same count as body-authenticated ones", async () => {
     refillBuckets();
     const limited = await server.createClient("acme", "ci");
     const other = await server.createClient("acme", "ci");
