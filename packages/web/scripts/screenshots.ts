@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { ManualClock } from "../../server/src/clock.ts";
 import { TestReceiver } from "../../server/src/features/webhooks/test-receiver.ts";
-import { call, startTestServer, type TestServer } from "../../server/test/harness.ts";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "../test/browser.ts";
 import {
   ciHeaders,
@@ -47,7 +47,8 @@ async function seed(): Promise<Sample> {
     clock,
     env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true" },
   });
-  const ci = await ciHeaders(server);
+  // The pipeline's client has a name: the runs' pages say who triggered them by it.
+  const ci = await ciHeaders(server, "GitHub Actions: acme/app");
   const person = await createMember(server);
   await seedInspectRuns(server, ci);
   clock.advance(15 * 60 * 1000);
@@ -64,6 +65,10 @@ async function seed(): Promise<Sample> {
     branch: "feature/checkout-v2",
     version: "1.3.0",
   });
+  // The newest build came without its test APK: the instrumentation plans' trigger starts on 1.3.0, which has one.
+  // A second later (versions list newest first), well within the live run's lease (60 s), which must not lapse.
+  clock.advance(1000);
+  await registerBasicApp(server, ci, "1.4.0");
   return { server, person, failedRun, liveRun, shardedRun };
 }
 
@@ -187,7 +192,7 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
     await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
     await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
-    await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+    await page.getByRole("option", { name: /1\.4\.0/ }).waitFor({ state: "attached" });
     await shoot(page, `plan-${suffix}`);
 
     // A plan whose step is split into shards and retries its failed tests: its summary says so.
@@ -196,7 +201,7 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     // The list says it too: wait for the plan's page, or the list still showing matches as well.
     await page.getByRole("heading", { name: shardedPlanName }).waitFor();
     await page.getByText("3 shards by count, failed tests retried up to 2 times").waitFor();
-    await page.getByRole("option", { name: /1\.3\.0/ }).waitFor({ state: "attached" });
+    await page.getByRole("option", { name: /1\.4\.0/ }).waitFor({ state: "attached" });
     await shoot(page, `plan-sharded-${suffix}`);
     await page.goto(`${origin}/plans`);
     await page.getByRole("link", { name: "Checkout: instrumentation (main)" }).click();
@@ -210,6 +215,10 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     // The form as a person sees it after the API refused it: the messages at their fields, a step's at that
     // step's own input (which has the focus).
     await page.goto(`${origin}/plans/new`);
+    // A plan without a name is stopped before it is sent, with the words the form uses for it.
+    await page.getByRole("button", { name: "Create plan" }).click();
+    await page.getByText("Give the plan a name").waitFor();
+    await shoot(page, `plan-form-name-${suffix}`, { fullPage: false });
     await page.getByLabel("Name", { exact: true }).fill("Nightly regression");
     await page.getByRole("button", { name: "Add a device" }).click();
     await page.getByLabel("Device 1 model").fill("Pixel 8");
@@ -274,7 +283,36 @@ async function seedWebhooks(server: TestServer): Promise<TestReceiver> {
     return log.body.items as Array<{ attempts: unknown[] }>;
   };
   for (const count of [1, 2]) {
+    // A second apart, so the log's "newest first" has an order (the retry waits 5 s: it stays waiting).
+    server.clock.advance(1000);
     await call(`${server.baseUrl}/webhooks/${gate.id}/test`, { method: "POST", headers: ci });
+    await receiver.requests(count);
+    // The sender records the attempt just after the receiver answers.
+    while ((await deliveries())[0]?.attempts.length !== 1) await new Promise((r) => setTimeout(r, 50));
+  }
+  return receiver;
+}
+
+/**
+ * A status page whose receiver refuses every message (503, under maintenance): two tests refused, their retries
+ * waiting on the server's clock, so the list shows it failing with its last error. Returns the receiver.
+ */
+async function seedFailingWebhook(server: TestServer): Promise<TestReceiver> {
+  const ci = await ciHeaders(server);
+  const receiver = await TestReceiver.start();
+  for (let n = 0; n < 4; n++) receiver.answers.push({ status: 503, body: "status page under maintenance" });
+  const created = await call(`${server.baseUrl}/webhooks`, {
+    headers: ci,
+    json: { url: receiver.url, events: ["execution.finished"], description: "Status page" },
+  });
+  if (created.status !== 201) throw new Error(`webhook not created: ${JSON.stringify(created.body)}`);
+  const id = created.body.id as string;
+  const deliveries = async () => {
+    const log = await call(`${server.baseUrl}/webhooks/${id}/deliveries`, { headers: ci });
+    return log.body.items as Array<{ attempts: unknown[] }>;
+  };
+  for (const count of [1, 2]) {
+    await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
     await receiver.requests(count);
     // The sender records the attempt just after the receiver answers.
     while ((await deliveries())[0]?.attempts.length !== 1) await new Promise((r) => setTimeout(r, 50));
@@ -297,6 +335,7 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
   await clients.createClient(organization, "agent");
   await clients.disableClient((await clients.createClient(organization, "ci")).client_id);
   const receiver = await seedWebhooks(sample.server);
+  const failing = await seedFailingWebhook(sample.server);
   await eachView(browser, async (page, suffix) => {
     await signIn(page, origin, admin);
     await page.goto(`${origin}/settings`);
@@ -306,6 +345,10 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
       .first()
       .waitFor();
     await page.getByRole("listitem", { name: receiver.url, exact: true }).waitFor();
+    await page
+      .getByRole("listitem", { name: failing.url, exact: true })
+      .getByText(/^The last 2 deliveries failed/)
+      .waitFor();
     await shoot(page, `settings-${suffix}`);
 
     const webhooks = page.getByRole("region", { name: "Webhooks", exact: true });
@@ -338,7 +381,7 @@ async function settingsPages(browser: Browser, sample: Sample): Promise<void> {
     await page.getByRole("button", { name: "Create client" }).click();
     await page.getByRole("region", { name: /created: copy its secret now/ }).waitFor();
     await shoot(page, `settings-client-secret-${suffix}`);
-  }).finally(() => receiver.close());
+  }).finally(() => Promise.all([receiver.close(), failing.close()]));
 }
 
 const appBundle = new URL("../../server/test/fixtures/binaries/app-bundle.aab", import.meta.url);
