@@ -340,6 +340,12 @@ describe("webhooks in the dashboard's settings", () => {
       );
       // The working webhook beside it is not tarred with the same brush.
       await webhookItem().getByText("enabled", { exact: true }).waitFor();
+      // The failing state's colours read in both themes.
+      for (const colorScheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme });
+        expect(await violationsInSection(), colorScheme).toEqual([]);
+      }
+      await page.emulateMedia({ colorScheme: "light" });
       await call(`${server.baseUrl}/webhooks/${id}`, { method: "DELETE", headers: ci });
     } finally {
       await refusing.close();
