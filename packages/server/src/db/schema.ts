@@ -303,7 +303,7 @@ export interface UsersTable {
   organization_id: string;
   /** As it was given when the account was created. */
   email: string;
-  /** Lower case: unique, and what sign-in looks up. */
+  /** Lower case: unique within the organization (migration 0025), and what sign-in looks up. */
   email_folded: string;
   role: PersonRole;
   /** `scrypt$N$r$p$salt$hash`, as for client secrets; the password itself is never stored. */
