@@ -144,22 +144,40 @@ describe("the dashboard in a browser", () => {
       headers: ci,
     });
     expect(archived.status).toBe(200);
+    // The names come from the plans list (active and archived): no call per plan, which would spend a person's
+    // rate limit on a page of 25 runs.
+    const lookups: string[] = [];
+    const countLookups = (request: { url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/v1/testplans/")) lookups.push(path);
+    };
+    page.on("request", countLookups);
     await page.goto(`${server.origin}/runs`);
     const row = page.locator("tbody tr", { hasText: runs.passed });
     // On a phone the plan rides under the run's name too (hidden here): the visible one is the column's.
     await row.getByText("(archived)").filter({ visible: true }).waitFor();
+    await page
+      .locator("tbody tr", { hasText: runs.failed })
+      .getByRole("link", { name: "Release gate: target SDK" })
+      .waitFor();
+    page.off("request", countLookups);
+    expect(lookups).toEqual([]);
     await row.getByRole("link", { name: "Smoke: manifest" }).click();
     await page.getByRole("heading", { name: "Smoke: manifest" }).waitFor();
 
     // A plan the server no longer has (deleted plans are purged after 30 days; runs outlive them, migration
     // 0004): its runs show its ID, not a blank.
+    // Not in the list, it is read on its own: once, though the page shows it twice (the phone's line is hidden).
     await server.app.services.database.db.deleteFrom("test_plans").where("id", "=", planId).execute();
+    page.on("request", countLookups);
     await page.goto(`${server.origin}/runs`);
     await page
       .locator("tbody tr", { hasText: runs.passed })
       .getByText(`removed plan ${planId}`)
       .filter({ visible: true })
       .waitFor();
+    page.off("request", countLookups);
+    expect(lookups).toEqual([`/v1/testplans/${planId}`]);
   });
 
   it("follows a run link the CLI printed before the dashboard (/executions/ID) to the run's page", async () => {

@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
+import { plansQuery } from "../../api/catalog.ts";
 import { executionsQuery } from "../../api/executions.ts";
 import { runsRoute } from "../../app/router.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
@@ -10,6 +11,8 @@ import { RunsTable } from "./runs-table.tsx";
 export function RunsPage() {
   const filters = runsRoute.useSearch();
   const runs = useQuery(executionsQuery(filters));
+  // The plans the filter form lists (the same query): the table names each run's plan from it.
+  const plans = useQuery(plansQuery(filters.app));
   const filtered = Boolean(filters.app || filters.plan || filters.status || filters.branch);
 
   return (
@@ -25,7 +28,9 @@ export function RunsPage() {
             : "No runs yet: trigger a test plan (testbay run) to see it here."}
         </p>
       )}
-      {runs.data && runs.data.items.length > 0 && <RunsTable runs={runs.data.items} />}
+      {runs.data && runs.data.items.length > 0 && (
+        <RunsTable runs={runs.data.items} plans={plans.data} plansSettled={!plans.isPending} />
+      )}
       <nav aria-label="Pages of runs" className="flex gap-3 text-sm">
         {filters.cursor && (
           <Link to="/runs" search={{ ...filters, cursor: undefined }} className="text-accent underline">

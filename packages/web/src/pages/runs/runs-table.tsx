@@ -1,5 +1,5 @@
 import { Link } from "@tanstack/react-router";
-import type { Execution } from "../../api/types.ts";
+import type { Execution, TestPlan } from "../../api/types.ts";
 import { ColumnHeader } from "../../components/column-header.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
@@ -8,7 +8,16 @@ import { formatDuration, runDuration } from "../../format/duration.ts";
 import { RunPlan } from "./run-plan.tsx";
 
 /** One row per run; on a phone the columns step aside and the name carries the plan and the counts. */
-export function RunsTable({ runs }: { runs: Execution[] }) {
+export function RunsTable(props: {
+  runs: Execution[];
+  plans: TestPlan[] | undefined;
+  plansSettled: boolean;
+}) {
+  const { runs } = props;
+  const byId = new Map(props.plans?.map((plan) => [plan.id, plan]));
+  const planOf = (run: Execution) => (
+    <RunPlan planId={run.test_plan_id} listed={byId.get(run.test_plan_id)} lookUp={props.plansSettled} />
+  );
   return (
     <div className="overflow-x-auto rounded-lg border border-line bg-surface">
       <table className="w-full text-sm">
@@ -41,17 +50,13 @@ export function RunsTable({ runs }: { runs: Execution[] }) {
                   </Link>
                   <div className="text-xs break-all text-muted">{run.id}</div>
                   {/* On a phone the plan, the counts and the duration ride under the name, their columns hidden. */}
-                  <div className="mt-1 text-xs sm:hidden">
-                    <RunPlan planId={run.test_plan_id} />
-                  </div>
+                  <div className="mt-1 text-xs sm:hidden">{planOf(run)}</div>
                   <div className="mt-1 text-xs sm:hidden">
                     <SummaryCounts summary={run.summary} />
                     {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
                   </div>
                 </td>
-                <td className="hidden px-3 py-2 sm:table-cell">
-                  <RunPlan planId={run.test_plan_id} />
-                </td>
+                <td className="hidden px-3 py-2 sm:table-cell">{planOf(run)}</td>
                 <td className="hidden px-3 py-2 md:table-cell">
                   {run.ci?.branch ? (
                     <code className="text-xs">{run.ci.branch}</code>
