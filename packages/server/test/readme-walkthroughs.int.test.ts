@@ -1,11 +1,14 @@
-// The README's walkthroughs that need no device, run as a newcomer runs them: their shell blocks, in order, in
-// bash, against `testbay-server start` with the embedded default, from a directory laid out like the
-// repository root. A README whose commands drift from what the server and CLI do fails here.
+// The walkthroughs that need no device, in the README and in the guide (docs/*.md), run as a newcomer runs
+// them: their shell blocks, in order, in bash, against `testbay-server start` with the embedded default, from a
+// directory laid out like the repository root. A page whose commands drift from what the server and CLI do
+// fails here.
 //
 // Which blocks: each fenced block preceded by `<!-- walkthrough: NAME -->` (or `NAME background` for a
-// block the README runs in a shell of its own that keeps running, like an agent). The blocks of one NAME
+// block the page runs in a shell of its own that keeps running, like an agent). The blocks of one NAME
 // run in one bash session (`set -eo pipefail`), so variables carry from block to block as in the reader's
-// shell; a background block runs in a fresh environment of its own, started where it appears.
+// shell; a background block runs in a fresh environment of its own, started where it appears. Files are read
+// README.md first, then docs/*.md by name; the blocks of one NAME must all be in one file, so their order is
+// the order the reader meets them (a NAME found in two files fails the read).
 //
 // The text runs unchanged, while the server listens on a free port, not 8080: the blocks take the address from
 // credentials.json's base_url as a reader on another TESTBAY_PORT would, so a block that hard-codes
@@ -13,7 +16,7 @@
 // project only: the walkthroughs are about the embedded default (a PostgreSQL store writes no
 // credentials.json, which they read).
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,28 +27,54 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 interface Block {
   walkthrough: string;
+  /** The page it is in, relative to the repository root (README.md, docs/….md). */
+  file: string;
   background: boolean;
   text: string;
   line: number;
 }
 
-/** The README's marked shell blocks, in order. */
-function walkthroughBlocks(readme: string): Block[] {
-  const lines = readme.split("\n");
+/** A page's marked shell blocks, in order. */
+function walkthroughBlocks(file: string, page: string): Block[] {
+  const lines = page.split("\n");
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
     const marker = /^<!-- walkthrough: ([\w-]+)( background)? -->$/.exec(lines[i] ?? "");
     if (!marker) continue;
     if (lines[i + 1] !== "```sh")
-      throw new Error(`README.md:${i + 1}: a walkthrough marker must precede a sh block`);
+      throw new Error(`${file}:${i + 1}: a walkthrough marker must precede a sh block`);
     const end = lines.indexOf("```", i + 2);
-    if (end < 0) throw new Error(`README.md:${i + 2}: the block is not closed`);
+    if (end < 0) throw new Error(`${file}:${i + 2}: the block is not closed`);
     blocks.push({
       walkthrough: marker[1] ?? "",
+      file,
       background: marker[2] !== undefined,
       text: lines.slice(i + 2, end).join("\n"),
       line: i + 3,
     });
+  }
+  return blocks;
+}
+
+/** The pages with walkthroughs: README.md, then the guide's pages by name. */
+async function walkthroughPages(): Promise<string[]> {
+  const guide = (await readdir(path.join(root, "docs"))).filter((name) => name.endsWith(".md")).sort();
+  return ["README.md", ...guide.map((name) => `docs/${name}`)];
+}
+
+/** Every page's marked blocks; a walkthrough split over two pages would run in no reader's order, so it fails. */
+async function allWalkthroughBlocks(): Promise<Block[]> {
+  const blocks: Block[] = [];
+  for (const file of await walkthroughPages()) {
+    const found = walkthroughBlocks(file, await readFile(path.join(root, file), "utf8"));
+    for (const block of found) {
+      const elsewhere = blocks.find((b) => b.walkthrough === block.walkthrough && b.file !== file);
+      if (elsewhere)
+        throw new Error(
+          `${file}:${block.line}: walkthrough ${block.walkthrough} is in ${elsewhere.file} already: keep one walkthrough in one file`,
+        );
+    }
+    blocks.push(...found);
   }
   return blocks;
 }
@@ -57,14 +86,14 @@ async function scriptFor(name: string, blocks: Block[], dir: string): Promise<st
   for (const block of blocks.filter((b) => b.walkthrough === name)) {
     const text = block.text;
     if (!block.background) {
-      parts.push(`# README.md:${block.line}`, text);
+      parts.push(`# ${block.file}:${block.line}`, text);
       continue;
     }
     background += 1;
     const file = `${name}-background-${background}.sh`;
     await writeFile(path.join(dir, file), `${text}\n`);
     parts.push(
-      `# README.md:${block.line}, in a shell of its own`,
+      `# ${block.file}:${block.line}, in a shell of its own`,
       `setsid env -i PATH="$PATH" HOME="$HOME" NODE_OPTIONS="$NODE_OPTIONS" bash ${file} > ${file}.log 2>&1 &`,
       `echo $! >> background.pids`,
     );
@@ -105,9 +134,9 @@ let blocks: Block[];
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  blocks = walkthroughBlocks(await readFile(path.join(root, "README.md"), "utf8"));
+  blocks = await allWalkthroughBlocks();
   dir = await mkdtemp(path.join(tmpdir(), "testbay-readme-"));
-  // Laid out like the repository root: the README's paths (packages/…/fixtures) and `npx testbay` work from it.
+  // Laid out like the repository root: the walkthroughs' paths (packages/…/fixtures) and `npx testbay` work from it.
   await symlink(path.join(root, "packages"), path.join(dir, "packages"));
   await symlink(path.join(root, "node_modules"), path.join(dir, "node_modules"));
   server = await startServerProcess({ TESTBAY_DATA_DIR: path.join(dir, ".testbay") });
@@ -126,13 +155,17 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("the README's walkthroughs, run as written", () => {
-  it("marks blocks of the device-less walkthroughs", () => {
-    const names = new Set(blocks.map((b) => b.walkthrough));
-    expect([...names]).toEqual(["first-calls", "run-a-plan", "sign-in"]);
+describe("the walkthroughs of the README and the guide, run as written", () => {
+  it("marks blocks of the device-less walkthroughs, each in its page", () => {
+    const pages = Object.fromEntries(blocks.map((b) => [b.walkthrough, b.file]));
+    expect(pages).toEqual({
+      "run-a-plan": "README.md",
+      "sign-in": "docs/dashboard-and-people.md",
+      "first-calls": "docs/getting-started.md",
+    });
   });
 
-  it("First calls: a token, /v1/me, an upload with its HEAD check and a range, a plan triggered", async () => {
+  it("Getting started, First calls: a token, /v1/me, an upload with its HEAD check and a range, a plan triggered", async () => {
     const { code, output } = await runBash(await scriptFor("first-calls", blocks, dir), dir, env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/"role":"ci"/);
@@ -161,7 +194,7 @@ describe("the README's walkthroughs, run as written", () => {
     expect(output).toMatch(/\/com\.example\.basic\.apk -> /);
   });
 
-  it("People and sign-in: admin@localhost signs in, and the cookie reads runs", async () => {
+  it("Dashboard and people, People and sign-in: admin@localhost signs in, and the cookie reads runs", async () => {
     const { code, output } = await runBash(await scriptFor("sign-in", blocks, dir), dir, env);
     expect(code, output).toBe(0);
     expect(output).toMatch(/"user":\{"email":"admin@localhost","role":"admin","org":"default"\}/);
