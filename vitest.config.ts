@@ -12,7 +12,8 @@ if (!process.env.NODE_OPTIONS?.includes(sourceCondition)) {
 // collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
 const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
 
-// The README's walkthroughs are about the embedded default (SQLite, credentials.json): the sqlite project runs them.
+// The walkthroughs of README.md and docs/*.md are about the embedded default (SQLite, credentials.json): the
+// sqlite project runs them.
 const readmeWalkthroughs = "packages/server/test/readme-walkthroughs.int.test.ts";
 
 // Integration suites of the packages that use the server (SDK/CLI, agent, dashboard) rather than are it.

@@ -1,7 +1,8 @@
 // The CLI as a pipeline of another repository gets it (CLIENT.md "Getting it", API.md §11): downloaded from a
 // real server, installed with npm into a directory outside this repository, or run as the one bundled file from
 // a directory with no node_modules anywhere above it; then the pipeline's three calls against that server. And the
-// CLI and the agent as the README installs them on a machine: `npm install -g` from the server's URL.
+// CLI and the agent as docs/ci.md and docs/devices-and-agents.md install them on a machine: `npm install -g` from the
+// server's URL.
 // Nothing here may see this repository's sources: the children run with plain node, without the "source"
 // condition the test runner sets.
 import { spawn } from "node:child_process";
@@ -82,7 +83,8 @@ async function installTarball(file: string): Promise<string> {
 }
 
 /**
- * `npm install -g --prefix <new dir> <the server's URL>`, as the README installs the CLI and the agent on a machine:
+ * `npm install -g --prefix <new dir> <the server's URL>`, as docs/ci.md and docs/devices-and-agents.md install the CLI
+ * and the agent:
  * nothing is hoisted above a global package, so its dependencies land in its own node_modules (issue 25: there the
  * agent's were left empty, while a local install worked). No --prefer-offline: npm keeps a remote tarball by its
  * URL, and the test server's port may be one an older build was fetched from; without it npm asks the server
@@ -231,7 +233,7 @@ describe("installed from the server's testbay-agent.tgz with npm, outside the re
   });
 });
 
-describe("installed globally from the server's URL, as the README says", () => {
+describe("installed globally from the server's URL, as the guide says", () => {
   it("testbay-cli.tgz: testbay --version answers the server's version", async () => {
     const prefix = await installGlobally("testbay-cli.tgz");
     const version = await run(path.join(prefix, "bin", "testbay"), ["--version"], dir, outsideEnv());

@@ -1,6 +1,6 @@
 // Screenshots of every dashboard page, light and dark, at a desktop (1440×900) and a phone (390×844) size, written
-// to docs/screenshots/ for people to look at (and for the README). Starts a server with sample runs, then opens
-// the built dashboard in Debian's chromium:
+// to docs/screenshots/ for people to look at (and for docs/dashboard-and-people.md). Starts a server with sample
+// runs, then opens the built dashboard in Debian's chromium:
 //   npm run build && npm run screenshots -w packages/web
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";

@@ -167,8 +167,8 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       return 2;
     }
   } catch (error) {
-    // Refused credentials are a configuration error (exit 2, which the README's systemd unit does not restart);
-    // an unreachable server or any other failure may pass, so it stays exit 1 and is restarted.
+    // Refused credentials are a configuration error (exit 2, which the systemd unit in docs/devices-and-agents.md
+    // does not restart); an unreachable server or any other failure may pass, so it stays exit 1 and is restarted.
     if (credentialsRefused(error)) {
       say(refusedAtStart(error, config.clientId));
       return 2;

@@ -1,5 +1,5 @@
-// What the README's demo lab offers a newcomer: three phones for shards side by side, a flaky test that a rerun
-// shows as flaky, failure screenshots that show the failure, and recordings a browser plays.
+// What the demo lab of docs/android.md offers a newcomer: three phones for shards side by side, a flaky test that a
+// rerun shows as flaky, failure screenshots that show the failure, and recordings a browser plays.
 import { fileURLToPath } from "node:url";
 import { inflateSync } from "node:zlib";
 import type { Browser } from "playwright-core";

@@ -1,4 +1,4 @@
-// Sets up stand-in Android devices for trying the Android walkthrough of the README on a machine without one:
+// Sets up stand-in Android devices for trying the Android walkthrough (docs/android.md) on a machine without one:
 // `eval "$(npx tsx packages/agent/test/stand-ins/demo-lab.ts)"` in the shell that starts the agent puts the
 // stand-in adb first on PATH with three phones (a Pixel 7, a Pixel 8 and a Galaxy S23, as `adb devices -l`
 // lists them over USB), so a plan with `shards: 2` or 3 runs its shards side by side (the agent runs one job per

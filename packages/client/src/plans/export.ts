@@ -94,7 +94,7 @@ export async function exportPlans(
   if (plans.length === 0) {
     await testbay.apps.get(options.app); // no such app: its 404 and fix
     throw new UsageError(
-      `${options.app} has no active test plans: nothing to export. Write testbay.yaml by hand (see the README) and apply it.`,
+      `${options.app} has no active test plans: nothing to export. Write testbay.yaml by hand (see docs/ci.md) and apply it.`,
     );
   }
   const byName = new Map<string, string[]>();

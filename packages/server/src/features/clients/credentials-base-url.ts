@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * Keeps `credentials.json`'s `base_url` on the address this start answers on. The file is written once, at the
- * first start (bootstrap.ts), but the README's walkthroughs and scripts read their address from it: after a
+ * first start (bootstrap.ts), but the walkthroughs (README.md, docs/) and scripts read their address from it: after a
  * restart on another `TESTBAY_PORT` (or `TESTBAY_PUBLIC_URL`) they would call the old one. Only `base_url`
  * changes; the secrets are kept as they are. A missing or unreadable file is left alone (an operator may have
  * moved it away once the secrets were stored elsewhere). Returns whether the file was changed.

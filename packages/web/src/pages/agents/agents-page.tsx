@@ -98,7 +98,7 @@ export function AgentsPage() {
       {agents.isPending && <p className="text-muted">Loading agents…</p>}
       {agents.data?.length === 0 && (
         <p className="text-muted">
-          No agent has connected yet: start one with testbay-agent (see the README).
+          No agent has connected yet: start one with testbay-agent (see docs/devices-and-agents.md).
         </p>
       )}
       {agents.data && agents.data.length > 0 && (
