@@ -670,9 +670,9 @@ describe("testbay-server user create", () => {
         await handle.close();
       }
 
-      // The same email in other capitals is the same person: refused.
+      // The same email in other capitals is the same person of the organization: refused.
       const again = await runCli(
-        ["user", "create", "--email", "ann@example.COM", "--role", "viewer"],
+        ["user", "create", "--email", "ann@example.COM", "--role", "viewer", "--org", "widgets"],
         ws.env,
       );
       expect(again.code).toBe(1);
@@ -725,6 +725,44 @@ describe("testbay-server user create", () => {
       );
       expect(org.code).toBe(1);
       expect(org.stderr).toContain("testbay-server org create nowhere");
+    },
+    severalRunsMs,
+  );
+
+  it(
+    "gives an email an account in each organization; disable and enable then need --org, and only then",
+    async () => {
+      const elsewhere = await runCli(
+        ["user", "create", "--email", "ANN@example.com", "--role", "admin", "--org", "default"],
+        ws.env,
+      );
+      expect(elsewhere.code, elsewhere.stderr).toBe(0);
+      expect(JSON.parse(elsewhere.stdout)).toMatchObject({ email: "ANN@example.com", org: "default" });
+
+      const which = await runCli(["user", "disable", "ann@example.com"], ws.env);
+      expect(which.code).toBe(2);
+      expect(which.stderr).toContain(
+        "ann@example.com has an account in each of the organizations default, widgets; say which with --org NAME",
+      );
+      const disabled = await runCli(["user", "disable", "ann@example.com", "--org", "default"], ws.env);
+      expect(disabled.code, disabled.stderr).toBe(0);
+      const list = await runCli(["user", "list", "--json"], ws.env);
+      const anns = JSON.parse(list.stdout).filter(
+        (row: { email: string }) => row.email.toLowerCase() === "ann@example.com",
+      );
+      expect(
+        anns.map((row: { org: string; disabled_at: string | null }) => [row.org, row.disabled_at !== null]),
+      ).toEqual([
+        ["default", true],
+        ["widgets", false],
+      ]);
+      const enabled = await runCli(["user", "enable", "ANN@example.com", "--org", "default"], ws.env);
+      expect(enabled.code, enabled.stderr).toBe(0);
+      // One account: no --org needed; a wrong one is named.
+      expect((await runCli(["user", "disable", "bob@example.com"], ws.env)).code).toBe(0);
+      const wrongOrg = await runCli(["user", "enable", "bob@example.com", "--org", "widgets"], ws.env);
+      expect(wrongOrg.code).toBe(1);
+      expect(wrongOrg.stderr).toContain("No person has email bob@example.com in organization widgets");
     },
     severalRunsMs,
   );

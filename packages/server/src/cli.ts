@@ -14,7 +14,13 @@ import {
   clientRoles,
 } from "./features/clients/index.ts";
 import { serverVersion } from "./features/downloads/index.ts";
-import { PeopleRepo, PeopleService, personRoles, type UserRecord } from "./features/people/index.ts";
+import {
+  AmbiguousEmailError,
+  PeopleRepo,
+  PeopleService,
+  personRoles,
+  type UserRecord,
+} from "./features/people/index.ts";
 import { closeOnSignals, logCrashes, startServer } from "./main.ts";
 
 /**
@@ -212,6 +218,7 @@ client
     console.error(`Client ${id} has a new secret; the old one and the tokens issued with it no longer work.`);
   });
 
+const orgOfEmail = "the person's organization; needed only when the email has accounts in several";
 const user = program.command("user").description("Manage the people who sign in to the dashboard");
 user
   .command("create")
@@ -227,7 +234,11 @@ user
       .choices(personRoles)
       .makeOptionMandatory(),
   )
-  .option("--org <name>", "organization the person belongs to", "default")
+  .option(
+    "--org <name>",
+    "organization the person belongs to (an email can have an account in each organization)",
+    "default",
+  )
   .action(async (options: { email: string; role: PersonRole; org: string }) => {
     printJson(
       await withPeople((people) =>
@@ -253,16 +264,18 @@ user
   .command("disable")
   .argument("<email>")
   .description("Disable a person: they are signed out everywhere at once and cannot sign in")
-  .action(async (email: string) => {
-    await withPeople((people) => people.disableUser(email));
+  .option("--org <name>", orgOfEmail)
+  .action(async (email: string, options: { org?: string }) => {
+    await withPeople((people) => people.disableUser(email, undefined, options.org));
     console.error(`${email} is disabled and signed out.`);
   });
 user
   .command("enable")
   .argument("<email>")
   .description("Enable a disabled person: they can sign in again")
-  .action(async (email: string) => {
-    await withPeople((people) => people.enableUser(email));
+  .option("--org <name>", orgOfEmail)
+  .action(async (email: string, options: { org?: string }) => {
+    await withPeople((people) => people.enableUser(email, undefined, options.org));
     console.error(`${email} is enabled.`);
   });
 client
@@ -296,6 +309,11 @@ try {
   }
   // Exit 2 as for a configuration error: retrying will not help, pointing it at the right store will.
   if (error instanceof StoreMissingError) {
+    console.error(`testbay-server: ${error.message}`);
+    process.exit(2);
+  }
+  // Exit 2: the command was incomplete (which account?), and its message names the option to add.
+  if (error instanceof AmbiguousEmailError) {
     console.error(`testbay-server: ${error.message}`);
     process.exit(2);
   }

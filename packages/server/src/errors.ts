@@ -168,16 +168,16 @@ export const errorCatalog = {
     fix: "Send the body without long pauses (check the network and any proxy between); then send the request again.",
     retryable: true,
   },
+  organization_required: {
+    status: 409,
+    title: "Organization required",
+    fix: "Send the request again with org set to the name of the organization to sign in to (one of those in `organizations`).",
+    retryable: false,
+  },
   user_exists: {
     status: 409,
     title: "Person already exists",
-    fix: "Someone signs in with this email already (emails are case-insensitive): change their role with PATCH /v1/users/{email} instead, or use another address.",
-    retryable: false,
-  },
-  email_unavailable: {
-    status: 409,
-    title: "Email not available",
-    fix: "Add the person with another address, or ask the server's administrator, who sees every organization (testbay-server user list).",
+    fix: "Someone in this organization signs in with this email already (emails are case-insensitive): change their role with PATCH /v1/users/{email} instead, or use another address.",
     retryable: false,
   },
   self_lockout: {

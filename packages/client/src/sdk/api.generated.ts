@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Sign a person in
-         * @description Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.
+         * @description Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Accounts belong to an organization, and one email can have an account in several: the password is checked against each (at most 4 without org), and the one it opens is signed in. When it opens accounts in several organizations, 409 organization_required lists them (organizations: their names) and the request is sent again with org; org also picks the account directly. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.
          */
         post: operations["signIn"];
         delete?: never;
@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person
-         * @description A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive); 409 email_unavailable when it cannot be used for another reason (the answer does not say whether or where an account exists). Admins only.
+         * @description A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive). Accounts belong to an organization: an email with an account in another organization gets a separate one here (its own password, role and sessions), and the answer does not say whether one exists elsewhere. Admins only.
          */
         post: operations["createUser"];
         delete?: never;
@@ -2172,7 +2172,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "user_exists" | "email_unavailable" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -3013,6 +3013,8 @@ export interface operations {
                     /** @description Case-insensitive. */
                     email: string;
                     password: string;
+                    /** @description Organization name: which account to sign in to when the email has accounts in several organizations with this password (409 organization_required without it). */
+                    org?: string;
                 };
             };
         };

@@ -18,9 +18,16 @@ export const sessionQuery = queryOptions({
   staleTime: 60_000,
 });
 
-/** POST /auth/login; a refusal (wrong password, too many attempts) is thrown as an ApiProblem for the form. */
-export async function signIn(email: string, password: string): Promise<void> {
-  const body = unwrap(await api.POST("/auth/login", { body: { email, password } }));
+/**
+ * POST /auth/login; a refusal (wrong password, too many attempts, which organization?) is thrown as an
+ * ApiProblem for the form. `org` names the organization when the email has accounts in several.
+ */
+export async function signIn(email: string, password: string, org?: string): Promise<void> {
+  const body = unwrap(
+    await api.POST("/auth/login", {
+      body: org === undefined ? { email, password } : { email, password, org },
+    }),
+  );
   queryClient.setQueryData(sessionKey, remember({ signed_in: true, ...body }));
 }
 

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useId } from "react";
+import { type FormEvent, useId, useState } from "react";
 import { ApiProblem } from "../api/problem.ts";
 import { sessionQuery, signIn } from "../api/session.ts";
 import { afterSignIn } from "../app/after-sign-in.ts";
@@ -56,32 +56,63 @@ function singleSignOnError(): { message: string; fix?: string } | undefined {
   return Object.hasOwn(singleSignOnErrors, code) ? singleSignOnErrors[code] : unknownSingleSignOnError;
 }
 
+/**
+ * The organizations to choose from when the email and password open accounts in several (the server's 409
+ * organization_required lists them: features/people/people.routes.ts), or undefined for any other answer.
+ */
+function organizationsToChoose(error: unknown): string[] | undefined {
+  if (!(error instanceof ApiProblem) || error.problem.code !== "organization_required") return undefined;
+  const listed = (error.problem as { organizations?: unknown }).organizations;
+  return Array.isArray(listed)
+    ? listed.filter((name): name is string => typeof name === "string")
+    : undefined;
+}
+
 export function SignInPage() {
   const { redirect } = signInRoute.useSearch();
   const navigate = useNavigate();
-  const ids = { email: useId(), password: useId(), error: useId() };
+  const ids = { email: useId(), password: useId(), org: useId(), error: useId() };
+  // Shown once the server asked which organization, and kept: the person may sign in again after an error.
+  const [organizations, setOrganizations] = useState<string[]>();
   const session = useQuery(sessionQuery);
   const singleSignOn = session.data?.signed_in === false && session.data.oidc === true;
   const next = afterSignIn(redirect, window.location.origin);
   const attempt = useMutation({
-    mutationFn: ({ email, password }: { email: string; password: string }) => signIn(email, password),
+    mutationFn: ({ email, password, org }: { email: string; password: string; org?: string }) =>
+      signIn(email, password, org),
     onSuccess: () => navigate({ href: next, replace: true }),
+    onError: (error) => {
+      const listed = organizationsToChoose(error);
+      if (listed) setOrganizations(listed);
+    },
   });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    attempt.mutate({ email: String(form.get("email")), password: String(form.get("password")) });
+    const org = form.get("org");
+    attempt.mutate({
+      email: String(form.get("email")),
+      password: String(form.get("password")),
+      ...(typeof org === "string" && org !== "" ? { org } : {}),
+    });
   };
 
   // A failed password sign-in says what went wrong with it; otherwise the single sign-on that sent the person here.
   const error = attempt.error;
   const ssoError = error ? undefined : singleSignOnError();
+  const chooseOrganization = organizationsToChoose(error) !== undefined;
   const message =
     error instanceof ApiProblem && error.status === 401
       ? "The email or the password is wrong."
-      : (error?.message ?? ssoError?.message);
-  const fix = error instanceof ApiProblem && error.status !== 401 ? error.problem.fix : ssoError?.fix;
+      : chooseOrganization
+        ? "You have an account with this email and password in several organizations."
+        : (error?.message ?? ssoError?.message);
+  const fix = chooseOrganization
+    ? "Choose the organization to sign in to, then sign in."
+    : error instanceof ApiProblem && error.status !== 401
+      ? error.problem.fix
+      : ssoError?.fix;
   const shownError = error ?? ssoError;
 
   return (
@@ -121,10 +152,33 @@ export function SignInPage() {
             type="password"
             autoComplete="current-password"
             required
-            aria-invalid={error ? true : undefined}
+            aria-invalid={error && !chooseOrganization ? true : undefined}
             className="w-full rounded-md border border-line bg-canvas px-3 py-2"
           />
         </div>
+        {organizations && (
+          <div className="space-y-1">
+            <label htmlFor={ids.org} className="block text-sm font-medium">
+              Organization
+            </label>
+            <select
+              id={ids.org}
+              name="org"
+              required
+              defaultValue=""
+              className="w-full rounded-md border border-line bg-canvas px-3 py-2"
+            >
+              <option value="" disabled>
+                Choose…
+              </option>
+              {organizations.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         {shownError && (
           <div
             id={ids.error}

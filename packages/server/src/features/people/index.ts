@@ -5,6 +5,6 @@ export { OidcSignIn } from "./oidc-sign-in.ts";
 export { OidcStateSealer } from "./oidc-state.ts";
 export { PeopleRepo, type UserRecord } from "./people.repo.ts";
 export { peopleRoutes } from "./people.routes.ts";
-export { type IssuedAccount, PeopleService, personRoles } from "./people.service.ts";
+export { AmbiguousEmailError, type IssuedAccount, PeopleService, personRoles } from "./people.service.ts";
 export { CookieSessionAuthentication } from "./session-authentication.ts";
 export { registerCookieCodec } from "./session-cookie.ts";

@@ -47,7 +47,9 @@ beforeAll(async () => {
   await server.createClient("acme", "ci");
   await server.createClient("other", "ci");
   const people = server.app.services.people;
-  await people.createUser({ email: "local@acme.example", role: "member", org: "other" });
+  await people.createUser({ email: "local@acme.example", role: "member", org: "acme" });
+  // The same email's account in another organization is not the one the provider signs in (TESTBAY_OIDC_ORG).
+  await people.createUser({ email: "local@acme.example", role: "admin", org: "other" });
   await people.createUser({ email: "gone@acme.example", role: "viewer", org: "acme" });
   await people.disableUser("gone@acme.example");
   await people.createUser({ email: "promo@acme.example", role: "viewer", org: "acme" });
@@ -206,13 +208,13 @@ describe("signing in through the OpenID provider", () => {
     });
   });
 
-  it("signs an existing account in by its email, keeping its organization and role", async () => {
+  it("signs the configured organization's account with that email in, keeping its role", async () => {
     const { location, jar } = await signInThroughProvider("local");
     expect(location).toBe("/runs");
     expect((await sessionOf(jar)).body.user).toEqual({
       email: "local@acme.example",
       role: "member",
-      org: "other",
+      org: "acme",
     });
   });
 

@@ -120,6 +120,103 @@ describe("signing in", () => {
   });
 });
 
+describe("one email in several organizations (an account in each)", () => {
+  const login = (json: Record<string, string>) => call(`${server.origin}/auth/login`, { json });
+
+  it("signs each account in to its own organization with its own password; neither sees the other's data", async () => {
+    const people = server.app.services.people;
+    await server.createClient("globex", "ci");
+    const inAcme = await people.createUser({ email: "kim@example.com", role: "viewer", org: "acme" });
+    const inGlobex = await people.createUser({ email: "Kim@Example.com", role: "admin", org: "globex" });
+    const acme = await login({ email: "kim@example.com", password: inAcme.password });
+    expect(acme.status).toBe(200);
+    expect(acme.body.user).toEqual({ email: "kim@example.com", role: "viewer", org: "acme" });
+    const globex = await login({ email: "kim@example.com", password: inGlobex.password });
+    expect(globex.status).toBe(200);
+    expect(globex.body.user).toEqual({ email: "Kim@Example.com", role: "admin", org: "globex" });
+    // A password opens only its own account, whatever org says.
+    const crossed = await login({ email: "kim@example.com", password: inAcme.password, org: "globex" });
+    expect(crossed.status).toBe(401);
+    expect(crossed.headers.get("set-cookie")).toBeNull();
+
+    const cookieOf = (response: typeof acme) => ({
+      cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
+      csrf: response.body.csrf_token,
+    });
+    const acmeApps = await read(cookieOf(acme), "/v1/apps");
+    expect(acmeApps.status).toBe(200);
+    expect(acmeApps.body.items.map((app: { package_name: string }) => app.package_name)).toContain(
+      "com.example.basic",
+    );
+    const globexApps = await read(cookieOf(globex), "/v1/apps");
+    expect(globexApps.status).toBe(200);
+    expect(globexApps.body.items).toEqual([]);
+    const globexUsers = await read(cookieOf(globex), "/v1/users");
+    expect(globexUsers.body.items.map((user: { email: string }) => user.email)).toEqual(["Kim@Example.com"]);
+  });
+
+  it("asks which organization when one password opens accounts in several (409 organization_required), then signs in to the one named", async () => {
+    const people = server.app.services.people;
+    const inAcme = await people.createUser({ email: "lou@example.com", role: "member", org: "acme" });
+    const inGlobex = await people.createUser({ email: "lou@example.com", role: "viewer", org: "globex" });
+    // Lou gives their globex account the password of their acme account.
+    const globexSession = await signIn("lou@example.com", inGlobex.password);
+    const changed = await change(globexSession, "POST", "/auth/password", {
+      current_password: inGlobex.password,
+      new_password: inAcme.password,
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(204);
+
+    const ambiguous = await login({ email: "LOU@example.com", password: inAcme.password });
+    expect(ambiguous.status).toBe(409);
+    expect(ambiguous.headers.get("set-cookie")).toBeNull();
+    expect(ambiguous.body).toMatchObject({
+      code: "organization_required",
+      organizations: ["acme", "globex"],
+      detail: expect.stringContaining("acme, globex"),
+      fix: expect.stringContaining('"org": "acme"'),
+    });
+    for (const [org, role] of [
+      ["globex", "viewer"],
+      ["acme", "member"],
+    ] as const) {
+      const chosen = await login({ email: "lou@example.com", password: inAcme.password, org });
+      expect(chosen.status, org).toBe(200);
+      expect(chosen.body.user).toEqual({ email: "lou@example.com", role, org });
+    }
+    const unknownOrg = await login({ email: "lou@example.com", password: inAcme.password, org: "nowhere" });
+    expect(unknownOrg.status).toBe(401);
+    expect(unknownOrg.body.code).toBe("invalid_credentials");
+
+    // Disabled in one organization: the password signs in to the other without asking.
+    await people.disableUser("lou@example.com", undefined, "globex");
+    const one = await login({ email: "lou@example.com", password: inAcme.password });
+    expect(one.status).toBe(200);
+    expect(one.body.user.org).toBe("acme");
+    const disabled = await login({ email: "lou@example.com", password: inAcme.password, org: "globex" });
+    expect(disabled.status).toBe(403);
+    expect(disabled.body.reason).toBe("account_disabled");
+  });
+
+  it("names the account of an admin command by --org only when the email has several", async () => {
+    const people = server.app.services.people;
+    await expect(people.disableUser("kim@example.com")).rejects.toThrow(
+      "kim@example.com has an account in each of the organizations acme, globex; say which with --org NAME",
+    );
+    await people.disableUser("kim@example.com", undefined, "acme");
+    expect(
+      (await people.listUsers("acme")).find((u) => u.email === "kim@example.com")?.disabledAt,
+    ).not.toBeNull();
+    expect(
+      (await people.listUsers("globex")).find((u) => u.email === "Kim@Example.com")?.disabledAt,
+    ).toBeNull();
+    await people.enableUser("kim@example.com", undefined, "acme");
+    // One account: no --org needed.
+    await people.disableUser("viewer@acme.example");
+    await people.enableUser("viewer@acme.example");
+  });
+});
+
 describe("roles", () => {
   it("a viewer reads but may not create a plan: 403 naming the member role", async () => {
     const viewer = await signInAs("viewer");

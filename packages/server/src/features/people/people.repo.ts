@@ -53,11 +53,23 @@ export class PeopleRepo {
     return row?.id;
   }
 
-  async findUserByEmail(email: string): Promise<UserRecord | undefined> {
+  /** The organization's person with this email (case-insensitive): one at most (migration 0025). */
+  async findUserInOrganization(organizationId: string, email: string): Promise<UserRecord | undefined> {
     const row = await this.selectUsers()
+      .where("users.organization_id", "=", organizationId)
       .where("users.email_folded", "=", foldEmail(email))
       .executeTakeFirst();
     return row && toUserRecord(row);
+  }
+
+  /** The accounts with this email in any organization, by organization name, at most `limit` of them. */
+  async findUsersByEmail(email: string, limit: number): Promise<UserRecord[]> {
+    const rows = await this.selectUsers()
+      .where("users.email_folded", "=", foldEmail(email))
+      .orderBy("organizations.name")
+      .limit(limit)
+      .execute();
+    return rows.map(toUserRecord);
   }
 
   async findUser(id: string): Promise<UserRecord | undefined> {

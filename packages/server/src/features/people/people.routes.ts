@@ -9,7 +9,7 @@ import { type LoginLimitSettings, SignInSlowdown } from "./login-limits.ts";
 import { passwordProblem } from "./passwords.ts";
 import { foldEmail, type UserRecord } from "./people.repo.ts";
 import { LoginBody, LoginResponse, PasswordChangeBody, SessionResponse } from "./people.schemas.ts";
-import type { PeopleService } from "./people.service.ts";
+import { type PeopleService, signInCandidateLimit } from "./people.service.ts";
 import type { CookieSessionAuthentication } from "./session-authentication.ts";
 import { clearedSessionCookie, sessionCookie } from "./session-cookie.ts";
 import { csrfTokenFor } from "./session-ids.ts";
@@ -92,8 +92,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       bodyLimit: 8192,
       schema: {
         summary: "Sign a person in",
-        description:
-          "Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.",
+        description: `Checks the email (case-insensitive) and password and starts a session: 200 with the person and the CSRF token, and the session cookie (HttpOnly, SameSite=Lax, Secure behind HTTPS; ends after 12 hours without use). 401 invalid_credentials otherwise, without a cookie. Accounts belong to an organization, and one email can have an account in several: the password is checked against each (at most ${signInCandidateLimit} without org), and the one it opens is signed in. When it opens accounts in several organizations, 409 organization_required lists them (organizations: their names) and the request is sent again with org; org also picks the account directly. Failed sign-ins count per account and per client address (X-Forwarded-For only from the proxies in TESTBAY_TRUSTED_PROXIES); past 10 for an account or 30 for an address within 15 minutes, each attempt waits before it is checked, 1 s, doubling with each further failure, at most 30 s, and is then answered as usual: never refused for the right password.`,
         tags: ["people"],
         security: [],
         body: LoginBody,
@@ -101,13 +100,29 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
-      const { email, password } = request.body;
+      const { email, password, org } = request.body;
       await slowDownAfterFailures(request, email);
-      const user = await people.checkPassword(email, password);
-      if (!user) {
+      const opened = await people.accountsWithPassword(email, password, org);
+      if (opened.length === 0) {
         await chargeFailure(request, email);
-        throw wrongCredentials("The email or the password is wrong.");
+        throw wrongCredentials(
+          org === undefined
+            ? "The email or the password is wrong."
+            : `The email, the password or the organization (${org}) is wrong.`,
+        );
       }
+      // A disabled account is named only when the password opens no other.
+      const active = opened.filter((account) => !account.disabledAt);
+      if (active.length > 1) {
+        // Naming the organizations tells the caller nothing new: they have just proved the password of each.
+        const organizations = active.map((account) => account.organizationName);
+        throw new ApiError("organization_required", {
+          detail: `This email and password open accounts in several organizations: ${organizations.join(", ")}.`,
+          fix: `Send the sign-in again with org set to one of them, for example {"email": ..., "password": ..., "org": "${organizations[0]}"}.`,
+          extra: { organizations },
+        });
+      }
+      const user = active[0] ?? (opened[0] as UserRecord);
       if (user.disabledAt) {
         throw new ApiError("forbidden", {
           reason: "account_disabled",
@@ -204,7 +219,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox<PeopleRoutesOptions> = asyn
         });
       }
       await slowDownAfterFailures(request, user.email);
-      if (!(await people.checkPassword(user.email, request.body.current_password))) {
+      if (!(await people.isOwnPassword(user, request.body.current_password))) {
         await chargeFailure(request, user.email);
         throw wrongCredentials("current_password is not this account's password.");
       }

@@ -11,6 +11,14 @@ export const LoginBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 320, description: "Case-insensitive." }),
     password: Type.String({ minLength: 1, maxLength: maximumPasswordLength }),
+    org: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        description:
+          "Organization name: which account to sign in to when the email has accounts in several organizations with this password (409 organization_required without it).",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -25,6 +25,25 @@ export const sessionIdleMs = 12 * 60 * 60 * 1000;
  */
 const touchEveryMs = 60 * 1000;
 
+/**
+ * How many accounts of one email a sign-in without `org` checks the password against. Each costs a slow hash
+ * (about 32 MiB and tens of milliseconds, features/clients/secret-hash.ts), run at once on Node's four
+ * threadpool threads, so up to four cost a sign-in about the time of one and the memory stays bounded
+ * whatever an email has; the accounts beyond (by organization name) are signed in to with `org`.
+ */
+export const signInCandidateLimit = 4;
+
+/** An admin command named a person by an email that has accounts in several organizations. */
+export class AmbiguousEmailError extends AdminError {
+  override name = "AmbiguousEmailError";
+  constructor(email: string, accounts: readonly UserRecord[]) {
+    const orgs = accounts.map((account) => account.organizationName);
+    super(
+      `${email} has an account in each of the organizations ${orgs.join(", ")}; say which with --org NAME (for example --org ${orgs[0]}).`,
+    );
+  }
+}
+
 /** The one time a person's password exists in clear: printed to whoever created the account. */
 export interface IssuedAccount {
   email: string;
@@ -83,8 +102,10 @@ export class PeopleService {
         `Organization ${JSON.stringify(input.org)} does not exist; create it with: testbay-server org create ${input.org}`,
       );
     }
-    if (await this.repo.findUserByEmail(email)) {
-      throw new AdminError(`A person with email ${email} exists already (emails are case-insensitive).`);
+    if (await this.repo.findUserInOrganization(organizationId, email)) {
+      throw new AdminError(
+        `A person with email ${email} exists already in organization ${input.org} (emails are case-insensitive).`,
+      );
     }
     const password = generatePassword();
     const now = this.clock.now();
@@ -117,15 +138,24 @@ export class PeopleService {
     return this.repo.listUsers(organizationId);
   }
 
-  /** The person with this email (case-insensitive), in any organization, or undefined. */
-  findByEmail(email: string): Promise<UserRecord | undefined> {
-    return this.repo.findUserByEmail(email);
+  /**
+   * The first account with this email by organization name, in any organization: for tests of a server where
+   * the email has one account. What serves people or admins looks up by organization instead.
+   */
+  async findByEmail(email: string): Promise<UserRecord | undefined> {
+    const [user] = await this.repo.findUsersByEmail(email, 1);
+    return user;
   }
 
-  /** A person of the caller's organization; another organization's looks exactly like an unknown one. */
+  /** The organization's person with this email (case-insensitive), or undefined. */
+  findInOrganization(organizationId: string, email: string): Promise<UserRecord | undefined> {
+    return this.repo.findUserInOrganization(organizationId, email);
+  }
+
+  /** A person of the caller's organization; accounts of the same email elsewhere are other people's business. */
   async getUser(organizationId: string, email: string): Promise<UserRecord> {
-    const user = await this.repo.findUserByEmail(email);
-    if (!user || user.organizationId !== organizationId) {
+    const user = await this.repo.findUserInOrganization(organizationId, email);
+    if (!user) {
       throw new ApiError("user_not_found", {
         detail: `No person with email ${email} was found in this organization.`,
       });
@@ -137,46 +167,84 @@ export class PeopleService {
    * Gives a person another role; it applies to their next request, as sessions read the person afresh.
    * Giving the role they have changes nothing and is not logged.
    */
-  async changeRole(email: string, role: PersonRole, actor = serverActor): Promise<void> {
-    const user = await this.existing(email);
+  async changeRole(email: string, role: PersonRole, actor = serverActor, org?: string): Promise<void> {
+    const user = await this.existing(email, org);
     if (user.role === role) return;
     await this.repo.setRole(user.id, role);
     await this.audited({ ...user, role }, "user.role_changed", actor, { previous_role: user.role });
   }
 
   /** Disabling signs the person out everywhere at once; their sessions are deleted, not just refused. */
-  async disableUser(email: string, actor = serverActor): Promise<void> {
-    const user = await this.existing(email);
+  async disableUser(email: string, actor = serverActor, org?: string): Promise<void> {
+    const user = await this.existing(email, org);
     if (user.disabledAt) return;
     await this.repo.setDisabledAt(user.id, isoTime(this.clock.now()));
     await this.repo.deleteSessionsOf(user.id);
     await this.audited(user, "user.disabled", actor);
   }
 
-  async enableUser(email: string, actor = serverActor): Promise<void> {
-    const user = await this.existing(email);
+  async enableUser(email: string, actor = serverActor, org?: string): Promise<void> {
+    const user = await this.existing(email, org);
     if (!user.disabledAt) return;
     await this.repo.setDisabledAt(user.id, null);
     await this.audited(user, "user.enabled", actor);
   }
 
-  private async existing(email: string): Promise<UserRecord> {
-    const user = await this.repo.findUserByEmail(email);
+  /**
+   * The account `email` names for the admin CLI: the one in organization `org` (a name), or without it the
+   * only account with that email; an email with accounts in several organizations needs `org`.
+   */
+  private async existing(email: string, org?: string): Promise<UserRecord> {
+    if (org !== undefined) {
+      const organizationId = await this.repo.findOrganizationId(org);
+      if (!organizationId) {
+        throw new AdminError(
+          `Organization ${JSON.stringify(org)} does not exist; list them with: testbay-server org list`,
+        );
+      }
+      const user = await this.repo.findUserInOrganization(organizationId, email);
+      if (!user) {
+        throw new AdminError(
+          `No person has email ${email} in organization ${org}; list them with: testbay-server user list --org ${org}`,
+        );
+      }
+      return user;
+    }
+    const users = await this.repo.findUsersByEmail(email, Number.MAX_SAFE_INTEGER);
+    const [user] = users;
     if (!user) {
       throw new AdminError(`No person has email ${email}; list them with: testbay-server user list`);
     }
+    if (users.length > 1) throw new AmbiguousEmailError(email, users);
     return user;
   }
 
   /**
-   * The person with this email and password, or undefined. An unknown email costs as much time as a wrong
-   * password (a decoy hash is checked), so response times do not tell which addresses have accounts; the
+   * The accounts with this email whose password this is: the one in organization `org` (a name) when given,
+   * else any of the first `signInCandidateLimit` by organization name. Each candidate costs a slow hash, all
+   * checked at once and always all of them, so the time taken does not tell which matched; an email without
+   * an account costs one hash too (a decoy), so response times do not tell which addresses have accounts. The
    * password is checked before the account's state (disabled) is looked at.
    */
-  async checkPassword(email: string, password: string): Promise<UserRecord | undefined> {
-    const user = await this.repo.findUserByEmail(email);
-    if (!user) return verifyAgainstDecoy(password).then(() => undefined);
-    return (await verifySecret(password, user.passwordHash)) ? user : undefined;
+  async accountsWithPassword(email: string, password: string, org?: string): Promise<UserRecord[]> {
+    let candidates: UserRecord[];
+    if (org === undefined) {
+      candidates = await this.repo.findUsersByEmail(email, signInCandidateLimit);
+    } else {
+      const organizationId = await this.repo.findOrganizationId(org);
+      const user = organizationId && (await this.repo.findUserInOrganization(organizationId, email));
+      candidates = user ? [user] : [];
+    }
+    if (candidates.length === 0) return verifyAgainstDecoy(password).then(() => []);
+    const verified = await Promise.all(candidates.map((user) => verifySecret(password, user.passwordHash)));
+    return candidates.filter((_, i) => verified[i]);
+  }
+
+  /** Whether `password` is the signed-in person's own (read afresh: it may have changed since). */
+  async isOwnPassword(user: UserRecord, password: string): Promise<boolean> {
+    const current = await this.repo.findUser(user.id);
+    if (!current) return verifyAgainstDecoy(password).then(() => false);
+    return verifySecret(password, current.passwordHash);
   }
 
   /**
@@ -189,8 +257,9 @@ export class PeopleService {
   }
 
   /**
-   * The person an OpenID provider signed in (its email verified), created on their first sign-in in
-   * `org` with `claimedRole ?? defaultRole`. A claimed role is the provider's word and is applied at every
+   * The person an OpenID provider signed in (its email verified), as an account of organization `org`
+   * (an account of that email in another organization is not the one signed in), created on their first
+   * sign-in there with `claimedRole ?? defaultRole`. A claimed role is the provider's word and is applied at every
    * sign-in; without one, the role an existing person has is kept. Such a person gets a random password
    * nobody is told: they sign in through the provider. Undefined when `org` does not exist.
    */
@@ -200,7 +269,9 @@ export class PeopleService {
     defaultRole: PersonRole;
     claimedRole: PersonRole | undefined;
   }): Promise<UserRecord | undefined> {
-    const existing = await this.repo.findUserByEmail(input.email);
+    const organizationId = await this.repo.findOrganizationId(input.org);
+    if (!organizationId) return undefined;
+    const existing = await this.repo.findUserInOrganization(organizationId, input.email);
     if (existing) {
       if (input.claimedRole !== undefined && input.claimedRole !== existing.role) {
         await this.repo.setRole(existing.id, input.claimedRole);
@@ -211,8 +282,6 @@ export class PeopleService {
       }
       return existing;
     }
-    const organizationId = await this.repo.findOrganizationId(input.org);
-    if (!organizationId) return undefined;
     const role = input.claimedRole ?? input.defaultRole;
     const now = this.clock.now();
     try {
@@ -226,12 +295,12 @@ export class PeopleService {
       });
     } catch (error) {
       // The same person's first sign-in finishing twice at once (two tabs, two instances): the other won.
-      const created = await this.repo.findUserByEmail(input.email);
+      const created = await this.repo.findUserInOrganization(organizationId, input.email);
       if (created) return created;
       throw error;
     }
     await this.audited({ organizationId, email: input.email, role }, "user.created", singleSignOnActor);
-    return this.repo.findUserByEmail(input.email);
+    return this.repo.findUserInOrganization(organizationId, input.email);
   }
 
   /** Starts a session; returns its ID, which only the cookie will hold. */

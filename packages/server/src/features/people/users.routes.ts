@@ -58,7 +58,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
       schema: {
         summary: "Add a person",
         description:
-          "A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive); 409 email_unavailable when it cannot be used for another reason (the answer does not say whether or where an account exists). Admins only.",
+          "A local account in the caller's organization: 201 with a generated password, shown only in this response. 409 user_exists when someone in the organization has that email (case-insensitive). Accounts belong to an organization: an email with an account in another organization gets a separate one here (its own password, role and sessions), and the answer does not say whether one exists elsewhere. Admins only.",
         tags: ["people"],
         body: CreateUserBody,
         response: { 201: IssuedAccountView, ...ProblemResponses },
@@ -76,24 +76,12 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
           },
         });
       }
-      // Emails are unique on the server (sign-in is by email alone), so an email another organization uses
-      // cannot be added here. Saying so would tell this organization's admin who has an account elsewhere
-      // (issue 25; API.md §10: "does not tell so"). Pretending success (a 201 with a password that opens
-      // nothing) would lie to the admin and to the person they hand it to. So the answer is honest but says
-      // no more than "not available": no account, no organization, no "exists". A duplicate in the admin's
-      // own organization is one they can list anyway, and is named as such.
-      const taken = async () => {
-        const existing = await people.findByEmail(email);
-        if (existing?.organizationId === principal.organizationId) {
-          return new ApiError("user_exists", {
-            detail: `A person with email ${email.trim()} exists already.`,
-          });
-        }
-        return new ApiError("email_unavailable", {
-          detail: `${email.trim()} cannot be given an account in this organization.`,
-        });
-      };
-      if (await people.findByEmail(email)) throw await taken();
+      // An email is unique within an organization (migration 0025), so whether it has an account in another
+      // organization changes nothing here and is not told (API.md §10). A duplicate in the admin's own
+      // organization is one they can list anyway, and is named as such.
+      const exists = () =>
+        new ApiError("user_exists", { detail: `A person with email ${email.trim()} exists already.` });
+      if (await people.findInOrganization(principal.organizationId, email)) throw exists();
       try {
         const issued = await people.createUser(
           { email, role, org: principal.organizationName },
@@ -101,8 +89,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
         );
         return noStore(reply).code(201).send(issued);
       } catch (error) {
-        // Two admins adding the same person at once: the database's unique email decided.
-        if (await people.findByEmail(email)) throw await taken();
+        // Two admins adding the same person at once: the database's unique (organization, email) decided.
+        if (await people.findInOrganization(principal.organizationId, email)) throw exists();
         throw error;
       }
     },
@@ -141,9 +129,10 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ people: PeopleService }> =
         });
       }
       const actor = actorOf(principal);
-      if (role !== undefined) await people.changeRole(user.email, role, actor);
-      if (disabled === true) await people.disableUser(user.email, actor);
-      if (disabled === false) await people.enableUser(user.email, actor);
+      const org = principal.organizationName;
+      if (role !== undefined) await people.changeRole(user.email, role, actor, org);
+      if (disabled === true) await people.disableUser(user.email, actor, org);
+      if (disabled === false) await people.enableUser(user.email, actor, org);
       return userView(await people.getUser(principal.organizationId, user.email));
     },
   );
