@@ -62,14 +62,13 @@ export class PeopleRepo {
     return row && toUserRecord(row);
   }
 
-  /** The accounts with this email in any organization, by organization name, at most `limit` of them. */
-  async findUsersByEmail(email: string, limit: number): Promise<UserRecord[]> {
-    const rows = await this.selectUsers()
+  /** The accounts with this email in any organization, by organization name; the first `limit` when given. */
+  async findUsersByEmail(email: string, limit?: number): Promise<UserRecord[]> {
+    let query = this.selectUsers()
       .where("users.email_folded", "=", foldEmail(email))
-      .orderBy("organizations.name")
-      .limit(limit)
-      .execute();
-    return rows.map(toUserRecord);
+      .orderBy("organizations.name");
+    if (limit !== undefined) query = query.limit(limit);
+    return (await query.execute()).map(toUserRecord);
   }
 
   async findUser(id: string): Promise<UserRecord | undefined> {

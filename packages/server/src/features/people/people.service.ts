@@ -210,7 +210,7 @@ export class PeopleService {
       }
       return user;
     }
-    const users = await this.repo.findUsersByEmail(email, Number.MAX_SAFE_INTEGER);
+    const users = await this.repo.findUsersByEmail(email);
     const [user] = users;
     if (!user) {
       throw new AdminError(`No person has email ${email}; list them with: testbay-server user list`);
