@@ -6,13 +6,13 @@ import { type Execution, isFinal, type TestCase } from "../sdk/models.ts";
 import { formatDuration } from "./duration.ts";
 import { ExitCode } from "./exit-codes.ts";
 import { junitReport } from "./junit.ts";
-import type { CliIo } from "./main.ts";
 import { executionTable, statusCounts } from "./output.ts";
+import type { CliIo } from "./session.ts";
 import { cliVersion } from "./version.ts";
 import { waitForExecutions } from "./wait.ts";
 import { dashboardOrigin, finalReportMarkdown, finalReportText, waitView } from "./wait-view.ts";
 
-/** What following executions needs of the command that runs it (main.ts's Session). */
+/** What following executions needs of the command that runs it (session.ts). */
 export interface FollowSession {
   readonly io: CliIo;
   readonly clock: Clock;

@@ -286,6 +286,43 @@ describe("testbay webhooks", () => {
     expect(noEvents.stderr).toContain("required option '--events <events>' not specified");
   });
 
+  it("the global --url stands before or after a command; between `webhooks` and `create` it is the API's", async () => {
+    const env = { TESTBAY_URL: "http://127.0.0.1:9/v1" };
+    const after = await cli(["webhooks", "list", "--url", server.baseUrl, "--json"], { env });
+    expect(after.code, after.stderr).toBe(0);
+
+    const between = await cli(
+      [
+        "webhooks",
+        "--url",
+        server.baseUrl,
+        "create",
+        "--url",
+        "https://hooks.example.com/between",
+        "--events",
+        "version.uploaded",
+        "--json",
+      ],
+      { env },
+    );
+    expect(between.code, between.stderr).toBe(0);
+    const webhook = JSON.parse(between.stdout);
+    expect(webhook).toMatchObject({ url: "https://hooks.example.com/between" });
+
+    // Given twice, the later --url wins, as it did when the program took both.
+    const twice = await cli([
+      "--url",
+      "http://127.0.0.1:9/v1",
+      "webhooks",
+      "show",
+      webhook.id,
+      "--url",
+      server.baseUrl,
+    ]);
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stdout).toContain("https://hooks.example.com/between");
+  });
+
   it("an unknown event is the API's 400 with its fix (exit 4); --json says the same", async () => {
     const args = [
       "webhooks",

@@ -2,7 +2,7 @@ import type { ExitCode } from "../cli/exit-codes.ts";
 import type { FixContext } from "../cli/output.ts";
 import type { Testbay } from "../sdk/client.ts";
 
-/** What the plans commands need of the CLI's session (main.ts's Session has it all). */
+/** What the plans commands need of the CLI's session (cli/session.ts's Session has it all). */
 export interface PlansSession {
   testbay(): Testbay;
   /** A line for people, on stderr. */

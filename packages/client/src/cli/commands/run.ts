@@ -1,0 +1,81 @@
+import type { Command } from "commander";
+import { resolvePlanIds } from "../../plans/by-name.ts";
+import { checkFile } from "../check-file.ts";
+import { collect } from "../comma-list.ts";
+import { parseDuration } from "../duration.ts";
+import { ExitCode, UsageError } from "../exit-codes.ts";
+import { followExecutions } from "../follow.ts";
+import { executionTable } from "../output.ts";
+import type { Session } from "../session.ts";
+import { planHelp, triggerPlans } from "../trigger-plans.ts";
+import { uploadBuild, uploadJson } from "../upload-build.ts";
+import { testPackageJson, uploadTestPackage } from "../upload-test-package.ts";
+
+/** `testbay run`: the pipeline flow, upload, trigger and with --wait the results. */
+export function addRunCommand(program: Command, session: Session): void {
+  program
+    .command("run")
+    .description("The pipeline flow: upload if needed, one batch trigger, and with --wait the results")
+    .requiredOption("--app <package>", "package name (exact, case-sensitive)")
+    .requiredOption("--version <version>", "version identifier")
+    .option("--file <path>", "the build to upload first (skipped when the version is registered)")
+    .option(
+      "--test-file <path>",
+      "the test APK to upload after the build, before the trigger (skipped when the version has this very file, refused when it has another)",
+    )
+    .option("--plan <id-or-name>", planHelp, collect, [] as string[])
+    .option("--wait", "wait until every execution ends, then print a summary")
+    .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
+    .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
+    .action(
+      async (options: {
+        app: string;
+        version: string;
+        file?: string;
+        testFile?: string;
+        plan: string[];
+        wait?: boolean;
+        timeout: string;
+        junit?: string;
+      }) => {
+        const timeoutMs = parseDuration(options.timeout);
+        if (options.junit && !options.wait)
+          throw new UsageError("--junit needs --wait: the report is written once all executions end.");
+        if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
+        const file = options.file ? await checkFile(session, options.file) : undefined;
+        const testFile = options.testFile
+          ? await checkFile(session, options.testFile, "--test-file")
+          : undefined;
+        const testbay = session.testbay();
+        // Names first: a mistyped plan name is reported before any upload.
+        options.plan = await resolvePlanIds(testbay, options.app, options.plan);
+        const uploaded = file ? await uploadBuild(session, { ...options, file }) : undefined;
+        const tests = testFile ? await uploadTestPackage(session, { ...options, testFile }) : undefined;
+
+        const batch = await triggerPlans(session, options);
+        const failed = batch.failed_executions;
+        const report: Record<string, unknown> = {
+          upload: uploaded ? uploadJson(uploaded) : null,
+          test_package_upload: testPackageJson(tests),
+          executions: batch.executions,
+          failed_executions: failed,
+        };
+        const startCode = failed.length ? ExitCode.plansFailedToStart : ExitCode.ok;
+        if (!options.wait) {
+          if (!session.json) session.print(executionTable(batch.executions));
+          session.setOutcome({ code: startCode, json: report });
+          return;
+        }
+
+        session.setOutcome(
+          await followExecutions(session, testbay, batch.executions, {
+            timeoutMs,
+            junit: options.junit,
+            title: `Testbay: ${options.app} ${options.version}`,
+            report,
+            startCode,
+          }),
+        );
+      },
+    );
+}
