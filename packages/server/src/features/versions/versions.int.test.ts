@@ -503,7 +503,12 @@ describe("hostile package names and versions", () => {
         ["GET", `${server.baseUrl}/apps/${name}/versions/1.0/binary`],
       ] as const) {
         const response = await fetch(url, { method, headers, body: method === "PUT" ? apk : undefined });
-        expect([400, 404], `${method} ${url.slice(0, 120)}`).toContain(response.status);
+        // fetch resolves dot segments as every URL parser does: `/v1/apps/..` is sent as `/v1/`, the API's
+        // index (GET /v1), which answers 200 with links and touches nothing.
+        const indexReached = method === "GET" && new URL(url).pathname === "/v1/";
+        expect(indexReached ? [200] : [400, 404], `${method} ${url.slice(0, 120)}`).toContain(
+          response.status,
+        );
       }
       const created = await call(`${server.baseUrl}/apps`, {
         headers,
