@@ -1,3 +1,4 @@
+export { createAgent, createAgentRegistry } from "./agent.feature.ts";
 export { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
 export { AgentService } from "./agent.service.ts";
 export { AgentsRepo } from "./agents.repo.ts";

@@ -1,3 +1,4 @@
+export { createApps } from "./apps.feature.ts";
 export type { AppRecord } from "./apps.repo.ts";
 export { AppsRepo } from "./apps.repo.ts";
 export { appsRoutes } from "./apps.routes.ts";

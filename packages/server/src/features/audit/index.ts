@@ -1,3 +1,4 @@
+export { createAudit } from "./audit.feature.ts";
 export { auditRoutes } from "./audit.routes.ts";
 export {
   type Actor,

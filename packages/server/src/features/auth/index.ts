@@ -1,3 +1,4 @@
+export { createAuth } from "./auth.feature.ts";
 export { type AuthRoutesOptions, authRoutes } from "./auth.routes.ts";
 export { registerAuthentication, type SessionAuthentication } from "./authenticate.ts";
 export { principalOf } from "./principal.ts";

@@ -8,6 +8,7 @@ export {
   reportedEnd,
 } from "./attempt-outcome.ts";
 export { nextRun } from "./claim-query.ts";
+export { createDeviceRuns } from "./device-runs.feature.ts";
 export { DeviceRuns, type Ended } from "./device-runs.ts";
 export { addSummaries, executionStatus, type RunTally, tally } from "./execution-outcome.ts";
 export {

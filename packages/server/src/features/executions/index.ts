@@ -1,3 +1,4 @@
+export { createExecutions } from "./executions.feature.ts";
 export type { CiMetadata, DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 export { ciOf, ExecutionsRepo } from "./executions.repo.ts";
 export { executionsRoutes } from "./executions.routes.ts";

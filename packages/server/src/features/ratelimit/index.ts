@@ -1,8 +1,7 @@
-import type { RedisRateLimiter, RedisRateLimiterOptions } from "./redis-limiter.ts";
-
 export type { RateLimitDecision, RateLimitPolicy } from "./gcra.ts";
 export type { RateLimiter } from "./limiter.ts";
 export { MemoryRateLimiter } from "./memory-limiter.ts";
+export { connectRedisRateLimiter, createRateLimiting } from "./ratelimit.feature.ts";
 export {
   chargeFailure,
   chargeRequest,
@@ -12,14 +11,4 @@ export {
   refuseWhenFailuresSpent,
   registerRateLimiting,
 } from "./ratelimit.hooks.ts";
-
 export type { RateLimiterLogger, RedisRateLimiter, RedisRateLimiterOptions } from "./redis-limiter.ts";
-
-/**
- * Connects the shared (Redis) limiter, loading ioredis only then: a server without TESTBAY_REDIS_URL never
- * needs it, and every module loaded stays in the heap that each full GC marks (bench/README.md, "upload").
- */
-export async function connectRedisRateLimiter(options: RedisRateLimiterOptions): Promise<RedisRateLimiter> {
-  const { RedisRateLimiter } = await import("./redis-limiter.ts");
-  return RedisRateLimiter.connect(options);
-}

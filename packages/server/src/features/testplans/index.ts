@@ -1,3 +1,4 @@
+export { createTestPlans } from "./testplans.feature.ts";
 export type { TestPlanRecord } from "./testplans.repo.ts";
 export { TestPlansRepo } from "./testplans.repo.ts";
 export { testPlansRoutes } from "./testplans.routes.ts";

@@ -4,6 +4,7 @@ export { DeliveryWorker, sendBackstopMs } from "./delivery-worker.ts";
 export { type EventDescriber, fanOutBackstopMs, fanOutWakeGapMs, WebhookFanOut } from "./fan-out.ts";
 export { SecretBox } from "./secret-box.ts";
 export { AttemptSender } from "./send-attempt.ts";
+export { createWebhooks } from "./webhooks.feature.ts";
 export { WebhooksRepo } from "./webhooks.repo.ts";
 export { webhooksRoutes } from "./webhooks.routes.ts";
 export { WebhooksService } from "./webhooks.service.ts";
