@@ -474,6 +474,43 @@ describe("delivering", () => {
     });
   });
 
+  it("records nothing, and fails nothing, for an attempt whose endpoint was deleted while it was in flight", async () => {
+    // What the sender does when the receiver answers after the endpoint (and with it its deliveries) was
+    // deleted: the attempt's foreign key used to fail, an unhandled rejection in the sender.
+    const target = await receiver();
+    const id = await webhook(target, ["version.uploaded"]);
+    const accepted = await call(`${server.baseUrl}/webhooks/${id}/test`, { method: "POST", headers: ci });
+    const deliveryId = accepted.body.delivery_id as string;
+    await logWhen(id, attempted(1));
+    expect((await call(`${server.baseUrl}/webhooks/${id}`, { method: "DELETE", headers: ci })).status).toBe(
+      204,
+    );
+
+    const { db, dialect } = server.app.services.database;
+    await new WebhooksRepo(db, dialect).recordAttempt(
+      {
+        id: `wha_late_${deliveryId}`,
+        delivery_id: deliveryId,
+        at: isoTime(server.clock.now()),
+        status_code: 200,
+        duration_ms: 5,
+        error: null,
+        response_excerpt: "thanks",
+        request_url: target.url,
+        request_headers: "{}",
+        request_body: null,
+      },
+      { id: deliveryId, webhookId: id, leaseId: "a lease the sender held" },
+      { status: "delivered" },
+    );
+    const attempts = await db
+      .selectFrom("webhook_attempts")
+      .select("id")
+      .where("delivery_id", "=", deliveryId)
+      .execute();
+    expect(attempts).toEqual([]);
+  });
+
   it("forgets finished messages after 30 days, and keeps pending ones", async () => {
     const target = await receiver();
     const id = await webhook(target, ["execution.finished"]);

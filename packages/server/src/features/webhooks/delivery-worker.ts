@@ -97,10 +97,14 @@ export class DeliveryWorker {
     // A full claim means more may be due: take them as slots free up instead of at the next round.
     const more = claimed.length === free;
     for (const delivery of claimed) {
-      const sending: Promise<void> = this.deliver(delivery, leaseId).finally(() => {
-        this.inFlight.delete(sending);
-        if (more && !this.closing) this.wake();
-      });
+      // A send that fails to record its attempt (the database away) goes to the log; its lease lapses and the
+      // delivery is sent again. It has no caller, so it must not end as an unhandled rejection.
+      const sending: Promise<void> = this.deliver(delivery, leaseId)
+        .catch(this.options.onError)
+        .finally(() => {
+          this.inFlight.delete(sending);
+          if (more && !this.closing) this.wake();
+        });
       this.inFlight.add(sending);
     }
   }

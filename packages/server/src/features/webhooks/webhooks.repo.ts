@@ -271,7 +271,8 @@ export class WebhooksRepo {
 
   /**
    * Records an attempt and what follows from it, if the sender still holds the lease (otherwise another
-   * sender has taken the delivery over and decides; the attempt is logged all the same).
+   * sender has taken the delivery over and decides; the attempt is logged all the same). An endpoint deleted
+   * while the attempt was in flight took its deliveries with it: then nothing is recorded.
    */
   async recordAttempt(
     attempt: AttemptRow,
@@ -282,6 +283,12 @@ export class WebhooksRepo {
       | { status: "failed"; attempts: number; disabledReason: string },
   ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      // Locked on PostgreSQL, so that deleting the endpoint waits for this transaction instead of slipping
+      // between the check and the insert (the attempt's foreign key then failed: an unhandled rejection in the
+      // sender). SQLite's single writer serializes the two already.
+      const held = trx.selectFrom("webhook_deliveries").select("id").where("id", "=", delivery.id);
+      const exists = await (this.dialect === "postgres" ? held.forUpdate() : held).executeTakeFirst();
+      if (!exists) return;
       await trx.insertInto("webhook_attempts").values(attempt).execute();
       const base = trx
         .updateTable("webhook_deliveries")
