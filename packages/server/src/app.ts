@@ -12,8 +12,8 @@ import type { Feature } from "./feature.ts";
 import { type AgentService, createAgent, createAgentRegistry } from "./features/agent/index.ts";
 import { apiIndexRoutes } from "./features/api-index/index.ts";
 import { createApps } from "./features/apps/index.ts";
-import { type AuditLog, createAudit } from "./features/audit/index.ts";
-import { createAuth, loadSigningKey, type SigningKey, type TokenService } from "./features/auth/index.ts";
+import { createAudit } from "./features/audit/index.ts";
+import { createAuth, loadSigningKey, type TokenService } from "./features/auth/index.ts";
 import { type ClientsService, createClients } from "./features/clients/index.ts";
 import { createDeviceRuns } from "./features/device-runs/index.ts";
 import { downloadsRoutes } from "./features/downloads/index.ts";
@@ -21,19 +21,13 @@ import { createExecutions } from "./features/executions/index.ts";
 import { healthRoutes } from "./features/health/health.routes.ts";
 import { createLive } from "./features/live/index.ts";
 import {
-  CookieSessionAuthentication,
-  defaultLoginLimits,
+  createPeople,
   type LoginLimitSettings,
-  OidcSignIn,
-  OidcStateSealer,
-  oidcRoutes,
-  PeopleRepo,
-  PeopleService,
-  peopleRoutes,
+  type PeopleService,
   registerCookieCodec,
   registerHttpsProxyWarning,
 } from "./features/people/index.ts";
-import { createRateLimiting, type RateLimiter } from "./features/ratelimit/index.ts";
+import { createRateLimiting } from "./features/ratelimit/index.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
 import { createTriggers } from "./features/triggers/index.ts";
@@ -149,13 +143,14 @@ async function assemble(
     config,
     policies: rateLimiting.policies,
   });
-  const people = wirePeople({
-    options,
-    clock,
+  const people = createPeople({
     database,
+    clock,
+    config,
     audit: audit.audit,
     signingKey,
     limiter: rateLimiting.limiter,
+    loginLimits: options.loginLimits,
   });
   const auth = createAuth({
     signingKey,
@@ -358,47 +353,4 @@ function createServer(config: Config, logger: FastifyBaseLogger) {
         }),
       ),
   }).withTypeProvider<TypeBoxTypeProvider>();
-}
-
-/**
- * People (sign-in, users), wired as before. people/ is being reworked beside this change; a composition root of
- * its own (createPeople in people/index.ts, like the other features') can take this over once that has landed.
- */
-function wirePeople(deps: {
-  options: AppOptions;
-  clock: Clock;
-  database: DatabaseHandle;
-  audit: AuditLog;
-  signingKey: SigningKey;
-  limiter: RateLimiter;
-}) {
-  const { options, clock, signingKey } = deps;
-  const { config } = options;
-  const people = new PeopleService(new PeopleRepo(deps.database.db), clock, deps.audit);
-  const sessions = new CookieSessionAuthentication(people, clock, config.publicUrl);
-  return {
-    people,
-    sessions,
-    async register(app: FastifyInstance): Promise<void> {
-      await app.register(peopleRoutes, {
-        people,
-        sessions,
-        limiter: deps.limiter,
-        loginLimits: options.loginLimits ?? defaultLoginLimits,
-        clock,
-        publicUrl: config.publicUrl,
-        deployment: signingKey.kid,
-        oidcEnabled: config.oidc !== undefined,
-      });
-      await app.register(oidcRoutes, {
-        people,
-        oidc: config.oidc && new OidcSignIn(config.oidc, clock),
-        sealer: new OidcStateSealer(signingKey.privateKey),
-        publicUrl: config.publicUrl,
-      });
-    },
-    async start(jobs: BackgroundJobs): Promise<void> {
-      await jobs.hourly("delete idle sessions", () => people.purgeIdleSessions());
-    },
-  };
 }
