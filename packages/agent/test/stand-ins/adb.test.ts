@@ -572,8 +572,11 @@ describe("logcat", () => {
 
   it("a follower ends when the device is unplugged", async () => {
     lab = await createDeviceLab({ devices: [PIXEL] });
+    expect((await run(lab, "adb", ["-s", S, "shell", "log", "-t", "Probe", "hello"])).code).toBe(0);
     const follower = start(lab, "adb", ["-s", S, "logcat"]);
-    await until(() => lab.calls().length === 1, "the follower to start");
+    // Following once it printed the buffer: unplugged earlier, adb finds no device and exits 1 instead (a
+    // loaded machine started the follower that late once).
+    await until(() => follower.stdout().includes("Probe"), "the follower to follow");
     lab.unplug(S);
     expect((await follower.done).code).toBe(141);
   });
