@@ -132,6 +132,8 @@ beforeAll(async () => {
     TESTBAY_RATE_LIMIT_PER_SECOND: "1000000",
     TESTBAY_AGENT_RATE_LIMIT_BURST: "1000000",
     TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: "1000000",
+    // The fuzzer sends each request as from an address of its own (fuzz/send-requests.ts).
+    TESTBAY_TRUSTED_PROXIES: "127.0.0.1",
   });
   // Made as an operator would, with the admin CLI (only the embedded store gets a default organization).
   await server.runCli(["org", "create", "fuzz"]);
