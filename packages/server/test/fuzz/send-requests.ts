@@ -43,6 +43,7 @@ function send(
     headers["x-forwarded-for"] ??= forwardedFor();
     if (request.body) headers["content-length"] = String(request.body.length);
     let outgoing: http.ClientRequest;
+    const timeout = request.url.startsWith("/auth/") ? signInStallMs : stallMs;
     try {
       outgoing = http.request({
         host: origin.hostname,
@@ -51,7 +52,7 @@ function send(
         path: request.url,
         headers,
         agent,
-        timeout: request.url.startsWith("/auth/") ? signInStallMs : stallMs,
+        timeout,
       });
     } catch (error) {
       // Node refused to send it (an invalid header character): nothing reached the server.
@@ -88,7 +89,7 @@ function send(
       );
     });
     outgoing.on("timeout", () => {
-      outgoing.destroy(new Error(`no answer within ${outgoing.timeout} ms`));
+      outgoing.destroy(new Error(`no answer within ${timeout} ms`));
     });
     outgoing.on("error", (error) => resolve({ request, error: String(error) }));
     outgoing.end(request.body);
