@@ -13,6 +13,13 @@ import { createDeviceLab, type DeviceLab } from "../../test/stand-ins/device-lab
 import { Agent, type AgentOptions } from "./agent.ts";
 import type { JobResult } from "./job-runner.ts";
 
+/**
+ * How long vi.waitFor waits for what the agent does on its own (its device looks, its claims): Vitest's default
+ * second was too short on a loaded CI machine (three more looks of adb had not come yet). A wait, not a limit
+ * asserted: the condition usually holds much sooner.
+ */
+const patience = { timeout: 15_000 };
+
 interface Claim {
   request: ClaimRequest;
   /** How the claim ended: a job, none, or aborted by the agent. */
@@ -264,14 +271,14 @@ describe("an agent watching its devices", () => {
     const pixel7 = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
     const pixel8 = { serial: "emulator-5556", platform: "android", model: "Pixel 8 Pro", os_version: "15" };
     desk.queue(jobOn(pixel7 as AgentDevice, 1));
-    await vi.waitFor(() => expect(running.has("lease-1")).toBe(true));
+    await vi.waitFor(() => expect(running.has("lease-1")).toBe(true), patience);
     expect(logs.some((l) => l.endsWith("; 1 at a time (one per device)"))).toBe(true);
 
     lab.plug({ serial: "emulator-5556", model: "Pixel 8 Pro", release: "15" });
     await desk.next((r) => serials(r).includes("emulator-5556"));
     desk.queue(jobOn(pixel8 as AgentDevice, 2));
     // The first device's job still runs: only a second worker can have taken this one.
-    await vi.waitFor(() => expect(running.has("lease-2")).toBe(true));
+    await vi.waitFor(() => expect(running.has("lease-2")).toBe(true), patience);
     expect(most).toBe(2);
     expect(logs).toContain("2 at a time (one per device)");
     release();
@@ -303,14 +310,16 @@ describe("an agent watching its devices", () => {
       // Broken again after a look that found the emulator: it is kept and still offered, the line says so once.
       const before = desk.claims.length;
       lab.breakServer();
-      await vi.waitFor(() =>
-        expect(logs).toContain(
-          "cannot list Android devices (adb devices -l failed: adb: failed to check server version: cannot connect to daemon); still offering the last known: emulator-5554 (Pixel 7, Android 14)",
-        ),
+      await vi.waitFor(
+        () =>
+          expect(logs).toContain(
+            "cannot list Android devices (adb devices -l failed: adb: failed to check server version: cannot connect to daemon); still offering the last known: emulator-5554 (Pixel 7, Android 14)",
+          ),
+        patience,
       );
       const looks = () => lab.calls().filter((c) => c.argv.join(" ") === "devices -l").length;
       const brokenLooks = looks();
-      await vi.waitFor(() => expect(looks()).toBeGreaterThan(brokenLooks + 2));
+      await vi.waitFor(() => expect(looks()).toBeGreaterThan(brokenLooks + 2), patience);
       expect(logs.filter((l) => l.startsWith("cannot list Android devices"))).toHaveLength(2);
       expect(desk.claims.slice(before).every((c) => serials(c.request).includes("emulator-5554"))).toBe(true);
     } finally {
