@@ -43,10 +43,6 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Four test files at a time on the 2-core CI machines, not one per core (Vitest's default): the integration
-    // files mostly wait on servers, databases and child processes. With two, a whole CI run (1,424 s of Vitest)
-    // kept the load average between 1 and 2.
-    maxWorkers: 4,
     // expect.poll waits for what a page or a server does on its own; Vitest's default second is too short a wait
     // on a loaded 2-core machine (a wait for a condition, never a limit a test asserts).
     expect: { poll: { timeout: 10_000 } },

@@ -271,7 +271,9 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
       writeJson(path, { ...readJson<Record<string, InstalledApp>>(path, {}), [app.bundleId]: full });
     },
     cleanup() {
-      rmSync(stateDir, { recursive: true, force: true });
+      // A stand-in process the test's agent stopped may still be writing its last file (a recording's index, a
+      // log line) while this removes the folder: rmSync then meets ENOTEMPTY, which it retries.
+      rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
   return lab;

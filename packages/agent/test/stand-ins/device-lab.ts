@@ -275,7 +275,9 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
       writeJson(file, { ...readJson<Record<string, InstalledPackage>>(file, {}), [pkg.package]: full });
     },
     cleanup() {
-      rmSync(stateDir, { recursive: true, force: true });
+      // A stand-in process the test's agent stopped may still be writing its last file (a recording's index, a
+      // log line) while this removes the folder: rmSync then meets ENOTEMPTY, which it retries.
+      rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
   return lab;
