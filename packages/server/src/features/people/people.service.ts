@@ -138,15 +138,6 @@ export class PeopleService {
     return this.repo.listUsers(organizationId);
   }
 
-  /**
-   * The first account with this email by organization name, in any organization: for tests of a server where
-   * the email has one account. What serves people or admins looks up by organization instead.
-   */
-  async findByEmail(email: string): Promise<UserRecord | undefined> {
-    const [user] = await this.repo.findUsersByEmail(email, 1);
-    return user;
-  }
-
   /** The organization's person with this email (case-insensitive), or undefined. */
   findInOrganization(organizationId: string, email: string): Promise<UserRecord | undefined> {
     return this.repo.findUserInOrganization(organizationId, email);
