@@ -98,7 +98,7 @@ describe("test plans in the dashboard", () => {
     await name.fill("   ");
     await page.getByRole("button", { name: "Create plan" }).click();
     await expect.poll(() => messagesOf(name)).toBe("Give the plan a name");
-    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true");
     await expect(name.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
     page.off("request", watch);
     expect(sent).toEqual([]);
@@ -149,15 +149,15 @@ describe("test plans in the dashboard", () => {
     // Below the API's minimums: each message at its own field, the step's at that step's input, which (the
     // first in the form) has the focus.
     await page.locator('[aria-invalid="true"]').first().waitFor();
-    await expect(timeout.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => timeout.getAttribute("aria-invalid")).toBe("true");
     // In people's words, not Ajv's ("must be >= 30").
     await expect(messagesOf(timeout)).resolves.toContain("must be at least 30");
-    await expect(minSdk.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => minSdk.getAttribute("aria-invalid")).toBe("true");
     await expect(messagesOf(minSdk)).resolves.toContain("must be at least 1");
     await expect(messagesOf(page.getByLabel("Name", { exact: true }))).resolves.toBe("");
-    await expect(inspect.getByLabel("Target SDK at least").getAttribute("aria-invalid")).resolves.toBe(
-      "false",
-    );
+    await expect
+      .poll(() => inspect.getByLabel("Target SDK at least").getAttribute("aria-invalid"))
+      .toBe("false");
     await expect(minSdk.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
     await page.getByText("see the messages at the fields below").waitFor();
 
@@ -167,10 +167,10 @@ describe("test plans in the dashboard", () => {
     await page.getByRole("button", { name: "Create plan" }).click();
     const platform = page.getByLabel("Device 1 platform");
     await page.getByText("must be android, the app's platform").waitFor();
-    await expect(platform.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => platform.getAttribute("aria-invalid")).toBe("true");
     await expect(messagesOf(platform)).resolves.toContain("must be android, the app's platform");
-    await expect(timeout.getAttribute("aria-invalid")).resolves.toBe("false");
-    await expect(minSdk.getAttribute("aria-invalid")).resolves.toBe("false");
+    await expect.poll(() => timeout.getAttribute("aria-invalid")).toBe("false");
+    await expect.poll(() => minSdk.getAttribute("aria-invalid")).toBe("false");
 
     await platform.selectOption("android");
     await page.getByLabel("Device 1 model").fill("Pixel 8");

@@ -84,7 +84,7 @@ describe("settings in the dashboard", () => {
     const name = form.getByLabel("Name (optional)");
     await name.fill("nightly\tCI");
     await form.getByRole("button", { name: "Create client" }).click();
-    await expect(name.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true");
     await form.getByText(/control character/).waitFor();
     await name.fill("Nightly CI");
     await form.getByRole("button", { name: "Create client" }).click();
@@ -113,7 +113,7 @@ describe("settings in the dashboard", () => {
     await row.getByText("enabled").waitFor();
     await row.getByText("Nightly CI", { exact: true }).waitFor();
     await expect(row.textContent()).resolves.toContain("ci");
-    await expect(name.inputValue()).resolves.toBe("");
+    await expect.poll(() => name.inputValue()).toBe("");
   });
 
   it("never shows the secret again: not after a reload, not after leaving and coming back", async () => {
@@ -173,7 +173,7 @@ describe("settings in the dashboard", () => {
     await email.fill("not-an-address");
     await form.getByRole("button", { name: "Add person" }).click();
     await page.getByText("is not an email address (name@domain)").waitFor();
-    await expect(email.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => email.getAttribute("aria-invalid")).toBe("true");
 
     await email.fill("lee@example.com");
     await form.getByLabel("Role").selectOption("viewer");
@@ -183,7 +183,7 @@ describe("settings in the dashboard", () => {
     await expect.poll(() => focusedWithin("section[aria-labelledby]")).toBe(true);
     await panel.getByText("You will not see this password again.").waitFor();
     const password = ((await panel.locator("pre").textContent()) ?? "").trim();
-    await expect(email.getAttribute("aria-invalid")).resolves.toBe("false");
+    await expect.poll(() => email.getAttribute("aria-invalid")).toBe("false");
     const signedIn = await call(`${server.origin}/auth/login`, {
       json: { email: "lee@example.com", password },
     });

@@ -150,11 +150,11 @@ describe("a plan's shards and retries in its form", () => {
 
     // The API's message, at the Shards input, which is outlined and named by it.
     await page.locator('[aria-invalid="true"]').first().waitFor();
-    await expect(shards.getAttribute("aria-invalid")).resolves.toBe("true");
+    await expect.poll(() => shards.getAttribute("aria-invalid")).toBe("true");
     const describedBy = (await shards.getAttribute("aria-describedby"))?.split(" ") ?? [];
     const messages = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
     expect(messages.join(" ")).toMatch(/50/);
-    await expect(retries.getAttribute("aria-invalid")).resolves.toBe("false");
+    await expect.poll(() => retries.getAttribute("aria-invalid")).toBe("false");
 
     await shards.fill("3");
     await page.getByRole("button", { name: "Create plan" }).click();
