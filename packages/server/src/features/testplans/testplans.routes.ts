@@ -97,22 +97,29 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
       ),
   );
 
-  for (const [action, state, summary] of [
-    ["archive", "archived", "Archive a test plan: it can no longer be triggered until restored"],
-    ["restore", "active", "Restore an archived or deleted plan"],
+  // Archiving, restoring and deleting only move a plan to another state (TestPlansService.changeState), so one
+  // route shape serves all three; the delete is soft (restorable for 30 days).
+  for (const [method, url, state, summary] of [
+    [
+      "POST",
+      "/v1/testplans/:id/archive",
+      "archived",
+      "Archive a test plan: it can no longer be triggered until restored",
+    ],
+    ["POST", "/v1/testplans/:id/restore", "active", "Restore an archived or deleted plan"],
+    ["DELETE", "/v1/testplans/:id", "deleted", "Delete a test plan (restorable for 30 days)"],
   ] as const) {
-    app.post(
-      `/v1/testplans/:id/${action}`,
-      {
-        config: { auth: writers },
-        schema: {
-          summary,
-          tags: ["testplans"],
-          params: TestPlanParams,
-          response: { 200: TestPlanView, ...ProblemResponses },
-        },
+    app.route({
+      method,
+      url,
+      config: { auth: writers },
+      schema: {
+        summary,
+        tags: ["testplans"],
+        params: TestPlanParams,
+        response: { 200: TestPlanView, ...ProblemResponses },
       },
-      async (request) =>
+      handler: async (request) =>
         testPlanView(
           await plans.changeState(
             principalOf(request).organizationId,
@@ -121,28 +128,6 @@ export const testPlansRoutes: FastifyPluginAsyncTypebox<{ plans: TestPlansServic
             actorOf(principalOf(request)),
           ),
         ),
-    );
+    });
   }
-
-  app.delete(
-    "/v1/testplans/:id",
-    {
-      config: { auth: writers },
-      schema: {
-        summary: "Delete a test plan (restorable for 30 days)",
-        tags: ["testplans"],
-        params: TestPlanParams,
-        response: { 200: TestPlanView, ...ProblemResponses },
-      },
-    },
-    async (request) =>
-      testPlanView(
-        await plans.changeState(
-          principalOf(request).organizationId,
-          request.params.id,
-          "deleted",
-          actorOf(principalOf(request)),
-        ),
-      ),
-  );
 };
