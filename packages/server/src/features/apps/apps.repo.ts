@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely } from "kysely";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database, Platform } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 
@@ -110,13 +110,8 @@ export class AppsRepo {
    * created_at, id) index, so a page costs the same however many versions its apps have.
    */
   async list(organizationId: string, limit: number, after: Position | undefined): Promise<AppWithVersions[]> {
-    let query = this.withVersions().where("organization_id", "=", organizationId);
-    if (after) query = query.where(olderThan(after, "apps"));
-    const rows = await query
-      .orderBy("apps.created_at", "desc")
-      .orderBy("apps.id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const query = this.withVersions().where("organization_id", "=", organizationId);
+    const rows = await newestFirstPage(query, limit, after, "apps").execute();
     return rows.map(withSummary);
   }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Principal } from "../../http/fastify-types.ts";
 import { decodeCursor, type Position, toPage } from "../../http/pagination.ts";
@@ -112,13 +112,11 @@ export class AuditLog {
   }
 
   private async select(organizationId: string, limit: number, after: Position | undefined) {
-    let query = this.db.selectFrom("audit_events").selectAll().where("organization_id", "=", organizationId);
-    if (after) query = query.where(olderThan(after));
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const query = this.db
+      .selectFrom("audit_events")
+      .selectAll()
+      .where("organization_id", "=", organizationId);
+    const rows = await newestFirstPage(query, limit, after).execute();
     return rows.map(
       (row): AuditRecord => ({
         id: row.id,

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 import { runsOnShard, type ShardableStep } from "../device-runs/plan-shards.ts";
@@ -175,12 +175,7 @@ export class ExecutionsRepo {
     if (filter.status !== undefined) query = query.where("status", "=", filter.status);
     if (filter.branch !== undefined) query = query.where("ci_branch", "=", filter.branch);
     if (filter.commit !== undefined) query = query.where("ci_commit", "=", filter.commit);
-    if (after) query = query.where(olderThan(after));
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const rows = await newestFirstPage(query, limit, after).execute();
     return this.records(rows);
   }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 import { append } from "../events/index.ts";
@@ -112,17 +112,12 @@ export class VersionsRepo {
 
   /** Newest first; `limit + 1` rows so the caller can tell whether there is a next page. */
   async list(appId: string, limit: number, after: Position | undefined): Promise<VersionRecord[]> {
-    let query = this.db
+    const query = this.db
       .selectFrom("app_versions")
       .selectAll()
       .where("app_id", "=", appId)
       .where("deleted_at", "is", null);
-    if (after) query = query.where(olderThan(after));
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const rows = await newestFirstPage(query, limit, after).execute();
     return rows.map(toRecord);
   }
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, WebhookAttemptsTable, WebhookDeliveriesTable } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
@@ -98,13 +98,8 @@ export class WebhooksRepo {
 
   /** Newest first, keyset paginated (webhooks_org_created_idx); one extra row says there is a next page. */
   async list(organizationId: string, limit: number, after: Position | undefined): Promise<WebhookRecord[]> {
-    let query = this.db.selectFrom("webhooks").selectAll().where("organization_id", "=", organizationId);
-    if (after) query = query.where(olderThan(after));
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const query = this.db.selectFrom("webhooks").selectAll().where("organization_id", "=", organizationId);
+    const rows = await newestFirstPage(query, limit, after).execute();
     return rows.map(toWebhook);
   }
 
@@ -173,13 +168,8 @@ export class WebhooksRepo {
     limit: number,
     after: Position | undefined,
   ): Promise<DeliveryWithAttempts[]> {
-    let query = this.db.selectFrom("webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
-    if (after) query = query.where(olderThan(after));
-    const rows = await query
-      .orderBy("created_at", "desc")
-      .orderBy("id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const query = this.db.selectFrom("webhook_deliveries").selectAll().where("webhook_id", "=", webhookId);
+    const rows = await newestFirstPage(query, limit, after).execute();
     if (rows.length === 0) return [];
     const attempts = await this.db
       .selectFrom("webhook_attempts")
