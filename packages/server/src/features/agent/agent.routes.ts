@@ -1,10 +1,9 @@
-import { Readable } from "node:stream";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { acceptStreamedBodies, streamUpload } from "../../http/upload/stream-upload.ts";
 import { principalOf } from "../auth/index.ts";
-import { settleBodyFailure } from "../versions/index.ts";
 import {
   AgentList,
   ArtifactResponse,
@@ -212,8 +211,7 @@ export const agentArtifactRoutes: FastifyPluginAsyncTypebox<{ agents: AgentServi
   app,
   { agents },
 ) => {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+  acceptStreamedBodies(app);
 
   app.put(
     "/v1/agent/jobs/:lease_id/artifacts/*",
@@ -228,36 +226,33 @@ export const agentArtifactRoutes: FastifyPluginAsyncTypebox<{ agents: AgentServi
         response: { 200: ArtifactResponse, 201: ArtifactResponse, ...ProblemResponses },
       },
     },
-    async (request, reply) => {
-      const name = request.params["*"];
-      if (!artifactNamePattern.test(name)) {
-        reply.header("connection", "close");
-        throw new ApiError("invalid_request", {
-          detail: `${JSON.stringify(name.slice(0, 200))} is not a valid artifact name.`,
-          fix: "Name artifacts with relative paths of letters, digits, '.', '_' and '-' (e.g. screenshots/login.png); no '..', no leading '.' or '/'.",
-          extra: { errors: [{ path: "/name", in: "params", message: "is not a valid artifact name" }] },
-        });
-      }
-      const body = (request.body as Readable | undefined) ?? Readable.from([]);
-      let stored: Awaited<ReturnType<AgentService["putArtifact"]>>;
-      try {
-        stored = await agents.putArtifact(
-          principalOf(request).organizationId,
-          request.params.lease_id,
-          name,
-          body,
-          contentTypeOf(request.headers["content-type"]),
-        );
-      } catch (error) {
-        // An agent that hung up or stalled mid-artifact is no server failure (not logged as an error).
-        const settled = settleBodyFailure(request, reply, error, "artifact upload");
-        if (settled) return settled;
-        throw error;
-      }
-      return reply.code(stored.created ? 201 : 200).send(stored);
-    },
+    async (request, reply) =>
+      streamUpload(request, reply, {
+        what: "artifact upload",
+        beforeBody: () => artifactName(request.params["*"]),
+        receive: async (name, body) => {
+          const stored = await agents.putArtifact(
+            principalOf(request).organizationId,
+            request.params.lease_id,
+            name,
+            body,
+            contentTypeOf(request.headers["content-type"]),
+          );
+          return reply.code(stored.created ? 201 : 200).send(stored);
+        },
+      }),
   );
 };
+
+/** The artifact's name from the path, refused (before its body is read) unless artifactNamePattern allows it. */
+function artifactName(name: string): string {
+  if (artifactNamePattern.test(name)) return name;
+  throw new ApiError("invalid_request", {
+    detail: `${JSON.stringify(name.slice(0, 200))} is not a valid artifact name.`,
+    fix: "Name artifacts with relative paths of letters, digits, '.', '_' and '-' (e.g. screenshots/login.png); no '..', no leading '.' or '/'.",
+    extra: { errors: [{ path: "/name", in: "params", message: "is not a valid artifact name" }] },
+  });
+}
 
 /** A plain `type/subtype` is kept (parameters too, if tame); anything else is stored as octet-stream. */
 function contentTypeOf(header: string | undefined): string {

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import { type Clock, isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
+import { BodyTooLargeError, receiveBody } from "../../http/upload/receive-body.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import type {
@@ -17,7 +18,7 @@ import type {
 } from "../device-runs/index.ts";
 import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
-import { BodyTooLargeError, receiveBody, testPackageContent } from "../versions/index.ts";
+import { testPackageContent } from "../versions/index.ts";
 import type { AgentsRepo } from "./agents.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 

@@ -8,8 +8,6 @@ export {
   testPackagesRoutes,
   XctestTest,
 } from "./test-packages/index.ts";
-export { settleBodyFailure } from "./upload/body-failure.ts";
-export { BodyTooLargeError, receiveBody } from "./upload/receive-body.ts";
 export { createVersions } from "./versions.feature.ts";
 export { type VersionRecord, VersionsRepo } from "./versions.repo.ts";
 export { versionsRoutes } from "./versions.routes.ts";

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
-import { ApiError } from "../../errors.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { sendStoredFile } from "../../http/send-stored-file.ts";
+import { acceptStreamedBodies } from "../../http/upload/stream-upload.ts";
 import { PackageName } from "../apps/index.ts";
 import { principalOf } from "../auth/index.ts";
-import { settleBodyFailure } from "./upload/body-failure.ts";
-import { parseContentDigest } from "./upload/content-digest.ts";
-import { closeAfterAnswer, declaredLength, uploadBody } from "./upload/request-body.ts";
+import { uploadVersionFile } from "./upload/version-file-upload.ts";
 import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";
 import { type VersionsService, versionView } from "./versions.service.ts";
 
@@ -15,10 +13,8 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
   app,
   { versions },
 ) => {
-  // The upload body is the binary itself, of any content type: it reaches the handler unread, as a stream,
-  // so the handler can refuse the upload before reading a byte of it.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+  // The upload body is the binary itself, of any content type.
+  acceptStreamedBodies(app);
 
   app.put(
     "/v1/apps/:package_name/versions/:version",
@@ -35,34 +31,12 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
     },
     async (request, reply) => {
       const { package_name, version } = request.params;
-      const organizationId = principalOf(request).organizationId;
-      let target: Awaited<ReturnType<VersionsService["checkBeforeBody"]>>;
-      let digest: ReturnType<typeof parseContentDigest>;
-      try {
-        const length = declaredLength(request.headers["content-length"]);
-        const digestHeader = request.headers["content-digest"];
-        digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
-        target = await versions.checkBeforeBody(organizationId, package_name, version, length);
-      } catch (error) {
-        closeAfterAnswer(request, reply);
-        throw error;
-      }
-      if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
-
-      const body = uploadBody(request);
-      try {
-        const record = await versions.receive(target, version, body, digest);
-        return reply
-          .code(201)
-          .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`)
-          .send(versionView(target, record, null));
-      } catch (error) {
-        const settled = settleBodyFailure(request, reply, error, "upload");
-        if (settled) return settled;
-        if (error instanceof ApiError && error.code === "file_size_exceeded")
-          reply.header("connection", "close");
-        throw error;
-      }
+      return uploadVersionFile(request, reply, {
+        what: "upload",
+        service: versions,
+        location: `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`,
+        view: (target, record) => versionView(target.app, record, null),
+      });
     },
   );
 

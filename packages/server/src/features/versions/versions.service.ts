@@ -7,14 +7,14 @@ import { isoTime } from "../../clock.ts";
 import { ApiError, remedy, sizeText } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
+import type { ExpectedDigest } from "../../http/upload/content-digest.ts";
+import { fileSizeExceeded, receiveVerified } from "../../http/upload/receive-verified.ts";
 import { newId, timeOfId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
 import { inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
 import { testPackageView } from "./test-packages/test-package-view.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
-import type { ExpectedDigest } from "./upload/content-digest.ts";
-import { fileSizeExceeded, receiveVerified } from "./upload/receive-verified.ts";
 import type { RetentionCandidate, VersionRecord, VersionsRepo } from "./versions.repo.ts";
 
 /** `testPackage`: the version's test package (API.md §4b), null when it has none. */
@@ -28,6 +28,12 @@ export function versionView(app: AppRecord, version: VersionRecord, testPackage:
     binary: version.binary,
     test_package: testPackage && testPackageView(app, version, testPackage),
   };
+}
+
+/** A version about to be uploaded: its app, and the version it will be (checkBeforeBody). */
+export interface VersionUploadTarget {
+  app: AppRecord;
+  version: string;
 }
 
 export interface VersionsServiceOptions {
@@ -65,7 +71,7 @@ export class VersionsService {
     packageName: string,
     version: string,
     contentLength: number | undefined,
-  ): Promise<AppRecord> {
+  ): Promise<VersionUploadTarget> {
     const app = await this.options.apps.get(organizationId, packageName);
     if (await this.options.repo.exists(app.id, version)) throw this.versionExists(packageName, version);
     if (contentLength !== undefined && contentLength > this.options.maxUploadBytes) {
@@ -73,7 +79,7 @@ export class VersionsService {
         `The binary is ${contentLength} bytes; the limit is ${sizeText(this.options.maxUploadBytes)}.`,
       );
     }
-    return app;
+    return { app, version };
   }
 
   private versionExists(packageName: string, version: string): ApiError {
@@ -89,12 +95,12 @@ export class VersionsService {
    * neither a version nor a stray file.
    */
   async receive(
-    app: AppRecord,
-    version: string,
+    target: VersionUploadTarget,
     body: Readable,
     digest: ExpectedDigest | undefined,
   ): Promise<VersionRecord> {
     const { store, repo, clock, stagingDir } = this.options;
+    const { app, version } = target;
     const blobId = newId("blob", clock.now());
     const staged = path.join(stagingDir, `${blobId}.part`);
     try {

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ApiError } from "../../../errors.ts";
 import { ProblemResponses } from "../../../http/problem.schema.ts";
 import { sendStoredFile } from "../../../http/send-stored-file.ts";
+import { acceptStreamedBodies } from "../../../http/upload/stream-upload.ts";
 import { principalOf } from "../../auth/index.ts";
-import { settleBodyFailure } from "../upload/body-failure.ts";
-import { parseContentDigest } from "../upload/content-digest.ts";
-import { closeAfterAnswer, declaredLength, uploadBody } from "../upload/request-body.ts";
+import { uploadVersionFile } from "../upload/version-file-upload.ts";
 import { VersionParams } from "../versions.schemas.ts";
 import { testPackageView } from "./test-package-view.ts";
 import { TestPackageView } from "./test-packages.schemas.ts";
@@ -15,9 +13,8 @@ export const testPackagesRoutes: FastifyPluginAsyncTypebox<{ testPackages: TestP
   app,
   { testPackages },
 ) => {
-  // As for version uploads: the body reaches the handler unread, as a stream, whatever its content type.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", (_request, payload, done) => done(null, payload));
+  // As for version uploads: the body is the test package itself, of any content type.
+  acceptStreamedBodies(app);
 
   app.put(
     "/v1/apps/:package_name/versions/:version/test-package",
@@ -34,37 +31,12 @@ export const testPackagesRoutes: FastifyPluginAsyncTypebox<{ testPackages: TestP
     },
     async (request, reply) => {
       const { package_name, version } = request.params;
-      let target: Awaited<ReturnType<TestPackagesService["checkBeforeBody"]>>;
-      let digest: ReturnType<typeof parseContentDigest>;
-      try {
-        const length = declaredLength(request.headers["content-length"]);
-        const digestHeader = request.headers["content-digest"];
-        digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
-        target = await testPackages.checkBeforeBody(
-          principalOf(request).organizationId,
-          package_name,
-          version,
-          length,
-        );
-      } catch (error) {
-        closeAfterAnswer(request, reply);
-        throw error;
-      }
-      if (/100-continue/i.test(request.headers.expect ?? "")) reply.raw.writeContinue();
-
-      try {
-        const record = await testPackages.receive(target, uploadBody(request), digest);
-        return reply
-          .code(201)
-          .header("location", `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}/test-package`)
-          .send(testPackageView(target.app, target.version, record));
-      } catch (error) {
-        const settled = settleBodyFailure(request, reply, error, "test package upload");
-        if (settled) return settled;
-        if (error instanceof ApiError && error.code === "file_size_exceeded")
-          reply.header("connection", "close");
-        throw error;
-      }
+      return uploadVersionFile(request, reply, {
+        what: "test package upload",
+        service: testPackages,
+        location: `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}/test-package`,
+        view: (target, record) => testPackageView(target.app, target.version, record),
+      });
     },
   );
 

@@ -5,6 +5,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import { isoTime } from "../../../clock.ts";
 import { ApiError, remedy } from "../../../errors.ts";
+import type { ExpectedDigest } from "../../../http/upload/content-digest.ts";
+import { fileSizeExceeded, receiveVerified } from "../../../http/upload/receive-verified.ts";
 import { newId, timeOfId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
@@ -14,8 +16,6 @@ import {
   UnsupportedBinaryError,
   XctestPackageError,
 } from "../inspection/index.ts";
-import type { ExpectedDigest } from "../upload/content-digest.ts";
-import { fileSizeExceeded, receiveVerified } from "../upload/receive-verified.ts";
 import type { VersionRecord } from "../versions.repo.ts";
 import type { VersionsService } from "../versions.service.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages.repo.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { parseContentDigest } from "./content-digest.ts";
 
 const sha256 = createHash("sha256").update("hello").digest();

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { bodyIdleTimeoutProblem } from "../../../http/body-idle-timeout.ts";
+import { bodyIdleTimeoutProblem } from "../body-idle-timeout.ts";
 import { BodyAbortedError, BodyIdleTimeoutError } from "./receive-body.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from "../../../errors.ts";
+import { ApiError } from "../../errors.ts";
 
 export interface ExpectedDigest {
   algorithm: "sha-256" | "sha-512";

@@ -3,7 +3,7 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { BodyIdleTimeoutError } from "../../../http/body-idle-timeout.ts";
+import { BodyIdleTimeoutError } from "../body-idle-timeout.ts";
 
 export { BodyIdleTimeoutError };
 

@@ -1,10 +1,30 @@
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "../../../errors.ts";
-import { lingerAfterAnswer } from "../../../http/lingering-close.ts";
+import { ApiError } from "../../errors.ts";
+import { lingerAfterAnswer } from "../lingering-close.ts";
+import { type ExpectedDigest, parseContentDigest } from "./content-digest.ts";
+
+/** What an upload's headers say of its body, read before any of it: see declaredBody. */
+export interface DeclaredBody {
+  /** Content-Length; undefined for a chunked body. */
+  length: number | undefined;
+  /** The Content-Digest the body must match; undefined when the client sent none. */
+  digest: ExpectedDigest | undefined;
+}
+
+/**
+ * The upload's Content-Length and Content-Digest, for an upload that checks both (a version's binary, a test
+ * package). Throws invalid_request for a malformed one: call it where streamUpload answers refusals.
+ */
+export function declaredBody(request: FastifyRequest): DeclaredBody {
+  const length = declaredLength(request.headers["content-length"]);
+  const digestHeader = request.headers["content-digest"];
+  const digest = parseContentDigest(Array.isArray(digestHeader) ? digestHeader.join(", ") : digestHeader);
+  return { length, digest };
+}
 
 /** A Content-Length header as a number; undefined when absent (a chunked body). */
-export function declaredLength(header: string | undefined): number | undefined {
+function declaredLength(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
   if (!/^\d{1,15}$/.test(header)) {
     throw new ApiError("invalid_request", { detail: "The Content-Length header is not a whole number." });

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Readable } from "node:stream";
-import { ApiError } from "../../../errors.ts";
+import { ApiError } from "../../errors.ts";
 import type { ExpectedDigest } from "./content-digest.ts";
 import { BodyTooLargeError, receiveBody } from "./receive-body.ts";
 
