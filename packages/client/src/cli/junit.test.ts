@@ -1,6 +1,7 @@
+import { XMLParser } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import type { Execution } from "../sdk/models.ts";
-import { junitReport, xml } from "./junit.ts";
+import { junitReport } from "./junit.ts";
 
 function execution(id: string, devices: Execution["devices"], status: Execution["status"]): Execution {
   return {
@@ -36,6 +37,12 @@ const run = (status: Execution["status"], model?: string) => ({
   steps: [],
 });
 
+/** A report as GET /executions/{id}/junit answers it: `<testsuites {root}>` around the lines of its suites. */
+const serverReport = (root: string, ...suites: string[]) =>
+  ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites ${root}>`, ...suites, "</testsuites>", ""].join(
+    "\n",
+  );
+
 describe("the merged JUnit report", () => {
   it("has one testsuite per execution and one testcase per device run, failure for failed, error for the rest", () => {
     const report = junitReport(
@@ -58,18 +65,15 @@ describe("the merged JUnit report", () => {
   });
 
   it("takes the suites the agents reported for an execution, renamed after its plan, and counts their tests", () => {
-    const server = [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      '<testsuites name="smoke" tests="2" failures="1" errors="0" skipped="0">',
+    const server = serverReport(
+      'name="smoke" tests="2" failures="1" errors="0" skipped="0"',
       '  <testsuite name="agent host (attempt 1)" tests="2" failures="1" errors="0" skipped="0">',
       '    <testcase classname="inspect" name="debuggable is false" time="0.000"/>',
       '    <testcase classname="inspect" name="min_sdk ≤ 21" time="0.000">',
       '      <failure message="minSdk is 24, expected at most 21"></failure>',
       "    </testcase>",
       "  </testsuite>",
-      "</testsuites>",
-      "",
-    ].join("\n");
+    );
     const report = junitReport(
       [execution("a", [run("failed")], "failed"), execution("b", [run("cancelled")], "cancelled")],
       new Map([["tp_a", "smoke"]]),
@@ -83,24 +87,21 @@ describe("the merged JUnit report", () => {
     );
     expect(report).toContain('<testsuites name="testbay" tests="3" failures="1" errors="1">');
     expect(report).toContain('<testsuite name="smoke: agent host (attempt 1)" tests="2" failures="1"');
-    expect(report).toContain('<failure message="minSdk is 24, expected at most 21"></failure>');
+    expect(report).toContain('<failure message="minSdk is 24, expected at most 21"/>');
     // An execution no agent reported tests for keeps its per-device-run testcase.
     expect(report).toContain('<error type="cancelled" message="cancelled">');
   });
 
   it("leaves out a reported suite without a testcase (a shard that ran no test)", () => {
-    const server = [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      '<testsuites name="espresso" tests="1" failures="0" errors="0" skipped="0">',
+    const server = serverReport(
+      'name="espresso" tests="1" failures="0" errors="0" skipped="0"',
       '  <testsuite name="device 1, shard 1 of 2: android (attempt 1)" tests="1" failures="0" errors="0" skipped="0">',
       '    <testcase classname="com.example.LoginTest" name="signsIn" time="1.500"/>',
       "  </testsuite>",
       '  <testsuite name="device 1, shard 2 of 2: android (attempt 1)" tests="0" failures="0" errors="0" skipped="0">',
       "  </testsuite>",
       '  <testsuite name="device 2: android (attempt 1)" tests="0" failures="0" errors="0" skipped="0"/>',
-      "</testsuites>",
-      "",
-    ].join("\n");
+    );
     const report = junitReport(
       [execution("a", [run("passed"), run("passed"), run("passed")], "passed")],
       new Map([["tp_a", "espresso"]]),
@@ -115,7 +116,55 @@ describe("the merged JUnit report", () => {
     expect(report).toContain('name="signsIn" time="1.500"/>\n  </testsuite>\n</testsuites>');
   });
 
-  it("escapes markup and drops characters XML 1.0 forbids", () => {
-    expect(xml(`a<b>"c"&'d'\u0001\u001b\tz`)).toBe("a&lt;b&gt;&quot;c&quot;&amp;&apos;d&apos;\tz");
+  it("keeps a reported multi-line failure message in lines: its line breaks stay character references", () => {
+    const server = serverReport(
+      'name="espresso" tests="1" failures="1" errors="0" skipped="0"',
+      '  <testsuite name="device 1: android (attempt 1)" tests="1" failures="1" errors="0" skipped="0">',
+      '    <testcase classname="com.example.CartTest" name="total" time="0.200">',
+      '      <failure message="expected:&lt;1&gt;&#10;but was:&lt;2&gt;&#10;&#9;in the second row" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;1&gt;',
+      "\tat com.example.CartTest.total(CartTest.java:12)",
+      "</failure>",
+      "    </testcase>",
+      "  </testsuite>",
+    );
+    const report = junitReport(
+      [execution("a", [run("failed")], "failed")],
+      new Map([["tp_a", "espresso"]]),
+      new Map([["a", server]]),
+    );
+    expect(report).toContain(
+      '<failure message="expected:&lt;1&gt;&#10;but was:&lt;2&gt;&#10;&#9;in the second row" type="java.lang.AssertionError">java.lang.AssertionError: expected:&lt;1&gt;\n\tat com.example.CartTest.total(CartTest.java:12)\n</failure>',
+    );
+    const failure = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: "",
+      htmlEntities: true,
+    }).parse(report).testsuites.testsuite.testcase.failure;
+    expect(failure.message).toBe("expected:<1>\nbut was:<2>\n\tin the second row");
+  });
+
+  it("writes an execution's device runs when its report is not well-formed XML (a cut-off answer)", () => {
+    const report = junitReport(
+      [execution("a", [run("failed", "Pixel 8")], "failed")],
+      new Map(),
+      new Map([
+        [
+          "a",
+          '<?xml version="1.0"?>\n<testsuites name="x" tests="1">\n  <testsuite name="s">\n    <testcase ',
+        ],
+      ]),
+    );
+    expect(report).toContain('<testsuites name="testbay" tests="1" failures="1" errors="0">');
+    expect(report).toMatch(/name="device 1: Pixel 8 android, attempt 1"[^>]*>\s*<failure type="failed"/);
+  });
+
+  it("escapes markup, keeps tabs and line breaks in attributes as references and drops characters XML 1.0 forbids", () => {
+    const report = junitReport(
+      [execution("a", [run("passed")], "passed")],
+      new Map([["tp_a", `a<b>"c"&'d'\u0001\u001b\tz\ny`]]),
+    );
+    expect(report).toContain(
+      '<testsuite name="a&lt;b&gt;&quot;c&quot;&amp;&apos;d&apos;&#9;z&#10;y (tp_a)" id="a"',
+    );
   });
 });

@@ -1,23 +1,15 @@
 import type { DeviceRun, Execution } from "../sdk/models.ts";
-
-const escapes: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&apos;",
-};
-
-/** XML 1.0 allows tab, line feed and carriage return, and no other character below U+0020. */
-const allowedInXml = (c: string) => c.charCodeAt(0) >= 0x20 || c === "\t" || c === "\n" || c === "\r";
-
-/** Text safe inside an XML attribute or element: escaped, and without characters XML 1.0 forbids. */
-export function xml(text: string): string {
-  return [...text]
-    .filter(allowedInXml)
-    .join("")
-    .replace(/[&<>"']/g, (c) => escapes[c] ?? c);
-}
+import {
+  attributeOf,
+  childrenOf,
+  element,
+  readXml,
+  tagOf,
+  withAttribute,
+  withoutIndentation,
+  writeXml,
+  type XmlNode,
+} from "./junit-xml.ts";
 
 function seconds(start: string | null, end: string | null): string {
   if (!start || !end) return "0";
@@ -49,112 +41,127 @@ function outcomeOf(status: DeviceRun["status"]): { kind: Outcome; message: strin
   }
 }
 
-const count = (tag: string, name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(tag)?.[1] ?? 0);
+/** A count attribute of the server's report; 0 where it is missing or not a count. */
+function count(node: XmlNode, name: string): number {
+  const value = Number(attributeOf(node, name));
+  return Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+const holdsTestCase = (node: XmlNode): boolean =>
+  tagOf(node) === "testcase" || childrenOf(node).some(holdsTestCase);
 
 /**
  * The <testsuite> elements of an execution's report from the server (GET /executions/{id}/junit: a suite
- * per device run), renamed after the plan, with their counts; undefined when no agent reported a test. A suite
- * without a <testcase> (a shard left without tests) is left out, as servers since then leave it out themselves.
+ * per device run), renamed after the plan, with the report's counts; undefined when no agent reported a test
+ * (or the answer is not a report). A suite without a <testcase> (a shard left without tests) is left out, as
+ * servers since then leave it out themselves.
  */
-export function agentSuites(report: string, plan: string) {
-  const root = /<testsuites\b[^>]*>/.exec(report);
-  const end = report.lastIndexOf("</testsuites>");
-  if (!root || end < 0 || !report.includes("<testcase")) return undefined;
-  const body = report
-    .slice(root.index + root[0].length, end)
-    .replace(/[ \t]*<testsuite\b[^>]*?(?:\/>|>[\s\S]*?<\/testsuite>)\n?/g, (suite) =>
-      suite.includes("<testcase") ? suite : "",
-    )
-    .replace(/<testsuite name="/g, `<testsuite name="${xml(plan)}: `)
-    .trimEnd();
+function agentSuites(report: string, plan: string) {
+  const root = readXml(report)?.find((node) => tagOf(node) === "testsuites");
+  if (!root) return undefined;
+  const kept = childrenOf(withoutIndentation(root)).filter(
+    (node) => tagOf(node) !== "#text" && (tagOf(node) !== "testsuite" || holdsTestCase(node)),
+  );
+  if (!kept.some(holdsTestCase)) return undefined;
+  const suites = kept.map((node) => {
+    const name = attributeOf(node, "name");
+    return tagOf(node) === "testsuite" && name !== undefined
+      ? withAttribute(node, "name", `${plan}: ${name}`)
+      : node;
+  });
   return {
-    xml: body.replace(/^\n/, ""),
-    tests: count(root[0], "tests"),
-    failures: count(root[0], "failures"),
-    errors: count(root[0], "errors"),
+    suites,
+    tests: count(root, "tests"),
+    failures: count(root, "failures"),
+    errors: count(root, "errors"),
   };
 }
 
 /**
- * One merged JUnit XML report for the executions of a run. An execution whose agents reported test cases
- * contributes the server's suites for it (a suite per device run, flaky tests marked); one without (it was
- * cancelled before it ran, errored, or is unfinished) gets a suite with a <testcase> per device run, with
- * <failure> for failed runs and <error> for errored, cancelled or unfinished ones.
+ * The suite of an execution no agent reported a test for: a <testcase> per device run, with <failure> for
+ * failed runs and <error> for errored, cancelled or unfinished ones.
+ */
+function deviceRunSuite(execution: Execution, plan: string | undefined) {
+  // A host run has no device entry: only the fields the report reads are filled in.
+  const runs: Array<Pick<DeviceRun, "device" | "status" | "attempt" | "started_at" | "finished_at">> =
+    execution.devices.length
+      ? execution.devices
+      : [
+          {
+            device: null,
+            status: execution.status,
+            attempt: 1,
+            started_at: execution.started_at,
+            finished_at: execution.finished_at,
+          },
+        ];
+  const classname = `${execution.package_name}.${plan ?? execution.test_plan_id}`;
+  let failures = 0;
+  let errors = 0;
+  const cases = runs.map((run, index) => {
+    const { kind, message } = outcomeOf(run.status);
+    const attributes = {
+      classname,
+      name: deviceName(run, index),
+      time: seconds(run.started_at, run.finished_at),
+    };
+    if (kind === "passed") return element("testcase", attributes);
+    if (kind === "failure") failures += 1;
+    else errors += 1;
+    const why = `Execution ${execution.id} of plan ${execution.test_plan_id}: device run ${message}.`;
+    return element("testcase", attributes, [
+      element(kind, { type: run.status, message }, [{ "#text": why }]),
+    ]);
+  });
+  const property = (name: string, value: string) => element("property", { name, value });
+  const suite = element(
+    "testsuite",
+    {
+      name: plan ? `${plan} (${execution.test_plan_id})` : execution.test_plan_id,
+      id: execution.id,
+      package: execution.package_name,
+      tests: runs.length,
+      failures,
+      errors,
+      skipped: 0,
+      timestamp: execution.created_at,
+      time: seconds(execution.started_at, execution.finished_at),
+    },
+    [
+      element("properties", {}, [
+        property("execution_id", execution.id),
+        property("test_plan_id", execution.test_plan_id),
+        property("version", execution.version),
+        property("status", execution.status),
+      ]),
+      ...cases,
+    ],
+  );
+  return { suites: [suite], tests: runs.length, failures, errors };
+}
+
+/**
+ * One merged JUnit XML report for the executions of a run: a <testsuites> with the run's counts. An
+ * execution whose agents reported test cases contributes the server's suites for it (a suite per device run,
+ * flaky tests marked); one without (it was cancelled before it ran, errored, or is unfinished) a suite of its
+ * device runs.
  */
 export function junitReport(
   executions: Execution[],
   planNames: Map<string, string> = new Map(),
   agentReports: Map<string, string> = new Map(),
 ): string {
-  let tests = 0;
-  let failures = 0;
-  let errors = 0;
-  const suites: string[] = [];
+  const totals = { tests: 0, failures: 0, errors: 0 };
+  const suites: XmlNode[] = [];
   for (const execution of executions) {
-    const planLabel = planNames.get(execution.test_plan_id) ?? execution.test_plan_id;
-    const reported = agentSuites(agentReports.get(execution.id) ?? "", planLabel);
-    if (reported) {
-      tests += reported.tests;
-      failures += reported.failures;
-      errors += reported.errors;
-      suites.push(reported.xml);
-      continue;
-    }
-    const cases: string[] = [];
-    let suiteFailures = 0;
-    let suiteErrors = 0;
-    // A host run has no device entry: only the fields the report reads are filled in.
-    const runs: Array<Pick<DeviceRun, "device" | "status" | "attempt" | "started_at" | "finished_at">> =
-      execution.devices.length
-        ? execution.devices
-        : [
-            {
-              device: null,
-              status: execution.status,
-              attempt: 1,
-              started_at: execution.started_at,
-              finished_at: execution.finished_at,
-            },
-          ];
     const plan = planNames.get(execution.test_plan_id);
-    const classname = `${execution.package_name}.${plan ?? execution.test_plan_id}`;
-    runs.forEach((run, index) => {
-      const { kind, message } = outcomeOf(run.status);
-      const open = `    <testcase classname="${xml(classname)}" name="${xml(deviceName(run, index))}" time="${seconds(run.started_at, run.finished_at)}"`;
-      if (kind === "passed") {
-        cases.push(`${open}/>`);
-        return;
-      }
-      if (kind === "failure") suiteFailures += 1;
-      else suiteErrors += 1;
-      const element = kind === "failure" ? "failure" : "error";
-      cases.push(
-        `${open}>\n      <${element} type="${xml(run.status)}" message="${xml(message)}">${xml(`Execution ${execution.id} of plan ${execution.test_plan_id}: device run ${message}.`)}</${element}>\n    </testcase>`,
-      );
-    });
-    tests += runs.length;
-    failures += suiteFailures;
-    errors += suiteErrors;
-    const name = plan ? `${plan} (${execution.test_plan_id})` : execution.test_plan_id;
-    suites.push(
-      [
-        `  <testsuite name="${xml(name)}" id="${xml(execution.id)}" package="${xml(execution.package_name)}" tests="${runs.length}" failures="${suiteFailures}" errors="${suiteErrors}" skipped="0" timestamp="${xml(execution.created_at)}" time="${seconds(execution.started_at, execution.finished_at)}">`,
-        "    <properties>",
-        `      <property name="execution_id" value="${xml(execution.id)}"/>`,
-        `      <property name="test_plan_id" value="${xml(execution.test_plan_id)}"/>`,
-        `      <property name="version" value="${xml(execution.version)}"/>`,
-        `      <property name="status" value="${xml(execution.status)}"/>`,
-        "    </properties>",
-        ...cases,
-        "  </testsuite>",
-      ].join("\n"),
-    );
+    const part =
+      agentSuites(agentReports.get(execution.id) ?? "", plan ?? execution.test_plan_id) ??
+      deviceRunSuite(execution, plan);
+    totals.tests += part.tests;
+    totals.failures += part.failures;
+    totals.errors += part.errors;
+    suites.push(...part.suites);
   }
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="testbay" tests="${tests}" failures="${failures}" errors="${errors}">`,
-    ...suites,
-    "</testsuites>",
-    "",
-  ].join("\n");
+  return writeXml(element("testsuites", { name: "testbay", ...totals }, suites));
 }
