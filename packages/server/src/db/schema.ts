@@ -229,7 +229,7 @@ export interface TestCasesTable {
   /** Which try of the test within its attempt: 0 the first run, 1.. reruns (retry_failed_tests); null: unknown. */
   retry: number | null;
   /**
-   * The test's id within its plan (testId() in features/executions/test-case-view.ts), set when the case is
+   * The test's id within its plan (testId() in features/tests/test-id.ts), set when the case is
    * stored; null only for rows written before migration 0017 and not yet backfilled (none after it ran).
    */
   test_id: string | null;

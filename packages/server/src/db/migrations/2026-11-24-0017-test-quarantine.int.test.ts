@@ -4,7 +4,7 @@ import path from "node:path";
 import { type Kysely, Migrator } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/harness.ts";
-import { testId } from "../../features/executions/test-case-view.ts";
+import { testId } from "../../features/tests/test-id.ts";
 import { type DatabaseHandle, openDatabase } from "../kysely.ts";
 import { migrations } from "./index.ts";
 

@@ -45,7 +45,7 @@ export async function down(db: Kysely<any>): Promise<void> {
 }
 
 /**
- * The same hash as testId() in features/executions/test-case-view.ts, copied so that this migration keeps
+ * The same hash as testId() in features/tests/test-id.ts, copied so that this migration keeps
  * computing what it computed when it was written (its test checks that both agree).
  */
 function testId(testPlanId: string, classname: string, name: string): string {

@@ -1,8 +1,7 @@
 import type { Kysely } from "kysely";
 import { isoTime } from "../../clock.ts";
 import type { Database } from "../../db/schema.ts";
-import type { AgentDevice } from "../device-runs/index.ts";
-import { stepTypeSet } from "../executions/index.ts";
+import { type AgentDevice, stepTypeSet } from "../device-runs/index.ts";
 
 /**
  * An agent is online while it was seen within two claim long-polls (each waits at most 30 s, and an idle

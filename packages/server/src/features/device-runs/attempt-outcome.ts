@@ -4,7 +4,7 @@
  * and writes the answer.
  */
 import type { ExecutionStatus } from "../../db/schema.ts";
-import type { Summary } from "../executions/executions.repo.ts";
+import type { Summary } from "./test-summary.ts";
 
 export type FinalStatus = "passed" | "failed" | "errored" | "cancelled";
 

@@ -7,9 +7,9 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
-import { runnableSets } from "../executions/requirements.ts";
 import { appendExecutionEvent, insertExecutionEvent } from "./execution-events.ts";
 import type { RunShard } from "./plan-shards.ts";
+import { runnableSets } from "./requirements.ts";
 import type { AgentDevice, ClaimedRun, ClaimRequest } from "./types.ts";
 
 export interface NewLease {

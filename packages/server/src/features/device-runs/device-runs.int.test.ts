@@ -11,11 +11,11 @@ import { createTestDatabase, type TestDatabase } from "../../../test/harness.ts"
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../../db/kysely.ts";
 import type { ExecutionStatus } from "../../db/schema.ts";
 import { eventsOf } from "../events/index.ts";
-import type { Summary } from "../executions/executions.repo.ts";
 import { DeviceRuns } from "./device-runs.ts";
 import { addSummaries, executionStatus, tally } from "./execution-outcome.ts";
 import { readHeld } from "./held-run.ts";
 import { settleExecution } from "./settle-query.ts";
+import type { Summary } from "./test-summary.ts";
 
 let dir: string;
 let store: TestDatabase;

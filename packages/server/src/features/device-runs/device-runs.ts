@@ -11,7 +11,6 @@ import { isoTime } from "../../clock.ts";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
-import type { Summary } from "../executions/executions.repo.ts";
 import { appendFlakyDetected } from "../tests/flaky-detected.ts";
 import { type AttemptEnd, type FinalStatus, isFinal, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
 import { claimRun } from "./claim-query.ts";
@@ -21,6 +20,7 @@ import { type HeldRun, readHeld } from "./held-run.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { ShardBatches } from "./shard-batches.ts";
 import { recordStrandedTests } from "./stranded-tests.ts";
+import type { Summary } from "./test-summary.ts";
 import { attemptSummary } from "./test-summary.ts";
 import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";
 

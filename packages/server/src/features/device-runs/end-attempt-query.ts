@@ -12,12 +12,12 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
-import type { Summary } from "../executions/executions.repo.ts";
 import type { AttemptEnd } from "./attempt-outcome.ts";
 import { handBackBatches } from "./batch-hand-over.ts";
 import { insertExecutionEvent, settleAndAnnounce } from "./execution-events.ts";
 import type { HeldRun } from "./held-run.ts";
 import { settleExecution } from "./settle-query.ts";
+import type { Summary } from "./test-summary.ts";
 
 export type EndWritten =
   /**

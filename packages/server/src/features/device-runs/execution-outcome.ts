@@ -5,8 +5,8 @@
  * device-runs.int.test.ts checks the two agree on both databases.
  */
 import type { ExecutionStatus } from "../../db/schema.ts";
-import type { Summary } from "../executions/executions.repo.ts";
 import { type FinalStatus, isFinal } from "./attempt-outcome.ts";
+import type { Summary } from "./test-summary.ts";
 
 /**
  * When every run has ended, the execution takes the most telling ending: cancelled (someone stopped it)

@@ -10,6 +10,7 @@ export {
 export { nextRun } from "./claim-query.ts";
 export { createDeviceRuns } from "./device-runs.feature.ts";
 export { DeviceRuns, type Ended } from "./device-runs.ts";
+export { enqueueRuns, type RunToQueue } from "./enqueue-query.ts";
 export { addSummaries, executionStatus, type RunTally, tally } from "./execution-outcome.ts";
 export {
   maxShards,
@@ -21,7 +22,9 @@ export {
   splitsTests,
   stepShards,
 } from "./plan-shards.ts";
+export { type RunRequirements, requirementsOf, runnableSets, stepTypeSet } from "./requirements.ts";
 export type { ListingResult, NextBatchResult } from "./shard-batches.ts";
 export type { ListedTest } from "./shard-plan.ts";
-export { attemptSummary, emptySummary, isFlaky, type TestReport } from "./test-summary.ts";
+export { insertTestCases } from "./test-cases-query.ts";
+export { attemptSummary, emptySummary, isFlaky, type Summary, type TestReport } from "./test-summary.ts";
 export type { AgentDevice, ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";

@@ -14,8 +14,8 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ShardingMode } from "../../db/schema.ts";
+import { storableDeviceText } from "../../http/storable-text.ts";
 import { newId } from "../../ids.ts";
-import { storableDeviceText } from "../executions/device-text.ts";
 import { expectedDurations } from "./expected-durations.ts";
 import { runsOnShard, type ShardableStep, shardingOf, splitsTests, stepShards } from "./plan-shards.ts";
 import { type PlannedBatch, planStep, sameTests } from "./shard-listing.ts";

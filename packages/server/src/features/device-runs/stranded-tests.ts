@@ -12,12 +12,13 @@
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
-import { testId } from "../executions/test-case-view.ts";
+import { testId } from "../tests/test-id.ts";
 import type { HeldRun } from "./held-run.ts";
+import { insertTestCases } from "./test-cases-query.ts";
 import type { TestReport } from "./test-summary.ts";
 
-/** Rows per INSERT: 13 values each, far below SQLite's and PostgreSQL's bound-parameter limits. */
-const insertChunk = 500;
+/** Test ids per quarantine lookup, far below SQLite's and PostgreSQL's bound-parameter limits. */
+const lookupChunk = 500;
 
 interface Stranded {
   stepIndex: number;
@@ -112,12 +113,8 @@ export async function recordStrandedTests(
     video_offset_ms: null,
     retry: null,
   }));
-  for (let i = 0; i < rows.length; i += insertChunk) {
-    await db
-      .insertInto("test_cases")
-      .values(rows.slice(i, i + insertChunk))
-      .execute();
-  }
+  // Numbered after the attempt's last case, in the end's transaction: a repeated seq would be a fault, refused.
+  await insertTestCases(db, rows, "refused");
   const quarantined = await quarantinedOf(
     db,
     held.organizationId,
@@ -138,12 +135,12 @@ async function quarantinedOf(
   testIds: readonly string[],
 ): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < testIds.length; i += insertChunk) {
+  for (let i = 0; i < testIds.length; i += lookupChunk) {
     const rows = await db
       .selectFrom("test_quarantines")
       .select("test_id")
       .where("organization_id", "=", organizationId)
-      .where("test_id", "in", testIds.slice(i, i + insertChunk))
+      .where("test_id", "in", testIds.slice(i, i + lookupChunk))
       .execute();
     for (const row of rows) found.add(row.test_id);
   }

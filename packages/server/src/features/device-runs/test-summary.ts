@@ -5,7 +5,6 @@
  * list never disagree on what is flaky.
  */
 import type { TestCaseStatus } from "../../db/schema.ts";
-import type { Summary } from "../executions/executions.repo.ts";
 
 /** One test_case report of a device run, in the order reported (attempt, then seq). */
 export interface TestReport {
@@ -15,6 +14,17 @@ export interface TestReport {
   status: TestCaseStatus;
   /** The test is quarantined (as the attempt ends): its failure does not fail the run. */
   quarantined?: boolean;
+}
+
+/** What an attempt of a device run found, and (added up, execution-outcome.ts) what its execution found. */
+export interface Summary {
+  tests: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  flaky: number;
+  /** Failed tests that were quarantined and so did not fail their run (added with quarantine, issue 15). */
+  quarantined_failures?: number;
 }
 
 const failing = (status: TestCaseStatus) => status === "failed" || status === "errored";

@@ -2,19 +2,8 @@ import type { Kysely } from "kysely";
 import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
-import { runsOnShard, type ShardableStep } from "../device-runs/plan-shards.ts";
-import { requirementsOf } from "./requirements.ts";
+import { enqueueRuns, type RunToQueue, type Summary } from "../device-runs/index.ts";
 import type { ResultsRepo, StepResult } from "./results.repo.ts";
-
-export interface Summary {
-  tests: number;
-  passed: number;
-  failed: number;
-  skipped: number;
-  flaky: number;
-  /** Failed tests that were quarantined and so did not fail their run (added with quarantine, issue 15). */
-  quarantined_failures?: number;
-}
 
 export interface DeviceRunRecord {
   id: string;
@@ -100,7 +89,10 @@ export class ExecutionsRepo {
     private readonly results: ResultsRepo,
   ) {}
 
-  /** Inserts executions and their device runs in one transaction: a batch is recorded whole or not at all. */
+  /**
+   * Inserts executions and queues their device runs (device-runs' enqueueRuns, the only writer of device_runs)
+   * in one transaction: a batch is recorded whole or not at all.
+   */
   async insertAll(executions: ExecutionRecord[]): Promise<void> {
     if (executions.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
@@ -131,27 +123,16 @@ export class ExecutionsRepo {
           })),
         )
         .execute();
-      await trx
-        .insertInto("device_runs")
-        .values(
-          executions.flatMap((e) =>
-            e.deviceRuns.map((run) => ({
-              ...requirementColumns(e, run.device, run.shard ?? 0),
-              id: run.id,
-              execution_id: run.executionId,
-              position: run.position,
-              device: run.device === null ? null : JSON.stringify(run.device),
-              status: run.status,
-              attempt: run.attempt,
-              shard: run.shard ?? 0,
-              shard_count: run.shardCount ?? 1,
-              created_at: run.createdAt,
-              started_at: run.startedAt,
-              finished_at: run.finishedAt,
-            })),
-          ),
-        )
-        .execute();
+      await enqueueRuns(
+        trx,
+        executions.flatMap((e) =>
+          e.deviceRuns.map((run) => ({
+            ...run,
+            organizationId: e.organizationId,
+            plan: e.plan as RunToQueue["plan"],
+          })),
+        ),
+      );
     });
   }
 
@@ -272,23 +253,4 @@ export class ExecutionsRepo {
       deviceRuns: byExecution.get(row.id) ?? [],
     }));
   }
-}
-
-function requirementColumns(
-  execution: ExecutionRecord,
-  device: Record<string, unknown> | null,
-  shard: number,
-) {
-  const plan = execution.plan as { steps: ShardableStep[]; max_attempts?: number };
-  // A shard needs only the step types that run on it (inspect and shell on shard 0 only): an agent without
-  // shell steps allowed can take the other shards of a plan that has one.
-  const needs = requirementsOf({ steps: plan.steps.filter((step) => runsOnShard(step, shard)) }, device);
-  return {
-    organization_id: execution.organizationId,
-    required_platform: needs.platform,
-    required_model: needs.model,
-    required_os_version: needs.osVersion,
-    needs: needs.needs,
-    max_attempts: plan.max_attempts ?? 1,
-  };
 }

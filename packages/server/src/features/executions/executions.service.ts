@@ -4,8 +4,8 @@ import type { ExecutionStatus } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
-import { type DeviceRuns, runsOnShard, type ShardableStep } from "../device-runs/index.ts";
-import type { ExecutionRecord, ExecutionsRepo, Summary } from "./executions.repo.ts";
+import { type DeviceRuns, runsOnShard, type ShardableStep, type Summary } from "../device-runs/index.ts";
+import type { ExecutionRecord, ExecutionsRepo } from "./executions.repo.ts";
 import { type CapableAgent, type WaitingReason, waitingReason } from "./waiting-reason.ts";
 
 /** `triggeredByName`: the name of the client that triggered it (null for a person, or a client without one). */

@@ -5,7 +5,6 @@ export { executionsRoutes } from "./executions.routes.ts";
 export { CiMetadata as CiMetadataSchema, ExecutionView } from "./executions.schemas.ts";
 export { ExecutionsService, emptySummary, executionView } from "./executions.service.ts";
 export { LogStore } from "./log-store.ts";
-export { runnableSets, stepTypeSet } from "./requirements.ts";
 export { type ArtifactRecord, type AttemptRef, ResultsRepo, type RunEvent } from "./results.repo.ts";
 export { resultsRoutes } from "./results.routes.ts";
 export type { CapableAgent, WaitingReason } from "./waiting-reason.ts";

@@ -1,6 +1,7 @@
+import { testId } from "../tests/test-id.ts";
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
-import { inTryOrder, testId } from "./test-case-view.ts";
+import { inTryOrder } from "./test-case-view.ts";
 
 /** Why a test is quarantined: what its JUnit entry says instead of a failure. */
 export interface JunitQuarantine {

@@ -4,9 +4,9 @@ import type { FastifyBaseLogger } from "fastify";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
+import { storableDeviceText } from "../../http/storable-text.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
-import { storableDeviceText } from "./device-text.ts";
 import type { AttemptRef } from "./results.repo.ts";
 
 /** A log line as an agent reports it (one `log` event). */

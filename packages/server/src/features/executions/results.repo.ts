@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database, TestCaseStatus } from "../../db/schema.ts";
-import { storableDeviceText, storableDeviceTextOrNull } from "./device-text.ts";
-import { testId } from "./test-case-view.ts";
+import { storableDeviceText, storableDeviceTextOrNull } from "../../http/storable-text.ts";
+import { insertTestCases } from "../device-runs/index.ts";
+import { testId } from "../tests/test-id.ts";
 
 /** One attempt of one device run: where reported results belong. */
 export interface AttemptRef {
@@ -77,9 +78,6 @@ export interface StepResult {
   finishedAt: string | null;
 }
 
-/** SQLite allows 32,766 bound values per statement; rows of ~10 columns in chunks of 500 stay far below. */
-const chunkSize = 500;
-
 /** What agents report about their runs: step results, test cases and artifacts (log lines: LogStore). */
 export class ResultsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -144,13 +142,8 @@ export class ResultsRepo {
           .execute();
       }
     }
-    for (let i = 0; i < cases.length; i += chunkSize) {
-      await db
-        .insertInto("test_cases")
-        .values(cases.slice(i, i + chunkSize))
-        .onConflict((conflict) => conflict.doNothing())
-        .execute();
-    }
+    // Keyed by the agent's seq: a batch sent again is stored once.
+    await insertTestCases(db, cases, "ignored");
   }
 
   /** The plan of a device run's execution: what its test cases' ids are made from. */

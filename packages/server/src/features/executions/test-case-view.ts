@@ -3,9 +3,9 @@
  * each device run, with its final status from the last try of the run's latest attempt, and every try it had:
  * on earlier attempts of the run, and within an attempt when the agent reran it alone (retry_failed_tests).
  */
-import { createHash } from "node:crypto";
 import type { TestCaseStatus } from "../../db/schema.ts";
 import { isFlaky } from "../device-runs/index.ts";
+import { testId } from "../tests/test-id.ts";
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
 
@@ -44,15 +44,6 @@ interface DeviceView {
   serial: string | null;
   model: string | null;
   os_version: string | null;
-}
-
-/**
- * A test's identity within its plan, the same in every execution of the plan: what its history and (later)
- * quarantine are keyed by. Hashed so that any class and method name makes a short, URL-safe id.
- */
-export function testId(testPlanId: string, classname: string, name: string): string {
-  const digest = createHash("sha256").update(`${testPlanId}\u0000${classname}\u0000${name}`).digest("hex");
-  return `t_${digest.slice(0, 24)}`;
 }
 
 /** `quarantined`: the ids of the plan's tests quarantined now (GET /executions/{id}/tests shows them). */

@@ -1,6 +1,5 @@
-import { runsOnShard, type ShardableStep } from "../device-runs/plan-shards.ts";
+import { requirementsOf, runsOnShard, type ShardableStep } from "../device-runs/index.ts";
 import type { ExecutionRecord } from "./executions.repo.ts";
-import { requirementsOf } from "./requirements.ts";
 
 /** What an online agent can do, as its last claim said: its step types and its devices (free or busy). */
 export interface CapableAgent {

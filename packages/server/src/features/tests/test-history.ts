@@ -3,8 +3,8 @@
  * how long it takes, and how it ended last. One pass over the final test cases of the window.
  */
 import type { TestCaseStatus } from "../../db/schema.ts";
-import { testId } from "../executions/test-case-view.ts";
 import type { FinalTestCase, WindowExecution } from "./test-history.repo.ts";
+import { testId } from "./test-id.ts";
 
 export interface TestHistory {
   id: string;
