@@ -1,5 +1,6 @@
 export { type CliConfig, type ConnectionFlags, resolveConfig } from "./cli/config.ts";
 export { UsageError } from "./cli/exit-codes.ts";
+export { packageVersion } from "./cli/version.ts";
 export type {
   AgentApi,
   AgentDevice,
