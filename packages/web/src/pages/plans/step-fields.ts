@@ -1,6 +1,10 @@
-// The plan's steps as the form edits them: each step type's fields (API.md §5, the server's testplans.schemas.ts)
-// as inputs that hold text, and the conversion between a step of the API and those inputs. A step the form cannot
-// show exactly (a field it does not know, a value of a shape it does not edit) stays JSON, so nothing is dropped.
+// The plan's steps as the form edits them: each step type's fields (the server's step schemas, as `npm run openapi`
+// writes them to step-schemas.generated.ts, laid out by step-form-layout.ts) as inputs that hold text, and the
+// conversion between a step of the API and those inputs. A step the form cannot show exactly (a field it does not
+// know, a value of a shape it does not edit) stays JSON, so nothing is dropped.
+
+import { type FieldLayout, stepLayouts } from "./step-form-layout.ts";
+import { stepSchemas } from "./step-schemas.generated.ts";
 
 /** A step as the API sends and takes it. */
 export type StepJson = Record<string, unknown>;
@@ -36,202 +40,58 @@ export interface StepField {
   group?: string;
 }
 
-const name: StepField = {
-  path: ["name"],
-  label: "Step title",
-  kind: "text",
-  help: "Optional: the step's name in results.",
-};
-const timeout: StepField = {
-  path: ["timeout_seconds"],
-  label: "Step timeout (seconds)",
-  kind: "integer",
-  help: "Optional; 1 s to 24 h.",
-};
-const deviceOptions: StepField[] = [
-  {
-    path: ["shards"],
-    label: "Shards",
-    kind: "integer",
-    help: "1–50: the tests split over that many devices matching each device entry. Default 1.",
-    group: "Shards and retries",
-  },
-  {
-    path: ["sharding"],
-    label: "Split by",
-    kind: "choice",
-    options: ["duration", "uniform"],
-    default: "duration",
-    help: "duration balances by each test's recent time; uniform by count.",
-    group: "Shards and retries",
-  },
-  {
-    path: ["retry_failed_tests"],
-    label: "Retry failed tests",
-    kind: "integer",
-    help: "0–5: a failed test reruns alone up to that many times; passing then makes it flaky. Default 0.",
-    group: "Shards and retries",
-  },
-  {
-    path: ["record_video"],
-    label: "Record video",
-    kind: "choice",
-    options: ["never", "on_failure", "always"],
-    default: "on_failure",
-    group: "Device options",
-  },
-  { path: ["logcat"], label: "Capture logcat", kind: "boolean", default: "yes", group: "Device options" },
-  {
-    path: ["screenshot_on_failure"],
-    label: "Screenshot on failure",
-    kind: "boolean",
-    default: "yes",
-    group: "Device options",
-  },
-  {
-    path: ["clear_package_data"],
-    label: "Clear app data first",
-    kind: "boolean",
-    default: "no",
-    help: "pm clear before the tests run.",
-    group: "Device options",
-  },
-];
-/** The same options on iOS, said as they happen there: the device log, and uninstalling rather than pm clear. */
-const iosDeviceOptions: StepField[] = deviceOptions.map((field) => {
-  if (field.path[0] === "logcat") return { ...field, label: "Capture the device log" };
-  if (field.path[0] === "clear_package_data") {
-    return { ...field, help: "Uninstall the app (a shut-down simulator: erase it) before the tests run." };
+/** A field as step-schemas.generated.ts has it: what its input is made from. */
+interface SchemaProperty {
+  type: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+}
+
+/** The input a field of the schema is edited with, as its layout asks. */
+function kindOf(property: SchemaProperty, layout: FieldLayout): FieldKind {
+  if (property.type === "string" && property.enum) return "choice";
+  if (property.type === "string") return layout.input === "multiline" ? "multiline" : "text";
+  if (property.type === "string list") return layout.input === "texts" ? "texts" : "lines";
+  if (property.type === "string map") return "pairs";
+  if (property.type === "integer" || property.type === "number" || property.type === "boolean") {
+    return property.type;
   }
-  return field;
-});
-const testIdentifiers = (key: string, label: string, help: string): StepField => ({
-  path: [key],
-  label,
-  kind: "lines",
-  help,
-  group: "Which tests run",
-});
-const filterNames = (key: string, label: string, help: string): StepField => ({
-  path: ["filter", key],
-  label,
-  kind: "lines",
-  help,
-  group: "Which tests run",
-});
+  // step-form-layout.test.ts fails first: such a field belongs in the layout's leftOut.
+  throw new Error(`the form has no input for ${layout.path}, a field of type ${property.type}`);
+}
+
+/** A field of the form: its schema's type, choices and bounds with its layout's words and place. */
+function fieldOf(type: StepType, layout: FieldLayout): StepField {
+  const property = (stepSchemas[type].properties as Record<string, SchemaProperty>)[layout.path];
+  if (!property) throw new Error(`the ${type} step has no field ${layout.path}`);
+  const { minimum, maximum } = property;
+  const help = typeof layout.help === "function" ? layout.help({ minimum, maximum }) : layout.help;
+  return {
+    path: layout.path.split("."),
+    label: layout.label,
+    kind: kindOf(property, layout),
+    ...(help !== undefined && { help }),
+    ...(layout.default !== undefined && { default: layout.default }),
+    ...(property.enum && { options: property.enum }),
+    ...(layout.group !== undefined && { group: layout.group }),
+  };
+}
+
+export type StepType = keyof typeof stepLayouts;
+/** The step types in the order the form lists them (the layout's). */
+export const stepTypeNames = Object.keys(stepLayouts) as StepType[];
 
 /** Each step type the API takes, with its fields in the order the form shows them. */
-export const stepTypes = {
-  inspect: {
-    summary: "Checks the uploaded binary's metadata; needs no device.",
-    fields: [
-      name,
-      { path: ["expect", "max_size_mb"], label: "Max size (MB)", kind: "number", group: "Expect" },
-      { path: ["expect", "min_sdk_at_most"], label: "Min SDK at most", kind: "integer", group: "Expect" },
-      {
-        path: ["expect", "target_sdk_at_least"],
-        label: "Target SDK at least",
-        kind: "integer",
-        group: "Expect",
-      },
-      {
-        path: ["expect", "abis_include"],
-        label: "ABIs included",
-        kind: "lines",
-        help: "One a line, e.g. arm64-v8a.",
-        group: "Expect",
-      },
-      {
-        path: ["expect", "permissions_exclude"],
-        label: "Permissions not requested",
-        kind: "lines",
-        help: "One a line, e.g. android.permission.READ_SMS.",
-        group: "Expect",
-      },
-      {
-        path: ["expect", "debuggable"],
-        label: "Debuggable",
-        kind: "boolean",
-        default: "not checked",
-        group: "Expect",
-      },
-    ],
-  },
-  instrumentation: {
-    summary: "Android instrumentation tests on a device, with the version's test package.",
-    fields: [
-      name,
-      {
-        path: ["test_package"],
-        label: "Test package",
-        kind: "text",
-        help: "Default: the version's test package (given, it must be that package).",
-      },
-      {
-        path: ["runner"],
-        label: "Runner",
-        kind: "text",
-        help: "Default: the test package's <instrumentation android:name>.",
-      },
-      filterNames("classes", "Classes", "-e class: one a line, a class or Class#method."),
-      filterNames("packages", "Packages", "-e package: one a line."),
-      filterNames("annotations", "Annotations", "-e annotation: one a line, fully qualified."),
-      filterNames("not_annotations", "Not annotations", "-e notAnnotation: one a line."),
-      {
-        path: ["filter", "size"],
-        label: "Size",
-        kind: "choice",
-        options: ["small", "medium", "large"],
-        default: "any",
-        group: "Which tests run",
-      },
-      {
-        path: ["args"],
-        label: "Instrumentation arguments",
-        kind: "pairs",
-        help: "-e name value: one name=value a line.",
-      },
-      ...deviceOptions,
-      timeout,
-    ],
-  },
-  xcuitest: {
-    summary:
-      "iOS XCUITest tests on a simulator or device of a macOS agent, with the version's test package (a zip of xcodebuild build-for-testing output).",
-    fields: [
-      name,
-      testIdentifiers(
-        "only_testing",
-        "Only testing",
-        "-only-testing: one a line, Target, Target/Class or Target/Class/method. Default: every test.",
-      ),
-      testIdentifiers("skip_testing", "Skip testing", "-skip-testing: one a line, in the same form."),
-      ...iosDeviceOptions,
-      timeout,
-    ],
-  },
-  maestro: {
-    summary: "Maestro flows (YAML) run on a device after the app is installed; APP_ID is the app's package.",
-    fields: [name, { path: ["flows"], label: "Flow", kind: "texts" }, ...deviceOptions, timeout],
-  },
-  shell: {
-    summary: "A shell command on an agent that allows shell steps.",
-    fields: [
-      name,
-      { path: ["run"], label: "Command", kind: "multiline" },
-      {
-        path: ["junit"],
-        label: "JUnit XML files",
-        kind: "text",
-        help: "Optional glob of JUnit XML files to read results from, e.g. build/test-results/**/*.xml.",
-      },
-      timeout,
-    ],
-  },
-} satisfies Record<string, { summary: string; fields: StepField[] }>;
-
-export type StepType = keyof typeof stepTypes;
-export const stepTypeNames = Object.keys(stepTypes) as StepType[];
+export const stepTypes = Object.fromEntries(
+  stepTypeNames.map((type) => [
+    type,
+    {
+      summary: stepLayouts[type].summary,
+      fields: (stepLayouts[type].fields as FieldLayout[]).map((layout) => fieldOf(type, layout)),
+    },
+  ]),
+) as Record<StepType, { summary: string; fields: StepField[] }>;
 
 const isStepType = (type: unknown): type is StepType => typeof type === "string" && type in stepTypes;
 export const fieldsOf = (type: StepType): readonly StepField[] => stepTypes[type].fields;
