@@ -1,5 +1,4 @@
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import { BackgroundJobs } from "./background-jobs.ts";
@@ -7,7 +6,6 @@ import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
-import { ApiError } from "./errors.ts";
 import type { Feature } from "./feature.ts";
 import { type AgentService, createAgent, createAgentRegistry } from "./features/agent/index.ts";
 import { apiIndexRoutes } from "./features/api-index/index.ts";
@@ -20,13 +18,7 @@ import { downloadsRoutes } from "./features/downloads/index.ts";
 import { createExecutions } from "./features/executions/index.ts";
 import { healthRoutes } from "./features/health/health.routes.ts";
 import { createLive } from "./features/live/index.ts";
-import {
-  createPeople,
-  type LoginLimitSettings,
-  type PeopleService,
-  registerCookieCodec,
-  registerHttpsProxyWarning,
-} from "./features/people/index.ts";
+import { createPeople, type LoginLimitSettings, type PeopleService } from "./features/people/index.ts";
 import { createRateLimiting } from "./features/ratelimit/index.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
@@ -36,18 +28,12 @@ import { webRoutes } from "./features/web/index.ts";
 import { createWebhooks } from "./features/webhooks/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
-import { registerBodyIdleTimeout } from "./http/body-idle-timeout.ts";
-import { answerClientError } from "./http/client-errors.ts";
-import { registerErrorHandling, sendProblem } from "./http/error-handler.ts";
+import { createHttpServer } from "./http/create-server.ts";
 import { registerExpectContinue } from "./http/expect-continue.ts";
 import "./http/fastify-types.ts";
 import { createLogger, stdoutDestination } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
-import { registerUnstorableTextCheck } from "./http/refuse-unstorable-text.ts";
-import { requestIdFor } from "./http/request-id.ts";
-import { RequestLogController } from "./http/request-log.ts";
-import { registerValidation } from "./http/validation.ts";
 import { type BlobStore, openBlobStore } from "./storage/index.ts";
 
 export interface AppOptions {
@@ -84,9 +70,6 @@ declare module "fastify" {
   }
 }
 
-/** JSON bodies are small (plans, triggers); binaries have their own streaming endpoint. */
-const jsonBodyLimit = 1024 * 1024;
-
 /**
  * Builds the whole server: opens and migrates the database, loads the signing key and registers every
  * feature. It never listens; `main.ts` does, and tests listen on port 0.
@@ -120,7 +103,7 @@ async function assemble(
   warnOfRestrictedPaths(logger, [...database.restrictedPaths, ...(await makeDataDirPrivate(config.dataDir))]);
   // Used by several features: tokens, rate limit keys, sign-in state, webhook secrets.
   const signingKey = await loadSigningKey(database.db, config.signingKey, clock);
-  const app = createServer(config, logger);
+  const app = createHttpServer(config, logger);
   const jobs = new BackgroundJobs(app.log);
 
   // What every feature may use: rate limits, the blob store, and with several API instances on one PostgreSQL
@@ -146,6 +129,7 @@ async function assemble(
   const people = createPeople({
     database,
     clock,
+    logger,
     config,
     audit: audit.audit,
     signingKey,
@@ -240,8 +224,6 @@ async function assemble(
     triggers,
   ];
 
-  // Fastify parses text/plain by default; this API takes JSON (and forms on the token endpoint) only.
-  app.removeContentTypeParser("text/plain");
   const beforeClose: AppServices["beforeClose"] = [];
   app.decorate("services", {
     database,
@@ -252,21 +234,10 @@ async function assemble(
     blobs: store,
     beforeClose,
   });
-  // Callback-style where there is nothing to await: these run on every request, and a promise per hook adds up.
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    reply.header("x-content-type-options", "nosniff");
-    done();
-  });
-  registerValidation(app);
-  registerUnstorableTextCheck(app);
-  registerErrorHandling(app, config.supportEmail);
-  registerBodyIdleTimeout(app, config.bodyIdleTimeoutSeconds * 1000);
-  // Order matters: who is calling must be known before their requests are counted.
-  await registerCookieCodec(app);
+  // Order matters: sessions are read from cookies, and who is calling must be known before their requests are counted.
+  await people.registerHooks(app);
   auth.registerHooks(app);
   rateLimiting.registerHooks(app);
-  registerHttpsProxyWarning(app, logger, config.publicUrl, config.trustedProxies);
   registerExpectContinue(app);
   await registerOpenApi(app);
   await registerApiReference(app);
@@ -325,32 +296,4 @@ async function assemble(
     await database.close();
   });
   return app;
-}
-
-/** The Fastify instance with the server's HTTP settings; features add hooks and routes to it. */
-function createServer(config: Config, logger: FastifyBaseLogger) {
-  return Fastify({
-    loggerInstance: logger,
-    // request.ip and request.protocol come from X-Forwarded-For/-Proto only behind the proxies named in
-    // TESTBAY_TRUSTED_PROXIES (API.md §10): anyone else could write those headers.
-    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
-    genReqId: requestIdFor,
-    // One line per request, written when it is answered (http/request-log.ts).
-    logController: new RequestLogController(logger),
-    bodyLimit: jsonBodyLimit,
-    // Closing with requests in flight waits for them; idle keep-alive sockets are closed at once.
-    forceCloseConnections: "idle",
-    return503OnClosing: true,
-    clientErrorHandler: answerClientError,
-    // Malformed percent-encoding in a path: answered like every other bad request.
-    frameworkErrors: (_error, request, reply) =>
-      sendProblem(
-        request,
-        reply,
-        new ApiError("invalid_request", {
-          detail: "The URL is not valid: it has malformed percent-encoding.",
-          fix: "Percent-encode the path correctly (for example %2F for '/', %25 for '%').",
-        }),
-      ),
-  }).withTypeProvider<TypeBoxTypeProvider>();
 }

@@ -1,4 +1,3 @@
-export { registerHttpsProxyWarning } from "./https-proxy-warning.ts";
 export { defaultLoginLimits, type LoginLimitSettings } from "./login-limits.ts";
 export { oidcRoutes } from "./oidc.routes.ts";
 export { OidcSignIn } from "./oidc-sign-in.ts";
@@ -8,4 +7,3 @@ export { PeopleRepo, type UserRecord } from "./people.repo.ts";
 export { peopleRoutes } from "./people.routes.ts";
 export { AmbiguousEmailError, type IssuedAccount, PeopleService, personRoles } from "./people.service.ts";
 export { CookieSessionAuthentication } from "./session-authentication.ts";
-export { registerCookieCodec } from "./session-cookie.ts";

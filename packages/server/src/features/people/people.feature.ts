@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { BackgroundJobs } from "../../background-jobs.ts";
 import type { Clock } from "../../clock.ts";
 import type { Config } from "../../config.ts";
@@ -6,6 +6,7 @@ import type { DatabaseHandle } from "../../db/kysely.ts";
 import type { AuditLog } from "../audit/index.ts";
 import type { SigningKey } from "../auth/index.ts";
 import type { RateLimiter } from "../ratelimit/index.ts";
+import { registerHttpsProxyWarning } from "./https-proxy-warning.ts";
 import { defaultLoginLimits, type LoginLimitSettings } from "./login-limits.ts";
 import { oidcRoutes } from "./oidc.routes.ts";
 import { OidcSignIn } from "./oidc-sign-in.ts";
@@ -14,11 +15,14 @@ import { PeopleRepo } from "./people.repo.ts";
 import { peopleRoutes } from "./people.routes.ts";
 import { PeopleService } from "./people.service.ts";
 import { CookieSessionAuthentication } from "./session-authentication.ts";
+import { registerCookieCodec } from "./session-cookie.ts";
 
 export interface PeopleDeps {
   database: DatabaseHandle;
   clock: Clock;
-  config: Pick<Config, "publicUrl" | "oidc">;
+  /** Where the warning about an HTTPS proxy in front of a non-https TESTBAY_PUBLIC_URL goes. */
+  logger: FastifyBaseLogger;
+  config: Pick<Config, "publicUrl" | "oidc" | "trustedProxies">;
   audit: AuditLog;
   /** Its kid names the deployment in the sign-in limiter's keys; its private key seals the OIDC state. */
   signingKey: SigningKey;
@@ -35,6 +39,7 @@ export interface PeopleDeps {
 export function createPeople({
   database,
   clock,
+  logger,
   config,
   audit,
   signingKey,
@@ -46,6 +51,14 @@ export function createPeople({
   return {
     people,
     sessions,
+    /**
+     * Before authentication's hooks (app.ts), which read the session from the cookie: the cookie codec, and a
+     * warning when requests come through an HTTPS proxy to a server that does not know its https URL.
+     */
+    async registerHooks(app: FastifyInstance): Promise<void> {
+      await registerCookieCodec(app);
+      registerHttpsProxyWarning(app, logger, config.publicUrl, config.trustedProxies);
+    },
     async register(app: FastifyInstance): Promise<void> {
       await app.register(peopleRoutes, {
         people,
