@@ -1,7 +1,8 @@
 import { createPrivateKey } from "node:crypto";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
-import { z } from "zod";
+import { type StaticDecode, type TSchema, Type } from "typebox";
+import Value from "typebox/value";
 import { redactConnectionUrl } from "./redact-connection-url.ts";
 import { parseS3Url, S3UrlError } from "./storage/s3-url.ts";
 
@@ -81,88 +82,139 @@ export class ConfigError extends Error {
   }
 }
 
+/** What is wrong with a variable's value, said as the rule it breaks (`must be …`); undefined when nothing is. */
+type Problem = (raw: string) => string | undefined;
+
+/** A check and the rule it enforces, said when the value breaks it. */
+const rule =
+  (accepts: (raw: string) => boolean, message: string): Problem =>
+  (raw) =>
+    accepts(raw) ? undefined : message;
+
+/**
+ * One variable as a TypeBox schema of its raw text: a Refine that says what is wrong with it and how to write it
+ * (Value.Errors reports it), and a Decode into the value the server uses (Value.Decode applies it). TypeBox, as
+ * the routes' schemas: one schema library in the server.
+ */
+const variable = <T>(problem: Problem, decode: (raw: string) => T) =>
+  Type.Decode(
+    Type.Refine(
+      Type.String(),
+      (raw) => problem(raw) === undefined,
+      (raw) => problem(raw) ?? "is invalid",
+    ),
+    decode,
+  );
+
+/** A variable that may be left unset: `fallback` is its value then (undefined: no value). */
+interface Setting<S extends TSchema = TSchema, F = unknown> {
+  schema: S;
+  fallback: F;
+}
+
+const setting = <S extends TSchema, const F = undefined>(schema: S, fallback?: F): Setting<S, F> => ({
+  schema,
+  fallback: fallback as F,
+});
+
+const text = (message: string) =>
+  variable(
+    rule((raw) => raw.length > 0, message),
+    (raw) => raw,
+  );
+
 /** Whole numbers written plainly: "0x10", "1e3" or "12abc" are mistakes, not 16, 1000 or 12. */
 const wholeNumber = (what: string, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .string()
-    .regex(/^\d+$/, { error: `must be ${what}` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(min, { error: `must be ${what}` })
-        .max(max, { error: `must be ${what}` }),
-    );
+  variable(
+    rule((raw) => /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max, `must be ${what}`),
+    Number,
+  );
 
 const positiveInt = (what: string, max = Number.MAX_SAFE_INTEGER) => wholeNumber(what, 1, max);
 
-const positiveDecimal = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, { error: "must be a number > 0" })
-  .transform(Number)
-  .pipe(z.number().positive({ error: "must be a number > 0" }));
+const positiveDecimal = variable(
+  rule((raw) => /^\d+(\.\d+)?$/.test(raw) && Number(raw) > 0, "must be a number > 0"),
+  Number,
+);
 
-const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"], { error: "must be true or false" })
-  .transform((v) => v === "true" || v === "1" || v === "yes");
+const oneOf = <const Values extends readonly string[]>(values: Values) =>
+  variable(
+    rule((raw) => values.includes(raw), `must be one of ${values.join(", ")}`),
+    (raw) => raw as Values[number],
+  );
 
-const databaseUrl = z.string().refine((v) => /^(sqlite:.|postgres:\/\/|postgresql:\/\/)/.test(v), {
-  // No user@ in the example: messages pass through the connection-URL redactor, which would hide it.
-  error:
+const bool = variable(
+  rule((raw) => ["true", "false", "1", "0", "yes", "no"].includes(raw), "must be true or false"),
+  (raw) => raw === "true" || raw === "1" || raw === "yes",
+);
+
+/**
+ * An http(s) URL, written with its `//` (`http:example.com` is a mistake), leading and trailing blanks ignored:
+ * the rule zod's z.url({ protocol: /^https?$/ }) applied to these variables before they moved to TypeBox.
+ */
+const isHttpUrl = (raw: string) => /^https?:\/\//i.test(raw.trim()) && URL.canParse(raw.trim());
+
+/** The address form zod's z.email() accepted, kept so that an address accepted before still is. */
+const emailAddress =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
+
+const databaseUrl = variable(
+  rule(
+    (raw) => /^(sqlite:.|postgres:\/\/|postgresql:\/\/)/.test(raw),
+    // No user@ in the example: messages pass through the connection-URL redactor, which would hide it.
     "must be sqlite:<file> or postgres://host:port/database (user and password before the host when needed)",
-});
+  ),
+  (raw) => raw,
+);
 
-const storageUrl = z.string().superRefine((v, ctx) => {
-  if (!/^(file:|s3:\/\/)/.test(v)) {
-    ctx.addIssue({ code: "custom", message: "must be file:<directory> or s3://bucket?endpoint=…" });
-    return;
-  }
-  if (!v.startsWith("s3:")) return;
-  try {
-    parseS3Url(v);
-  } catch (error) {
-    if (!(error instanceof S3UrlError)) throw error;
-    ctx.addIssue({ code: "custom", message: error.message });
-  }
-});
+const storageUrl = variable(
+  (raw) => {
+    if (!/^(file:|s3:\/\/)/.test(raw)) return "must be file:<directory> or s3://bucket?endpoint=…";
+    if (!raw.startsWith("s3:")) return undefined;
+    try {
+      parseS3Url(raw);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof S3UrlError)) throw error;
+      return error.message;
+    }
+  },
+  (raw) => raw,
+);
 
-const signingKey = z.string().refine(
-  (pem) => {
+const signingKey = variable(
+  rule((pem) => {
     try {
       return createPrivateKey(pem).asymmetricKeyType === "ed25519";
     } catch {
       return false;
     }
-  },
-  { error: "must be an Ed25519 private key in PEM form (openssl genpkey -algorithm ed25519)" },
+  }, "must be an Ed25519 private key in PEM form (openssl genpkey -algorithm ed25519)"),
+  (pem) => pem,
 );
 
 /**
  * The provider is reached over HTTPS; plain HTTP only on this machine (a provider run beside the server, or
  * in tests), where nobody on the network can read the client secret or the tokens.
  */
-const oidcIssuerRule = "must be the provider's https:// issuer URL (http:// only for 127.0.0.1 or localhost)";
-const oidcIssuer = z.url({ protocol: /^https?$/, error: oidcIssuerRule }).refine(
-  (v) => {
-    const url = new URL(v);
+const oidcIssuer = variable(
+  rule((raw) => {
+    if (!isHttpUrl(raw)) return false;
+    const url = new URL(raw.trim());
     return url.protocol === "https:" || ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
-  },
-  { error: oidcIssuerRule },
+  }, "must be the provider's https:// issuer URL (http:// only for 127.0.0.1 or localhost)"),
+  (raw) => raw.trim(),
 );
-
-const oidcRole = z.enum(["viewer", "member", "admin"], { error: "must be one of viewer, member, admin" });
 
 /** `5s`, `30s`, `2m`, `1h`: the units a retry schedule is written in, in milliseconds. */
 const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-const retryScheduleRule =
-  "must be a comma-separated list of waits such as 5s,30s,2m,10m,30m,1h (units ms, s, m, h, d; 1 to 50 waits, each at most 7d)";
-
 /**
- * TESTBAY_WEBHOOK_RETRY_SCHEDULE: how long to wait before each retry of a failed delivery. Bounded so that a
- * typo ("5" without a unit, "1y") is an error at start, not a delivery retried forever or never.
+ * TESTBAY_WEBHOOK_RETRY_SCHEDULE: how long to wait before each retry of a failed delivery, in milliseconds.
+ * Bounded so that a typo ("5" without a unit, "1y") is an error at start, not a delivery retried forever or
+ * never. Undefined when the schedule breaks the rule.
  */
-const retrySchedule = z.string().transform((value, ctx) => {
+function retryWaits(value: string): number[] | undefined {
   const waits = value.split(",").map((part) => {
     const match = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(part);
     return match ? Number(match[1]) * (durationUnits[match[2] as string] as number) : Number.NaN;
@@ -171,33 +223,34 @@ const retrySchedule = z.string().transform((value, ctx) => {
     waits.length >= 1 &&
     waits.length <= 50 &&
     waits.every((ms) => Number.isSafeInteger(ms) && ms > 0 && ms <= 7 * 86_400_000);
-  if (!valid) {
-    ctx.addIssue({ code: "custom", message: retryScheduleRule });
-    return z.NEVER;
-  }
-  return waits;
-});
+  return valid ? waits : undefined;
+}
+
+const retrySchedule = variable(
+  rule(
+    (raw) => retryWaits(raw) !== undefined,
+    "must be a comma-separated list of waits such as 5s,30s,2m,10m,30m,1h (units ms, s, m, h, d; 1 to 50 waits, each at most 7d)",
+  ),
+  (raw) => retryWaits(raw) as number[],
+);
 
 /**
  * TESTBAY_TRUSTED_PROXIES: comma-separated IP addresses and CIDR ranges (`10.0.0.5,10.1.0.0/16,::1`), the
  * reverse proxies in front of the server. Only a request arriving from one of them has its client address
  * taken from X-Forwarded-For (and its scheme from X-Forwarded-Proto); anyone else could write those headers.
  */
-const trustedProxies = z.string().transform((value, context) => {
-  const entries = value
+const proxyEntries = (value: string) =>
+  value
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
-  const wrong = entries.find((entry) => !(ipaddr.isValid(entry) || isCidr(entry)));
-  if (wrong !== undefined) {
-    context.addIssue({
-      code: "custom",
-      message: `must be comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16; ${JSON.stringify(wrong)} is neither`,
-    });
-    return z.NEVER;
-  }
-  return entries;
-});
+
+const trustedProxies = variable((raw) => {
+  const wrong = proxyEntries(raw).find((entry) => !(ipaddr.isValid(entry) || isCidr(entry)));
+  return wrong === undefined
+    ? undefined
+    : `must be comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.5,10.1.0.0/16; ${JSON.stringify(wrong)} is neither`;
+}, proxyEntries);
 
 function isCidr(entry: string): boolean {
   try {
@@ -213,57 +266,68 @@ const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SEC
 
 const publicUrlRule = "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1";
 
-/** Variable name → schema and default. Order is the order problems are reported in. */
+/** Variable name → its rule and its value when unset. Order is the order problems are reported in. */
 const variables = {
-  TESTBAY_PORT: wholeNumber("a port number 0–65535", 0, 65535).default(8080),
-  TESTBAY_HOST: z.string().min(1, { error: "must be a host name or IP address" }).default("127.0.0.1"),
-  TESTBAY_DATA_DIR: z.string().min(1, { error: "must be a directory path" }).default("./.testbay"),
-  TESTBAY_DATABASE_URL: databaseUrl.optional(),
-  TESTBAY_REDIS_URL: z
-    .string()
-    .refine((v) => /^rediss?:\/\//.test(v), { error: "must be redis://host:port or rediss://…" })
-    .optional(),
-  TESTBAY_STORAGE_URL: storageUrl.optional(),
-  TESTBAY_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: publicUrlRule })
-    .refine((v) => /\/v1\/?$/.test(v), { error: publicUrlRule })
-    .optional(),
-  TESTBAY_AUDIENCE: z.string().min(1, { error: "must be a non-empty string" }).default("testbay"),
-  TESTBAY_MAX_UPLOAD_BYTES: positiveInt("a whole number of bytes ≥ 1").default(524_288_000),
-  TESTBAY_MAX_EXECUTION_LOG_BYTES: positiveInt("a whole number of bytes ≥ 1").default(104_857_600),
-  TESTBAY_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(20),
-  TESTBAY_RATE_LIMIT_PER_SECOND: positiveDecimal.default(4),
-  TESTBAY_AGENT_RATE_LIMIT_BURST: positiveInt("a whole number ≥ 1").default(200),
-  TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: positiveDecimal.default(50),
-  TESTBAY_SUPPORT_EMAIL: z.email({ error: "must be an e-mail address" }).optional(),
-  TESTBAY_SIGNING_KEY: signingKey.optional(),
-  TESTBAY_LOCAL_AGENT: bool.default(true),
-  TESTBAY_LOCAL_AGENT_SHELL: bool.default(false),
-  TESTBAY_LEASE_TTL_SECONDS: wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600).default(60),
-  TESTBAY_KEEP_VERSIONS: positiveInt("a whole number of versions ≥ 1 to keep per app").optional(),
-  TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: wholeNumber("a whole number of seconds from 1 to 3600", 1, 3600).default(
+  TESTBAY_PORT: setting(wholeNumber("a port number 0–65535", 0, 65535), 8080),
+  TESTBAY_HOST: setting(text("must be a host name or IP address"), "127.0.0.1"),
+  TESTBAY_DATA_DIR: setting(text("must be a directory path"), "./.testbay"),
+  TESTBAY_DATABASE_URL: setting(databaseUrl),
+  TESTBAY_REDIS_URL: setting(
+    variable(
+      rule((raw) => /^rediss?:\/\//.test(raw), "must be redis://host:port or rediss://…"),
+      (raw) => raw,
+    ),
+  ),
+  TESTBAY_STORAGE_URL: setting(storageUrl),
+  TESTBAY_PUBLIC_URL: setting(
+    variable(
+      rule((raw) => isHttpUrl(raw) && /\/v1\/?$/.test(raw.trim()), publicUrlRule),
+      (raw) => raw.trim(),
+    ),
+  ),
+  TESTBAY_AUDIENCE: setting(text("must be a non-empty string"), "testbay"),
+  TESTBAY_MAX_UPLOAD_BYTES: setting(positiveInt("a whole number of bytes ≥ 1"), 524_288_000),
+  TESTBAY_MAX_EXECUTION_LOG_BYTES: setting(positiveInt("a whole number of bytes ≥ 1"), 104_857_600),
+  TESTBAY_RATE_LIMIT_BURST: setting(positiveInt("a whole number ≥ 1"), 20),
+  TESTBAY_RATE_LIMIT_PER_SECOND: setting(positiveDecimal, 4),
+  TESTBAY_AGENT_RATE_LIMIT_BURST: setting(positiveInt("a whole number ≥ 1"), 200),
+  TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: setting(positiveDecimal, 50),
+  TESTBAY_SUPPORT_EMAIL: setting(
+    variable(
+      rule((raw) => emailAddress.test(raw), "must be an e-mail address"),
+      (raw) => raw,
+    ),
+  ),
+  TESTBAY_SIGNING_KEY: setting(signingKey),
+  TESTBAY_LOCAL_AGENT: setting(bool, true),
+  TESTBAY_LOCAL_AGENT_SHELL: setting(bool, false),
+  TESTBAY_LEASE_TTL_SECONDS: setting(wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600), 60),
+  TESTBAY_KEEP_VERSIONS: setting(positiveInt("a whole number of versions ≥ 1 to keep per app")),
+  TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: setting(
+    wholeNumber("a whole number of seconds from 1 to 3600", 1, 3600),
     60,
   ),
-  TESTBAY_LOG_LEVEL: z
-    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
-      error: "must be one of fatal, error, warn, info, debug, trace, silent",
-    })
-    .default("info"),
-  TESTBAY_LOG_FORMAT: z
-    .enum(["auto", "json", "pretty"], { error: "must be one of auto, json, pretty" })
-    .default("auto"),
-  TESTBAY_OIDC_ISSUER: oidcIssuer.optional(),
-  TESTBAY_OIDC_CLIENT_ID: z.string().min(1).optional(),
-  TESTBAY_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  TESTBAY_OIDC_DEFAULT_ROLE: oidcRole.default("viewer"),
-  TESTBAY_OIDC_ORG: z.string().min(1).default("default"),
-  TESTBAY_OIDC_ROLE_CLAIM: z.string().min(1).optional(),
-  TESTBAY_WEBHOOK_RETRY_SCHEDULE: retrySchedule.default(
+  TESTBAY_LOG_LEVEL: setting(oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"]), "info"),
+  TESTBAY_LOG_FORMAT: setting(oneOf(["auto", "json", "pretty"]), "auto"),
+  TESTBAY_OIDC_ISSUER: setting(oidcIssuer),
+  TESTBAY_OIDC_CLIENT_ID: setting(text("must not be empty")),
+  TESTBAY_OIDC_CLIENT_SECRET: setting(text("must not be empty")),
+  TESTBAY_OIDC_DEFAULT_ROLE: setting(oneOf(["viewer", "member", "admin"]), "viewer"),
+  TESTBAY_OIDC_ORG: setting(text("must not be empty"), "default"),
+  TESTBAY_OIDC_ROLE_CLAIM: setting(text("must not be empty")),
+  TESTBAY_WEBHOOK_RETRY_SCHEDULE: setting(
+    retrySchedule,
     // About 24 hours in all, as Standard Webhooks senders do (API.md §9).
     [5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 28_800].map((seconds) => seconds * 1000),
   ),
-  TESTBAY_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
-  TESTBAY_TRUSTED_PROXIES: trustedProxies.default([]),
+  TESTBAY_WEBHOOK_ALLOW_PRIVATE: setting(bool, false),
+  TESTBAY_TRUSTED_PROXIES: setting(trustedProxies, [] as string[]),
+};
+
+type Values = {
+  [K in keyof typeof variables]:
+    | StaticDecode<(typeof variables)[K]["schema"]>
+    | (typeof variables)[K]["fallback"];
 };
 
 const oidcTrio = ["TESTBAY_OIDC_ISSUER", "TESTBAY_OIDC_CLIENT_ID", "TESTBAY_OIDC_CLIENT_SECRET"] as const;
@@ -277,15 +341,15 @@ const knownNames = new Set(Object.keys(variables));
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
-  for (const [name, schema] of Object.entries(variables)) {
+  for (const [name, { schema, fallback }] of Object.entries(variables) as Array<[string, Setting]>) {
     const raw = env[name];
     // An empty or blank variable (`TESTBAY_X=`) means "not set", as in most shells' and CI systems' conventions.
     const value = raw?.trim() === "" ? undefined : raw;
-    const result = (schema as z.ZodType).safeParse(value);
-    if (result.success) values[name] = result.data;
+    const error = value === undefined ? undefined : Value.Errors(schema, value)[0];
+    if (error === undefined) values[name] = value === undefined ? fallback : Value.Decode(schema, value);
     else {
       // Messages may quote part of the value (an S3 endpoint): both pass through the same redaction.
-      const message = redactConnectionUrl(result.error.issues[0]?.message ?? "is invalid");
+      const message = redactConnectionUrl(error.message);
       const shown = secretVariables.has(name)
         ? "(not shown: it is a secret)"
         : JSON.stringify(raw === undefined ? raw : redactConnectionUrl(raw));
@@ -302,7 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const v = values as { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
+  const v = values as Values;
   const dataDir = path.resolve(v.TESTBAY_DATA_DIR);
   return {
     port: v.TESTBAY_PORT,
