@@ -1,9 +1,10 @@
 /**
- * The maestro step: on an Android device, installs the app first (maestro's launchApp starts an installed
- * app, it installs nothing) and clears its data if asked, starts logcat and video; writes the plan's flows
- * into the work directory and runs them with the maestro CLI, with the app's package as APP_ID for the
- * flows; ingests the JUnit report maestro writes, naming the captures on each failed flow. With
- * retry_failed_tests, each flow runs alone and a failed one again (maestro-retries.ts).
+ * The maestro step (device-step.ts): on an Android device, installs the app first (maestro's launchApp starts
+ * an installed app, it installs nothing) and clears its data if asked, starts logcat and video; writes the
+ * plan's flows into the work directory and runs them with the maestro CLI, with the app's package as APP_ID
+ * for the flows; ingests the JUnit report maestro writes, naming the captures on each failed flow. With
+ * retry_failed_tests, each flow runs alone and a failed one again (maestro-retries.ts); a sharded step runs
+ * the flows the server hands it (maestro-shards.ts).
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -11,15 +12,17 @@ import { join } from "node:path";
 import type { MaestroStep } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { type Captures, failing, startCaptures } from "../android/device-captures.ts";
-import { apkNamed, installApk } from "../android/install-apk.ts";
+import { apkNamed } from "../android/install-apk.ts";
 import { IosDevice } from "../apple/ios-device.ts";
 import { prepareIosForMaestro } from "../apple/prepare-ios-device.ts";
 import { XcodeTools } from "../apple/xcrun.ts";
+import { type Prepared, runDeviceStep, type StepTime } from "./device-step.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
+import { installOnAndroid } from "./install-on-android.ts";
 import { runFlowsWithRetries } from "./maestro-retries.ts";
 import { runFlowBatches } from "./maestro-shards.ts";
-import { abortMessage, testCasesOutcome } from "./outcome.ts";
-import { processOutcome, stepTimeoutMs } from "./process-outcome.ts";
+import { errored, testCasesOutcome } from "./outcome.ts";
+import { processOutcome } from "./process-outcome.ts";
 import { runProcess } from "./process-runner.ts";
 import { takesBatches } from "./shard-batches.ts";
 import { withoutAgentSecrets } from "./shell-step.ts";
@@ -27,26 +30,62 @@ import type { StepContext, StepOutcome } from "./step-types.ts";
 
 export const MAESTRO_REPORT = "maestro-report.xml";
 
-export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promise<StepOutcome> {
-  if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
-  const timeoutMs = stepTimeoutMs(step, ctx);
-  const deadline = Date.now() + timeoutMs;
+export function runMaestroStep(step: MaestroStep, ctx: StepContext): Promise<StepOutcome> {
   const android = ctx.device?.platform === "android" ? ctx.device : null;
   const adb = android && new Adb(android.serial, { workDir: ctx.workDir, signal: ctx.signal, log: ctx.log });
-  let captures: Captures | null = null;
+  return runDeviceStep(step, ctx, {
+    refuse: () =>
+      adb && ctx.binary.format !== "apk"
+        ? errored(`maestro on Android installs an .apk; this binary is an .${ctx.binary.format}`)
+        : null,
+    prepare: (time) => prepare(step, ctx, adb, time),
+    // No screenshots: maestro's results come at the end, with no moment of failure to take one at.
+    startCaptures: async () =>
+      adb ? startCaptures({ ...step, screenshot_on_failure: false }, ctx, adb) : null,
+    run: (_ready, captures, time) => runFlows(step, ctx, adb, captures, time),
+  });
+}
+
+/** The app installed (and its data cleared when asked) on the device maestro is given. */
+async function prepare(
+  step: MaestroStep,
+  ctx: StepContext,
+  adb: Adb | null,
+  time: StepTime,
+): Promise<Prepared<null>> {
   if (adb) {
-    const prepared = await prepareDevice(step, ctx, adb, deadline);
-    if (prepared) return prepared;
-    captures = await startCaptures({ ...step, screenshot_on_failure: false }, ctx, adb);
+    let apk: string;
+    try {
+      apk = await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName);
+    } catch (error) {
+      return { outcome: errored(`could not fetch the binary: ${(error as Error).message}`) };
+    }
+    const installed = await installOnAndroid(adb, ctx, {
+      apks: [apk],
+      clearData: step.clear_package_data === true,
+      left: time.left,
+    });
+    if (installed) return { outcome: installed };
   } else if (ctx.device?.platform === "ios") {
     const prepared = await prepareIosForMaestro(ctx, step.clear_package_data === true);
-    if (prepared) return prepared;
+    if (prepared) return { outcome: prepared };
   } else {
     ctx.log(
       "agent",
       "no Android device assigned: maestro runs on the device it finds, with the app as installed there",
     );
   }
+  return { ready: null };
+}
+
+/** The flows written and run: batch by batch when sharded, one by one with retries, else all in one run. */
+async function runFlows(
+  step: MaestroStep,
+  ctx: StepContext,
+  adb: Adb | null,
+  captures: Captures | null,
+  time: StepTime,
+): Promise<StepOutcome> {
   // Whether the device can still run flows: a simulator that crashed is Shutdown, an infrastructure error to
   // hand back as on Android, not failed flows (maestro only says it lost its driver).
   const simulator =
@@ -67,11 +106,11 @@ export async function runMaestroStep(step: MaestroStep, ctx: StepContext): Promi
       cwd: ctx.workDir,
       // The execution's env too: maestro passes MAESTRO_* variables on to the flows.
       env: { ...withoutAgentSecrets(process.env), ...ctx.env, MAESTRO_CLI_NO_ANALYTICS: "1" },
-      timeoutMs: Math.max(1, deadline - Date.now()),
+      timeoutMs: time.left(),
       signal: ctx.signal,
       onLine: (stream, line) => ctx.log(stream, line),
     });
-    return { result, ran: processOutcome(result, ctx, timeoutMs, "maestro") };
+    return { result, ran: processOutcome(result, ctx, time.timeoutMs, "maestro") };
   };
   const retries = step.retry_failed_tests ?? 0;
   const lost = (when: string): StepOutcome => ({
@@ -162,45 +201,6 @@ export function maestroArgs(
   const device = serial === null ? [] : ["--device", serial];
   const env = Object.entries(variables).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
   return [...device, "test", "--format", "junit", "--output", report, ...env, flowsDir];
-}
-
-/** Installs the app (and clears its data when asked); an outcome when that failed, else null. */
-async function prepareDevice(
-  step: MaestroStep,
-  ctx: StepContext,
-  adb: Adb,
-  deadline: number,
-): Promise<StepOutcome | null> {
-  const lost = (message: string): StepOutcome => ({
-    status: "errored",
-    message: `device ${adb.serial} was lost: ${message}`,
-    deviceLost: true,
-  });
-  if (ctx.binary.format !== "apk") {
-    return {
-      status: "errored",
-      message: `maestro on Android installs an .apk; this binary is an .${ctx.binary.format}`,
-    };
-  }
-  let apk: string;
-  try {
-    apk = await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName);
-  } catch (error) {
-    return { status: "errored", message: `could not fetch the binary: ${(error as Error).message}` };
-  }
-  const installed = await installApk(adb, apk, Math.max(1, deadline - Date.now()));
-  if (ctx.signal.aborted) return { status: "cancelled", message: abortMessage(ctx.signal) };
-  if (!installed.ok) {
-    return installed.deviceLost ? lost(installed.message) : { status: "errored", message: installed.message };
-  }
-  if (step.clear_package_data) {
-    const cleared = await adb.shell(`pm clear ${ctx.packageName}`, 120_000);
-    if (!cleared.ok) {
-      const why = `pm clear ${ctx.packageName} failed: ${cleared.lines.at(-1) ?? cleared.exitCode}`;
-      return cleared.deviceLost || !(await adb.present()) ? lost(why) : { status: "errored", message: why };
-    }
-  }
-  return null;
 }
 
 /** Writes flows/flow-01.yaml, flow-02.yaml… numbered in the plan's order; returns the folder. */

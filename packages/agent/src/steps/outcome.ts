@@ -36,3 +36,21 @@ export function abortMessage(signal: AbortSignal): string {
   if (reason instanceof Error && reason.name !== "AbortError" && reason.message !== "") return reason.message;
   return "cancelled";
 }
+
+/** The step could not do its work (a missing file, a tool that failed): not the tests' failure. */
+export function errored(message: string): StepOutcome {
+  return { status: "errored", message };
+}
+
+/** The step's signal was aborted: cancelled, with the reason abortMessage gives. */
+export function cancelled(signal: AbortSignal): StepOutcome {
+  return { status: "cancelled", message: abortMessage(signal) };
+}
+
+/**
+ * The device went away: an infrastructure error, so the run is handed back instead of reported failed
+ * (StepOutcome.deviceLost in step-types.ts). Every device step words it alike so a reader sees one reason whichever framework ran.
+ */
+export function deviceLost(serial: string, why: string): StepOutcome {
+  return { status: "errored", message: `device ${serial} was lost: ${why}`, deviceLost: true };
+}

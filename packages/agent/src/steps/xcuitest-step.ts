@@ -1,14 +1,14 @@
 /**
- * The xcuitest step on an iOS simulator or device (API.md §5), in the order a device needs it: unpack the
- * test package (what `xcodebuild build-for-testing` wrote) and the app; on a simulator, erase it when it is
+ * The xcuitest step on an iOS simulator or device, in the order a device needs it (device-step.ts): unpack
+ * the test package (what `xcodebuild build-for-testing` wrote) and the app; on a simulator, erase it when it is
  * shut down and its data is to be cleared, and boot it; uninstall the app to clear its data, install it; point
  * the .xctestrun at the version's app, so xcodebuild installs and tests that one (tested-app.ts); list
  * the tests (`-enumerate-tests`) so every test is accounted for; start the device log and, if asked, video; run
  * `xcodebuild test-without-building`; read the result bundle (xcresulttool) and report each test with its
- * failure's attachments (the screenshot XCUITest takes) as artifacts; rerun each failed test alone
- * (retry-failed-tests.ts), or run the batches the server hands a sharded step (shard-batches.ts), each as
- * `-only-testing:` lists. A simulator that goes away (or shuts down) and an xcodebuild that dies are
- * infrastructure errors: the run is handed back (deviceLost), as when adb loses an Android device.
+ * failure's attachments (the screenshot XCUITest takes) as artifacts; rerun each failed test alone, or run the
+ * batches the server hands a sharded step (listed-tests-run.ts), each as `-only-testing:` lists. A simulator
+ * that goes away (or shuts down) and an xcodebuild that dies are infrastructure errors: the run is handed back
+ * (deviceLost), as when adb loses an Android device.
  */
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
@@ -35,10 +35,11 @@ import {
   type XcodebuildTarget,
 } from "../apple/xcodebuild-args.ts";
 import { lastLine, XcodeTools } from "../apple/xcrun.ts";
-import { abortMessage, formatSeconds, testCasesOutcome } from "./outcome.ts";
-import { stepTimeoutMs } from "./process-outcome.ts";
-import { lastTries, type Rerun, retryFailedTests, type TestRef } from "./retry-failed-tests.ts";
-import { type BatchRan, runShardBatches, takesBatches } from "./shard-batches.ts";
+import { type Prepared, runDeviceStep, type StepTime } from "./device-step.ts";
+import { runListedTests, type TestsRan } from "./listed-tests-run.ts";
+import { cancelled, deviceLost, errored, formatSeconds } from "./outcome.ts";
+import type { TestRef } from "./retry-failed-tests.ts";
+import { takesBatches } from "./shard-batches.ts";
 import type { StepContext, StepOutcome, TestCase } from "./step-types.ts";
 
 /** A listing, install or uninstall that takes longer than this is stuck. */
@@ -51,37 +52,84 @@ export interface XcuitestDeps {
   tools?: XcodeTools;
 }
 
-export async function runXcuitestStep(
+interface Ready {
+  device: IosDevice;
+  target: XcodebuildTarget;
+  filters: TestSelection;
+  /** Null when this Xcode cannot list (the whole set runs then). */
+  listed: TestRef[] | null;
+}
+
+export function runXcuitestStep(
   step: XcuitestStep,
   ctx: StepContext,
   deps: XcuitestDeps = {},
 ): Promise<StepOutcome> {
-  if (ctx.signal.aborted) return cancelled(ctx);
-  if (ctx.device === null || ctx.device.platform !== "ios") {
-    return errored("xcuitest needs an iOS simulator or device");
-  }
-  if (ctx.binary.format !== "ipa" && ctx.binary.format !== "app") {
-    return errored(`xcuitest installs an .ipa or a zipped .app; this binary is an .${ctx.binary.format}`);
-  }
-  if (ctx.testPackage === null || ctx.testPackage.format !== "xctest") {
-    const what =
-      ctx.testPackage === null ? "has no test package" : "has an instrumentation APK as its test package";
-    return errored(
-      `version ${ctx.version} ${what}: upload the zip of what xcodebuild build-for-testing wrote (testbay upload --test-file)`,
-    );
-  }
-  const udid = ctx.device.serial;
-  const timeoutMs = stepTimeoutMs(step, ctx);
-  const deadline = Date.now() + timeoutMs;
-  const left = () => Math.max(1, deadline - Date.now());
   const tools = deps.tools ?? new XcodeTools({ workDir: ctx.workDir, signal: ctx.signal, log: ctx.log });
-  const lost = (message: string): StepOutcome => ({
-    status: "errored",
-    message: `device ${udid} was lost: ${message}`,
-    deviceLost: true,
+  return runDeviceStep(step, ctx, {
+    refuse() {
+      if (ctx.device === null || ctx.device.platform !== "ios") {
+        return errored("xcuitest needs an iOS simulator or device");
+      }
+      if (ctx.binary.format !== "ipa" && ctx.binary.format !== "app") {
+        return errored(`xcuitest installs an .ipa or a zipped .app; this binary is an .${ctx.binary.format}`);
+      }
+      if (ctx.testPackage === null || ctx.testPackage.format !== "xctest") {
+        const what =
+          ctx.testPackage === null ? "has no test package" : "has an instrumentation APK as its test package";
+        return errored(
+          `version ${ctx.version} ${what}: upload the zip of what xcodebuild build-for-testing wrote (testbay upload --test-file)`,
+        );
+      }
+      return null;
+    },
+    prepare: (time) => prepare(step, ctx, tools, time),
+    async startCaptures({ device, target }) {
+      // A physical device has no simctl to follow its log or record its screen.
+      if (device.kind === "physical") {
+        ctx.log("agent", "no device log or video on a physical device");
+        return null;
+      }
+      return startSimulatorCaptures(step, ctx, tools, target.udid);
+    },
+    run: ({ device, target, filters, listed }, captures, time) => {
+      let runs = 0;
+      return runListedTests<TestSelection>(step, ctx, captures, listed, {
+        whole: filters,
+        alone: (test) => ({ exact: [test], skipTesting: step.skip_testing }),
+        batch: async (batch) => ({ selection: { exact: batch.tests, skipTesting: step.skip_testing } }),
+        run: (selection, retry, only, report) =>
+          runXcodebuild({
+            ctx,
+            tools,
+            device,
+            target,
+            selection,
+            resultBundle: path.join(ctx.workDir, "results", `run-${++runs}.xcresult`),
+            attachmentsDir: path.join(ctx.workDir, "attachments", `run-${runs}`),
+            captures,
+            screenshots: step.screenshot_on_failure !== false,
+            retry,
+            only,
+            report,
+            timeoutMs: time.left(),
+            stepTimeoutMs: time.timeoutMs,
+          }),
+      });
+    },
   });
+}
 
-  // 1. The test package, unpacked whole (the xctestrun's paths are relative to it).
+/** The test package unpacked, the device ready with the app, the xctestrun pointed at it, the tests listed. */
+async function prepare(
+  step: XcuitestStep,
+  ctx: StepContext,
+  tools: XcodeTools,
+  time: StepTime,
+): Promise<Prepared<Ready>> {
+  // refuse() let only an iOS device through.
+  const udid = (ctx.device as NonNullable<StepContext["device"]>).serial;
+  // Unpacked whole: the xctestrun's paths are relative to it.
   let xctestrun: string;
   try {
     const tests = await unpackTestPackage(
@@ -89,19 +137,19 @@ export async function runXcuitestStep(
       path.join(ctx.workDir, "tests"),
       ctx.signal,
     );
-    if ("error" in tests) return errored(tests.error);
+    if ("error" in tests) return { outcome: errored(tests.error) };
     xctestrun = tests.path;
   } catch (error) {
-    return errored(`could not fetch the test package: ${(error as Error).message}`);
+    return { outcome: errored(`could not fetch the test package: ${(error as Error).message}`) };
   }
-  if (ctx.signal.aborted) return cancelled(ctx);
+  if (ctx.signal.aborted) return { outcome: cancelled(ctx.signal) };
 
-  // 2. The device: found, cleared if asked, booted, the app installed.
+  // The device: found, cleared if asked, booted, the app installed.
   const prepared = await prepareIosDevice(ctx, tools, {
     clearPackageData: step.clear_package_data === true,
     what: "xcuitest",
   });
-  if ("outcome" in prepared) return prepared.outcome;
+  if ("outcome" in prepared) return prepared;
   const device = prepared.device;
   // The version's app is the one tested, whatever copy of it (if any) the test package holds (tested-app.ts).
   const pointed = await pointXctestrunAtApp(xctestrun, {
@@ -110,185 +158,40 @@ export async function runXcuitestStep(
     workDir: path.join(ctx.workDir, "tested-app"),
     signal: ctx.signal,
   });
-  if ("error" in pointed) return errored(pointed.error);
+  if ("error" in pointed) return { outcome: errored(pointed.error) };
   for (const change of pointed.changes) ctx.log("agent", change);
 
-  // 3. The tests, listed without running them: the whole set, so a crash cannot make tests go missing.
+  // Listed without running them: the whole set, so a crash cannot make tests go missing.
   const target: XcodebuildTarget = { xctestrun, udid };
   const filters: TestSelection = { onlyTesting: step.only_testing, skipTesting: step.skip_testing };
   const listingFile = path.join(ctx.workDir, "tests-listed.json");
   const listing = await tools.run(
     "xcodebuild",
     enumerateTestsArgs(target, listingFile, filters),
-    Math.min(left(), shortCommandMs),
+    Math.min(time.left(), shortCommandMs),
   );
-  if (ctx.signal.aborted) return cancelled(ctx);
+  if (ctx.signal.aborted) return { outcome: cancelled(ctx.signal) };
   let listed: TestRef[] | null = null;
   if (listing.ok && existsSync(listingFile)) {
     const parsed = parseEnumeration(await readFile(listingFile, "utf8"));
-    if ("error" in parsed) return errored(parsed.error);
+    if ("error" in parsed) return { outcome: errored(parsed.error) };
     listed = parsed.tests;
   } else if (!(await device.present())) {
-    return lost(`listing the tests failed: ${lastLine(listing)}`);
+    return { outcome: deviceLost(udid, `listing the tests failed: ${lastLine(listing)}`) };
   }
-  const sharded = takesBatches(step, ctx.shard);
   if (listed === null) {
     // -enumerate-tests came with Xcode 16: before it, a whole run still works, a sharded one cannot.
     const why = `listing the tests failed (xcodebuild -enumerate-tests needs Xcode 16): ${lastLine(listing)}`;
-    if (sharded) return errored(why);
+    if (takesBatches(step, ctx.shard)) return { outcome: errored(why) };
     ctx.log("agent", `${why}; running without a listing`);
   } else {
-    if (listed.length === 0)
-      return errored("the test package has no tests that match the step's only/skip testing");
+    if (listed.length === 0) {
+      return { outcome: errored("the test package has no tests that match the step's only/skip testing") };
+    }
     ctx.log("agent", `${listed.length} tests listed in ${path.basename(xctestrun)}`);
   }
-
-  // 4. Captures (simulator only), then the runs: the whole listing, or batch after batch; then each failed
-  // test again alone when the plan asks for it.
-  const captures = device.kind === "simulator" ? await startSimulatorCaptures(step, ctx, tools, udid) : null;
-  if (device.kind === "physical") ctx.log("agent", "no device log or video on a physical device");
-  const retries = step.retry_failed_tests ?? 0;
-  const reported: TestCase[] = [];
-  const report = (testCase: TestCase) => {
-    reported.push(testCase);
-    ctx.testCase(testCase);
-  };
-  let runs = 0;
-  const run = (selection: TestSelection, retry: number, only: ReadonlySet<string> | null) =>
-    runXcodebuild({
-      ctx,
-      tools,
-      device,
-      target,
-      selection,
-      resultBundle: path.join(ctx.workDir, "results", `run-${++runs}.xcresult`),
-      attachmentsDir: path.join(ctx.workDir, "attachments", `run-${runs}`),
-      captures,
-      screenshots: step.screenshot_on_failure !== false,
-      retry: retries > 0 ? retry : undefined,
-      only,
-      report,
-      timeoutMs: left(),
-      lost,
-    });
-
-  const runList = async (
-    selection: TestSelection,
-    expected: readonly TestRef[],
-    only: ReadonlySet<string> | null,
-  ): Promise<ListRan> => {
-    const first = await run(selection, 0, only);
-    if ("stop" in first) return first;
-    for (const test of expected) {
-      if (first.seen.has(testKey(test.classname, test.name))) continue;
-      const missing: TestCase = {
-        classname: test.classname,
-        name: test.name,
-        status: "errored",
-        duration_ms: null,
-        message: `did not run: ${first.why}`,
-        details: null,
-        ...(retries > 0 ? { retry: 0 } : {}),
-      };
-      first.cases.push(missing);
-      report(missing);
-    }
-    let final = first.cases;
-    let end: StepOutcome | null = first.timedOut
-      ? errored(`timed out after ${formatSeconds(timeoutMs)}`)
-      : null;
-    if (retries > 0 && end === null) {
-      const done = await retryFailedTests(final, retries, async (test, retry): Promise<Rerun> => {
-        if (ctx.signal.aborted) return { stop: cancelled(ctx) };
-        const key = testKey(test.classname, test.name);
-        ctx.log("agent", `running ${key} again alone (retry ${retry} of ${retries})`);
-        const rerun = await run({ exact: [test], skipTesting: step.skip_testing }, retry, new Set([key]));
-        if ("stop" in rerun) return rerun;
-        let tried = rerun.cases.find((c) => testKey(c.classname, c.name) === key);
-        if (!tried) {
-          tried = {
-            ...test,
-            status: "errored",
-            duration_ms: null,
-            message: `did not run: ${rerun.why}`,
-            details: null,
-            retry,
-          };
-          report(tried);
-        }
-        return rerun.timedOut ? { stop: errored(`timed out after ${formatSeconds(timeoutMs)}`) } : { tried };
-      });
-      if (done.stopped?.deviceLost || done.stopped?.status === "cancelled") return { stop: done.stopped };
-      final = done.final;
-      if (done.reruns > 0) {
-        const flaky = final.filter((c) => c.status === "passed" && (c.retry ?? 0) > 0);
-        ctx.log("agent", `${done.reruns} reruns; ${flaky.length} tests passed on a rerun (flaky)`);
-      }
-      end = done.stopped;
-    }
-    // xcodebuild that failed without a failing test to show for it (a runner that would not start, a
-    // bundle xcresulttool could not read) errors the step, unless reruns made every test pass.
-    const crashed = first.crashed !== null && (retries === 0 || final.some(failing)) ? first.crashed : null;
-    return { final, end, crashed };
-  };
-
-  const stopWith = async (outcome: StepOutcome) => {
-    await captures?.stop();
-    await captures?.collect(false);
-    return outcome;
-  };
-  const finish = async (done: ReadonlyArray<ListDone>) => {
-    const end = done.find((r) => r.end !== null)?.end ?? null;
-    const final = done.flatMap((r) => r.final);
-    await captures?.stop();
-    await captures?.collect(end !== null || reported.some(failing));
-    if (end) return end;
-    const crashed = done.find((r) => r.crashed !== null)?.crashed;
-    if (crashed) return errored(crashed);
-    return testCasesOutcome(retries > 0 ? [...lastTries(final).values()] : final);
-  };
-
-  if (!sharded || listed === null) {
-    const ran = await runList(filters, listed ?? [], null);
-    return "stop" in ran ? stopWith(ran.stop) : finish([ran]);
-  }
-  const shard = ctx.shard;
-  if (shard === undefined) return stopWith(errored("a sharded step needs its shard"));
-  const done: ListDone[] = [];
-  const batches = await runShardBatches(
-    shard,
-    listed,
-    (line) => ctx.log("agent", line),
-    async (batch): Promise<BatchRan> => {
-      if (ctx.signal.aborted) return { stop: cancelled(ctx) };
-      if (batch.tests.length === 0) return { ran: true };
-      const keys = new Set(batch.tests.map((t) => testKey(t.classname, t.name)));
-      const ran = await runList({ exact: batch.tests, skipTesting: step.skip_testing }, batch.tests, keys);
-      if ("stop" in ran) return ran;
-      done.push(ran);
-      return { ran: true, last: ran.end !== null };
-    },
-  );
-  if (batches.stopped?.deviceLost || batches.stopped?.status === "cancelled")
-    return stopWith(batches.stopped);
-  if (batches.stopped) {
-    // A server call failed: what ran is reported, and the step errors so the run is not taken as complete.
-    await finish(done);
-    return batches.stopped;
-  }
-  return finish(done);
+  return { ready: { device, target, filters, listed } };
 }
-
-interface ListDone {
-  /** Each test's tries (the last try of each when the step makes retries). */
-  final: TestCase[];
-  /** An outcome that ends the step whatever the tests say: out of time. */
-  end: StepOutcome | null;
-  /** Why the step errors although the tests may say otherwise, else null. */
-  crashed: string | null;
-}
-
-type ListRan = { stop: StepOutcome } | ListDone;
 
 interface RunOptions {
   ctx: StepContext;
@@ -305,30 +208,19 @@ interface RunOptions {
   /** The tests (testKey) the run is for; null: every test the bundle holds. */
   only: ReadonlySet<string> | null;
   report(testCase: TestCase): void;
+  /** This run's time: what is left of the step's. */
   timeoutMs: number;
-  lost(message: string): StepOutcome;
+  /** The step's whole time, which a step out of time names. */
+  stepTimeoutMs: number;
 }
-
-type Ran =
-  | { stop: StepOutcome }
-  | {
-      /** What this run reported, in order. */
-      cases: TestCase[];
-      /** Tests (testKey) the bundle reported. */
-      seen: Set<string>;
-      /** Why tests it did not report did not run. */
-      why: string;
-      timedOut: boolean;
-      /** xcodebuild failed and no failing test explains it: why, else null. */
-      crashed: string | null;
-    };
 
 /**
  * One `xcodebuild test-without-building` run and its result bundle: each test case reported with, when it
  * failed, its attachments (copied into the artifacts as screenshots), the device log and the video.
  */
-async function runXcodebuild(options: RunOptions): Promise<Ran> {
+async function runXcodebuild(options: RunOptions): Promise<TestsRan> {
   const { ctx, tools, device, retry, only } = options;
+  const lost = (why: string) => deviceLost(options.target.udid, why);
   await mkdir(path.dirname(options.resultBundle), { recursive: true });
   const result = await tools.run(
     "xcodebuild",
@@ -340,16 +232,16 @@ async function runXcodebuild(options: RunOptions): Promise<Ran> {
     ],
     options.timeoutMs,
   );
-  if (result.aborted) return { stop: cancelled(ctx) };
+  if (result.aborted) return { stop: cancelled(ctx.signal) };
   if (result.spawnError !== null)
     return { stop: errored(`xcodebuild could not start: ${result.spawnError}`) };
   const said = lastLine(result);
   if (!result.ok && !result.timedOut && !(await device.present())) {
-    return { stop: options.lost(`the simulator shut down or went away during the run: ${said}`) };
+    return { stop: lost(`the simulator shut down or went away during the run: ${said}`) };
   }
   if (result.exitCode === null && !result.timedOut) {
     // Killed by a signal from outside (not our time limit, not a cancel): the host took it, not the tests.
-    return { stop: options.lost(`xcodebuild was killed by ${result.signal ?? "a signal"}`) };
+    return { stop: lost(`xcodebuild was killed by ${result.signal ?? "a signal"}`) };
   }
   const results = existsSync(options.resultBundle)
     ? await readTestResults(tools, options.resultBundle)
@@ -379,11 +271,19 @@ async function runXcodebuild(options: RunOptions): Promise<Ran> {
     : "error" in results
       ? `${results.error} (xcodebuild: ${said})`
       : `xcodebuild did not run it (${said})`;
+  // xcodebuild that failed without a failing test to show for it (a runner that would not start, a bundle
+  // xcresulttool could not read) errors the step.
   const crashed =
     !result.ok && !result.timedOut && !cases.some(failing)
       ? `xcodebuild failed: ${"error" in results ? why : said}`
       : null;
-  return { cases, seen, why, timedOut: result.timedOut, crashed };
+  return {
+    seen,
+    why,
+    whyAlone: why,
+    timedOut: result.timedOut ? errored(`timed out after ${formatSeconds(options.stepTimeoutMs)}`) : null,
+    crashed,
+  };
 }
 
 /** A failed test case with its attachments copied into the artifacts, the device log and the video named. */
@@ -425,12 +325,4 @@ async function withCaptures(
   // Kept whenever a test failed (on_failure) or always: a failure can name it now.
   if (options.captures?.videoArtifact) artifacts.push(options.captures.videoArtifact);
   return { ...testCase, artifacts };
-}
-
-function errored(message: string): StepOutcome {
-  return { status: "errored", message };
-}
-
-function cancelled(ctx: StepContext): StepOutcome {
-  return { status: "cancelled", message: abortMessage(ctx.signal) };
 }
