@@ -5,7 +5,8 @@ import { sendStoredFile } from "../../http/send-stored-file.ts";
 import { acceptStreamedBodies } from "../../http/upload/stream-upload.ts";
 import { PackageName } from "../apps/index.ts";
 import { principalOf } from "../auth/index.ts";
-import { uploadVersionFile } from "./upload/version-file-upload.ts";
+import { versionFileUploadRoute } from "./upload/version-file-upload.ts";
+import { versionFileDownloadSchema } from "./version-file-download.ts";
 import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";
 import { type VersionsService, versionView } from "./versions.service.ts";
 
@@ -18,26 +19,17 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
 
   app.put(
     "/v1/apps/:package_name/versions/:version",
-    {
-      config: { auth: ["ci", "admin"], deferContinue: true },
-      schema: {
-        summary: "Upload a version's binary",
-        description:
-          "The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it, the server answers at once, then reads and discards at most 1 MiB of the body for at most 2 s before closing (lingering close), so the client reads the answer. A body that grows past the limit is cut off with 413. Optional `Content-Digest: sha-256=:<base64>:` (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.",
-        tags: ["apps"],
-        params: VersionParams,
-        response: { 201: VersionView, ...ProblemResponses },
-      },
-    },
-    async (request, reply) => {
-      const { package_name, version } = request.params;
-      return uploadVersionFile(request, reply, {
-        what: "upload",
-        service: versions,
-        location: `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`,
-        view: (target, record) => versionView(target.app, record, null),
-      });
-    },
+    versionFileUploadRoute({
+      summary: "Upload a version's binary",
+      description:
+        "The body is the binary (APK, AAB, IPA or zipped .app), streamed; Content-Length or chunked. 404 app_not_found, 409 app_version_exists and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers alone, before any of the body is read: with Expect: 100-continue no body byte is sent; without it, the server answers at once, then reads and discards at most 1 MiB of the body for at most 2 s before closing (lingering close), so the client reads the answer. A body that grows past the limit is cut off with 413. Optional `Content-Digest: sha-256=:<base64>:` (RFC 9530). The version exists only once the whole body was stored, verified and inspected; of concurrent uploads of one version exactly one gets 201.",
+      created: VersionView,
+      what: "upload",
+      service: versions,
+      location: ({ package_name, version }) =>
+        `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}`,
+      view: (target, record) => versionView(target.app, record, null),
+    }),
   );
 
   app.get(
@@ -99,16 +91,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
 
   app.get(
     "/v1/apps/:package_name/versions/:version/binary",
-    {
-      schema: {
-        summary: "Download a version's binary",
-        description:
-          "Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.",
-        tags: ["apps"],
-        params: VersionParams,
-        response: { ...ProblemResponses },
-      },
-    },
+    { schema: versionFileDownloadSchema("Download a version's binary") },
     async (request, reply) => {
       const { app: target, version } = await versions.get(
         principalOf(request).organizationId,

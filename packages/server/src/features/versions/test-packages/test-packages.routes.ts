@@ -3,7 +3,8 @@ import { ProblemResponses } from "../../../http/problem.schema.ts";
 import { sendStoredFile } from "../../../http/send-stored-file.ts";
 import { acceptStreamedBodies } from "../../../http/upload/stream-upload.ts";
 import { principalOf } from "../../auth/index.ts";
-import { uploadVersionFile } from "../upload/version-file-upload.ts";
+import { versionFileUploadRoute } from "../upload/version-file-upload.ts";
+import { versionFileDownloadSchema } from "../version-file-download.ts";
 import { VersionParams } from "../versions.schemas.ts";
 import { testPackageView } from "./test-package-view.ts";
 import { TestPackageView } from "./test-packages.schemas.ts";
@@ -18,26 +19,17 @@ export const testPackagesRoutes: FastifyPluginAsyncTypebox<{ testPackages: TestP
 
   app.put(
     "/v1/apps/:package_name/versions/:version/test-package",
-    {
-      config: { auth: ["ci", "admin"], deferContinue: true },
-      schema: {
-        summary: "Upload a version's test package",
-        description:
-          "The body is the Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes to Build/Products (one .xctestrun at the zip's top or one folder down, the -Runner.app hosts with their test bundles, and the app under test or not: agents always test the version's own IPA, pointing the .xctestrun's UITargetAppPath and app-hosted TestHostPath at it), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage>, or a UI test target's target app, is another app; 400 unsupported_binary when it is neither an APK with an <instrumentation> nor a zip with one readable .xctestrun whose test hosts and test bundles are in it (reason xctest_unreadable, with what is wrong). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.",
-        tags: ["apps"],
-        params: VersionParams,
-        response: { 201: TestPackageView, ...ProblemResponses },
-      },
-    },
-    async (request, reply) => {
-      const { package_name, version } = request.params;
-      return uploadVersionFile(request, reply, {
-        what: "test package upload",
-        service: testPackages,
-        location: `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}/test-package`,
-        view: (target, record) => testPackageView(target.app, target.version, record),
-      });
-    },
+    versionFileUploadRoute({
+      summary: "Upload a version's test package",
+      description:
+        "The body is the Android instrumentation APK (app-debug-androidTest.apk), or for iOS a zip of what xcodebuild build-for-testing writes to Build/Products (one .xctestrun at the zip's top or one folder down, the -Runner.app hosts with their test bundles, and the app under test or not: agents always test the version's own IPA, pointing the .xctestrun's UITargetAppPath and app-hosted TestHostPath at it), streamed, by the rules of the version upload: 404 app_not_found / app_version_not_found, 409 test_package_exists and 413 file_size_exceeded are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). 400 test_package_mismatch when its <instrumentation android:targetPackage>, or a UI test target's target app, is another app; 400 unsupported_binary when it is neither an APK with an <instrumentation> nor a zip with one readable .xctestrun whose test hosts and test bundles are in it (reason xctest_unreadable, with what is wrong). Optional `Content-Digest`. The test package exists only once the whole body was stored and inspected.",
+      created: TestPackageView,
+      what: "test package upload",
+      service: testPackages,
+      location: ({ package_name, version }) =>
+        `/v1/apps/${package_name}/versions/${encodeURIComponent(version)}/test-package`,
+      view: (target, record) => testPackageView(target.app, target.version, record),
+    }),
   );
 
   app.get(
@@ -64,16 +56,7 @@ export const testPackagesRoutes: FastifyPluginAsyncTypebox<{ testPackages: TestP
 
   app.get(
     "/v1/apps/:package_name/versions/:version/test-package/binary",
-    {
-      schema: {
-        summary: "Download a version's test package",
-        description:
-          "Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.",
-        tags: ["apps"],
-        params: VersionParams,
-        response: { ...ProblemResponses },
-      },
-    },
+    { schema: versionFileDownloadSchema("Download a version's test package") },
     async (request, reply) => {
       const {
         app: target,
