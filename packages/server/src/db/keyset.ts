@@ -6,7 +6,7 @@ import type { Position } from "../http/pagination.ts";
  * PostgreSQL and SQLite answer it from an index on those two columns, so a page costs the same at any depth.
  * `table` qualifies the columns when the query joins other tables.
  */
-export function olderThan(position: Position, table?: string): RawBuilder<boolean> {
+function olderThan(position: Position, table?: string): RawBuilder<boolean> {
   return sql<boolean>`(${column("created_at", table)}, ${column("id", table)}) < (${position.createdAt}, ${position.id})`;
 }
 

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { olderThan } from "../../db/keyset.ts";
+import { newestFirstPage } from "../../db/keyset.ts";
 import type { Database, TestPlanState } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 import type { DeviceSpec, Step } from "./testplans.schemas.ts";
@@ -80,12 +80,7 @@ export class TestPlansRepo {
       .where("test_plans.organization_id", "=", organizationId)
       .where("test_plans.state", "in", filter.states);
     if (filter.packageName !== undefined) query = query.where("apps.package_name", "=", filter.packageName);
-    if (after) query = query.where(olderThan(after, "test_plans"));
-    const rows = await query
-      .orderBy("test_plans.created_at", "desc")
-      .orderBy("test_plans.id", "desc")
-      .limit(limit + 1)
-      .execute();
+    const rows = await newestFirstPage(query, limit, after, "test_plans").execute();
     return rows.map(toRecord);
   }
 
