@@ -11,3 +11,12 @@ export function ColumnHeader({ children, className }: { children?: ReactNode; cl
     </th>
   );
 }
+
+/** The header of a column of buttons (or links): named for screen readers only. */
+export function ActionsColumnHeader({ label = "Actions" }: { label?: string }) {
+  return (
+    <ColumnHeader>
+      <span className="sr-only">{label}</span>
+    </ColumnHeader>
+  );
+}

@@ -1,5 +1,6 @@
 import { type ReactNode, useId } from "react";
 import { filterControl } from "./control-classes.ts";
+import { LabelledField } from "./labelled-field.tsx";
 
 /**
  * A filter bar's select with its label above it (the runs' and the test plans' filters). The label names the
@@ -23,10 +24,7 @@ export function LabelledSelect({
 }) {
   const id = useId();
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-xs text-muted">
-        {label}
-      </label>
+    <LabelledField id={id} label={label}>
       <select
         id={id}
         className={`${filterControl} max-w-60 disabled:opacity-50`}
@@ -37,6 +35,6 @@ export function LabelledSelect({
       >
         {children}
       </select>
-    </div>
+    </LabelledField>
   );
 }

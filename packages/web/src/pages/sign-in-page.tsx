@@ -5,7 +5,20 @@ import { ApiProblem } from "../api/problem.ts";
 import { sessionQuery, signIn } from "../api/session.ts";
 import { afterSignIn } from "../app/after-sign-in.ts";
 import { signInRoute } from "../app/router.tsx";
+import { LabelledField } from "../components/labelled-field.tsx";
 import { ThemeToggle } from "./layout/theme-toggle.tsx";
+
+/** The sign-in form's inputs: larger than the dashboard's, on the page's own background. */
+const signInControl = "w-full rounded-md border border-line bg-canvas px-3 py-2";
+
+/** A sign-in field with its label above it. */
+function SignInField({ id, label, children }: { id: string; label: string; children: React.ReactNode }) {
+  return (
+    <LabelledField id={id} label={label} className="space-y-1" labelClassName="block text-sm font-medium">
+      {children}
+    </LabelledField>
+  );
+}
 
 /**
  * What the server's single sign-on callback means by `/sign-in?error=<code>`, and what to do about it. The
@@ -129,23 +142,17 @@ export function SignInPage() {
           <h1 className="text-xl font-semibold">Sign in to Testbay</h1>
           <p className="mt-1 text-sm text-muted">Test runs, failures and devices of your organization.</p>
         </div>
-        <div className="space-y-1">
-          <label htmlFor={ids.email} className="block text-sm font-medium">
-            Email
-          </label>
+        <SignInField id={ids.email} label="Email">
           <input
             id={ids.email}
             name="email"
             type="email"
             autoComplete="username"
             required
-            className="w-full rounded-md border border-line bg-canvas px-3 py-2"
+            className={signInControl}
           />
-        </div>
-        <div className="space-y-1">
-          <label htmlFor={ids.password} className="block text-sm font-medium">
-            Password
-          </label>
+        </SignInField>
+        <SignInField id={ids.password} label="Password">
           <input
             id={ids.password}
             name="password"
@@ -153,21 +160,12 @@ export function SignInPage() {
             autoComplete="current-password"
             required
             aria-invalid={error && !chooseOrganization ? true : undefined}
-            className="w-full rounded-md border border-line bg-canvas px-3 py-2"
+            className={signInControl}
           />
-        </div>
+        </SignInField>
         {organizations && (
-          <div className="space-y-1">
-            <label htmlFor={ids.org} className="block text-sm font-medium">
-              Organization
-            </label>
-            <select
-              id={ids.org}
-              name="org"
-              required
-              defaultValue=""
-              className="w-full rounded-md border border-line bg-canvas px-3 py-2"
-            >
+          <SignInField id={ids.org} label="Organization">
+            <select id={ids.org} name="org" required defaultValue="" className={signInControl}>
               <option value="" disabled>
                 Choose…
               </option>
@@ -177,7 +175,7 @@ export function SignInPage() {
                 </option>
               ))}
             </select>
-          </div>
+          </SignInField>
         )}
         {shownError && (
           <div

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { agentsQuery } from "../../api/catalog.ts";
 import type { Agent } from "../../api/types.ts";
+import { InlineColumnHeaders } from "../../components/inline-column-headers.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 
@@ -53,18 +54,7 @@ function AgentCard({ agent }: { agent: Agent }) {
             <caption className="sr-only">Devices of {agent.name}</caption>
             <thead className="text-left text-muted">
               <tr>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Device
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  OS
-                </th>
-                <th scope="col" className="py-1 pr-3 font-medium">
-                  Serial
-                </th>
-                <th scope="col" className="py-1 font-medium">
-                  State
-                </th>
+                <InlineColumnHeaders names={["Device", "OS", "Serial", "State"]} padding="py-1" />
               </tr>
             </thead>
             <tbody>

@@ -1,7 +1,8 @@
 import { Link } from "@tanstack/react-router";
 import type { App } from "../../api/types.ts";
-import { ColumnHeader } from "../../components/column-header.tsx";
+import { ActionsColumnHeader, ColumnHeader } from "../../components/column-header.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { WideTable } from "../../components/wide-table.tsx";
 import { DottedName } from "./dotted-name.tsx";
 
 const platforms = { android: "Android", ios: "iOS" } as const;
@@ -74,39 +75,34 @@ export function AppsList({ apps }: { apps: App[] }) {
           </li>
         ))}
       </ul>
-      <div className="hidden overflow-x-auto rounded-lg border border-line bg-surface sm:block">
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-line text-xs text-muted">
-            <tr>
-              <ColumnHeader>App</ColumnHeader>
-              <ColumnHeader>Platform</ColumnHeader>
-              <ColumnHeader>Versions</ColumnHeader>
-              <ColumnHeader>Latest version</ColumnHeader>
-              <ColumnHeader>
-                <span className="sr-only">Runs and test plans</span>
-              </ColumnHeader>
-            </tr>
-          </thead>
-          <tbody>
-            {apps.map((app) => (
-              <tr key={app.package_name} className="border-b border-line last:border-0 hover:bg-sunken">
-                <td className="px-3 py-2">
-                  {name(app)}
-                  {app.display_name && (
-                    <div className="text-xs text-muted">
-                      <DottedName name={app.package_name} />
-                    </div>
-                  )}
-                </td>
-                <td className="px-3 py-2">{platforms[app.platform]}</td>
-                <td className="px-3 py-2 tabular-nums">{app.version_count}</td>
-                <td className="px-3 py-2">{latest(app)}</td>
-                <td className="px-3 py-2">{links(app)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <WideTable
+        head={
+          <>
+            <ColumnHeader>App</ColumnHeader>
+            <ColumnHeader>Platform</ColumnHeader>
+            <ColumnHeader>Versions</ColumnHeader>
+            <ColumnHeader>Latest version</ColumnHeader>
+            <ActionsColumnHeader label="Runs and test plans" />
+          </>
+        }
+      >
+        {apps.map((app) => (
+          <tr key={app.package_name} className="border-b border-line last:border-0 hover:bg-sunken">
+            <td className="px-3 py-2">
+              {name(app)}
+              {app.display_name && (
+                <div className="text-xs text-muted">
+                  <DottedName name={app.package_name} />
+                </div>
+              )}
+            </td>
+            <td className="px-3 py-2">{platforms[app.platform]}</td>
+            <td className="px-3 py-2 tabular-nums">{app.version_count}</td>
+            <td className="px-3 py-2">{latest(app)}</td>
+            <td className="px-3 py-2">{links(app)}</td>
+          </tr>
+        ))}
+      </WideTable>
     </>
   );
 }

@@ -2,6 +2,7 @@ import { Link } from "@tanstack/react-router";
 import type { TestPlan } from "../../api/types.ts";
 import { ColumnHeader } from "../../components/column-header.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { WideTable } from "../../components/wide-table.tsx";
 import { devicesSummary, stepsSummary } from "./plan-summary.ts";
 
 /**
@@ -34,30 +35,27 @@ export function PlansList({ plans, deleted }: { plans: TestPlan[]; deleted: bool
           </li>
         ))}
       </ul>
-      <div className="hidden overflow-x-auto rounded-lg border border-line bg-surface sm:block">
-        <table className="w-full text-left text-sm">
-          <thead className="border-b border-line text-xs text-muted">
-            <tr>
-              <ColumnHeader>Plan</ColumnHeader>
-              <ColumnHeader>App</ColumnHeader>
-              <ColumnHeader>Steps</ColumnHeader>
-              <ColumnHeader>Devices</ColumnHeader>
-              <ColumnHeader>{deleted ? "Restorable until" : "Changed"}</ColumnHeader>
-            </tr>
-          </thead>
-          <tbody>
-            {plans.map((plan) => (
-              <tr key={plan.id} className="border-b border-line last:border-0 hover:bg-sunken">
-                <td className="px-3 py-2">{name(plan)}</td>
-                <td className="px-3 py-2">{plan.package_name}</td>
-                <td className="px-3 py-2">{stepsSummary(plan.steps)}</td>
-                <td className="px-3 py-2">{devicesSummary(plan.devices)}</td>
-                <td className="px-3 py-2 whitespace-nowrap">{when(plan)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <WideTable
+        head={
+          <>
+            <ColumnHeader>Plan</ColumnHeader>
+            <ColumnHeader>App</ColumnHeader>
+            <ColumnHeader>Steps</ColumnHeader>
+            <ColumnHeader>Devices</ColumnHeader>
+            <ColumnHeader>{deleted ? "Restorable until" : "Changed"}</ColumnHeader>
+          </>
+        }
+      >
+        {plans.map((plan) => (
+          <tr key={plan.id} className="border-b border-line last:border-0 hover:bg-sunken">
+            <td className="px-3 py-2">{name(plan)}</td>
+            <td className="px-3 py-2">{plan.package_name}</td>
+            <td className="px-3 py-2">{stepsSummary(plan.steps)}</td>
+            <td className="px-3 py-2">{devicesSummary(plan.devices)}</td>
+            <td className="px-3 py-2 whitespace-nowrap">{when(plan)}</td>
+          </tr>
+        ))}
+      </WideTable>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { appsQuery } from "../../api/catalog.ts";
 import { planListQuery, planStates, type TestPlanState } from "../../api/plans.ts";
 import { useMayChange } from "../../api/role.ts";
 import { plansRoute } from "../../app/router.tsx";
+import { AppFilter } from "../../components/app-filter.tsx";
 import { LabelledSelect } from "../../components/labelled-select.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { PlansList } from "./plans-list.tsx";
@@ -39,18 +40,11 @@ export function PlansPage() {
         )}
       </div>
       <form className="flex flex-wrap items-end gap-3" aria-label="Filter test plans">
-        <LabelledSelect
-          label="App"
+        <AppFilter
+          apps={apps.data}
           value={search.app ?? ""}
           onChange={(value) => navigate({ to: "/plans", search: { ...search, app: value || undefined } })}
-        >
-          <option value="">All apps</option>
-          {apps.data?.map((app) => (
-            <option key={app.package_name} value={app.package_name}>
-              {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
-            </option>
-          ))}
-        </LabelledSelect>
+        />
         <LabelledSelect
           label="State"
           value={state}

@@ -4,6 +4,7 @@ import { type FormEvent, useId } from "react";
 import { appsQuery, plansQuery } from "../../api/catalog.ts";
 import type { RunFilters } from "../../api/executions.ts";
 import { versionsQuery } from "../../api/plans.ts";
+import { AppFilter } from "../../components/app-filter.tsx";
 import { filterControl } from "../../components/control-classes.ts";
 import { LabelledSelect } from "../../components/labelled-select.tsx";
 
@@ -36,18 +37,11 @@ export function RunFiltersForm({ filters }: { filters: RunFilters }) {
 
   return (
     <form onSubmit={submitText} className="flex flex-wrap items-end gap-3" aria-label="Filter runs">
-      <LabelledSelect
-        label="App"
+      <AppFilter
+        apps={apps.data}
         value={filters.app ?? ""}
         onChange={(value) => apply({ app: value || undefined, version: undefined, plan: undefined })}
-      >
-        <option value="">All apps</option>
-        {apps.data?.map((app) => (
-          <option key={app.package_name} value={app.package_name}>
-            {app.display_name ? `${app.display_name} (${app.package_name})` : app.package_name}
-          </option>
-        ))}
-      </LabelledSelect>
+      />
       <LabelledSelect
         label="Version"
         value={filters.version ?? ""}

@@ -12,10 +12,12 @@ import {
   rotateClientSecret,
   setClientEnabled,
 } from "../../api/settings.ts";
-import { ColumnHeader } from "../../components/column-header.tsx";
+import { ActionsColumnHeader, ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl } from "../../components/control-classes.ts";
+import { LiveStatus } from "../../components/live-status.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { WideTable } from "../../components/wide-table.tsx";
 import { FieldMessages } from "../plans/field-messages.tsx";
 import { messagesAt } from "./field-messages-at.ts";
 import { OneTimeSecret } from "./one-time-secret.tsx";
@@ -179,9 +181,7 @@ export function ClientsSection() {
           }}
         />
       )}
-      <p role="status" aria-live="polite" className="sr-only">
-        {result}
-      </p>
+      <LiveStatus>{result}</LiveStatus>
       {failure && <ProblemMessage error={failure} />}
       {clients.error && <ProblemMessage error={clients.error} />}
       {clients.isPending && <p className="text-muted">Loading clients…</p>}
@@ -277,39 +277,34 @@ function ClientsList({ clients, actions }: { clients: Client[]; actions: (client
           </li>
         ))}
       </ul>
-      <div className="hidden overflow-x-auto rounded-lg border border-line bg-surface sm:block">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">Clients</caption>
-          <thead className="border-b border-line text-xs text-muted">
-            <tr>
-              <ColumnHeader>Client</ColumnHeader>
-              <ColumnHeader>Role</ColumnHeader>
-              <ColumnHeader>Created</ColumnHeader>
-              <ColumnHeader>State</ColumnHeader>
-              <ColumnHeader>
-                <span className="sr-only">Actions</span>
-              </ColumnHeader>
-            </tr>
-          </thead>
-          <tbody>
-            {clients.map((client) => (
-              <tr key={client.client_id} className="border-b border-line last:border-0">
-                <td className="px-3 py-2">
-                  <ClientName client={client} />
-                </td>
-                <td className="px-3 py-2">{client.role}</td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  <Timestamp value={client.created_at} />
-                </td>
-                <td className="px-3 py-2">
-                  <StateChip disabledAt={client.disabled_at} />
-                </td>
-                <td className="px-3 py-2">{actions(client)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <WideTable
+        caption="Clients"
+        head={
+          <>
+            <ColumnHeader>Client</ColumnHeader>
+            <ColumnHeader>Role</ColumnHeader>
+            <ColumnHeader>Created</ColumnHeader>
+            <ColumnHeader>State</ColumnHeader>
+            <ActionsColumnHeader />
+          </>
+        }
+      >
+        {clients.map((client) => (
+          <tr key={client.client_id} className="border-b border-line last:border-0">
+            <td className="px-3 py-2">
+              <ClientName client={client} />
+            </td>
+            <td className="px-3 py-2">{client.role}</td>
+            <td className="px-3 py-2 whitespace-nowrap">
+              <Timestamp value={client.created_at} />
+            </td>
+            <td className="px-3 py-2">
+              <StateChip disabledAt={client.disabled_at} />
+            </td>
+            <td className="px-3 py-2">{actions(client)}</td>
+          </tr>
+        ))}
+      </WideTable>
     </>
   );
 }

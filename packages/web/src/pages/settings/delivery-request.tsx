@@ -1,4 +1,5 @@
 import type { WebhookAttempt, WebhookDelivery } from "../../api/webhooks.ts";
+import { InlineColumnHeaders } from "../../components/inline-column-headers.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { attemptText, prettyBody } from "./webhooks-format.ts";
 
@@ -61,12 +62,7 @@ function AttemptRequest({ attempt, number, of }: { attempt: WebhookAttempt; numb
               </caption>
               <thead className="text-muted">
                 <tr>
-                  <th scope="col" className="py-0.5 pr-3 font-medium">
-                    Header
-                  </th>
-                  <th scope="col" className="py-0.5 font-medium">
-                    Value
-                  </th>
+                  <InlineColumnHeaders names={["Header", "Value"]} padding="py-0.5" />
                 </tr>
               </thead>
               <tbody className="font-mono">

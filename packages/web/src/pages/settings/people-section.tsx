@@ -9,10 +9,14 @@ import {
   updateUser,
   usersQuery,
 } from "../../api/settings.ts";
-import { ColumnHeader } from "../../components/column-header.tsx";
+import { ChoiceSelect } from "../../components/choice-select.tsx";
+import { ActionsColumnHeader, ColumnHeader } from "../../components/column-header.tsx";
 import { filterControl, formControl } from "../../components/control-classes.ts";
+import { LabelledField } from "../../components/labelled-field.tsx";
+import { LiveStatus } from "../../components/live-status.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { WideTable } from "../../components/wide-table.tsx";
 import { FieldMessages } from "../plans/field-messages.tsx";
 import { messagesAt } from "./field-messages-at.ts";
 import { OneTimeSecret } from "./one-time-secret.tsx";
@@ -114,10 +118,7 @@ export function PeopleSection({ me }: { me: string }) {
         aria-label="Add a person"
         className="flex flex-wrap items-start gap-3"
       >
-        <div className="flex w-full max-w-xs flex-col gap-1">
-          <label htmlFor={ids.email} className="text-xs text-muted">
-            Email
-          </label>
+        <LabelledField id={ids.email} label="Email" className="flex w-full max-w-xs flex-col gap-1">
           <input
             id={ids.email}
             type="email"
@@ -129,24 +130,10 @@ export function PeopleSection({ me }: { me: string }) {
             aria-describedby={emailMessages ? ids.emailMessages : undefined}
           />
           <FieldMessages id={ids.emailMessages} messages={emailMessages} />
-        </div>
-        <div className="flex flex-col gap-1">
-          <label htmlFor={ids.role} className="text-xs text-muted">
-            Role
-          </label>
-          <select
-            id={ids.role}
-            className={filterControl}
-            value={role}
-            onChange={(event) => setRole(event.target.value as PersonRole)}
-          >
-            {personRoles.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </div>
+        </LabelledField>
+        <LabelledField id={ids.role} label="Role">
+          <ChoiceSelect id={ids.role} value={role} choices={personRoles} onChange={setRole} />
+        </LabelledField>
         <div className="flex flex-col gap-1">
           <span aria-hidden className="text-xs">
             &nbsp;
@@ -174,9 +161,7 @@ export function PeopleSection({ me }: { me: string }) {
           </p>
         </OneTimeSecret>
       )}
-      <p role="status" aria-live="polite" className="sr-only">
-        {result}
-      </p>
+      <LiveStatus>{result}</LiveStatus>
       {update.error && <ProblemMessage error={update.error} />}
       {users.error && <ProblemMessage error={users.error} />}
       {users.isPending && <p className="text-muted">Loading people…</p>}
@@ -224,49 +209,44 @@ function PeopleList(props: {
           </li>
         ))}
       </ul>
-      <div className="hidden overflow-x-auto rounded-lg border border-line bg-surface sm:block">
-        <table className="w-full text-left text-sm">
-          <caption className="sr-only">People</caption>
-          <thead className="border-b border-line text-xs text-muted">
-            <tr>
-              <ColumnHeader>Email</ColumnHeader>
-              <ColumnHeader>Role</ColumnHeader>
-              <ColumnHeader>State</ColumnHeader>
-              <ColumnHeader>Added</ColumnHeader>
-              <ColumnHeader>Last sign-in</ColumnHeader>
-              <ColumnHeader>
-                <span className="sr-only">Actions</span>
-              </ColumnHeader>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((user) => (
-              <tr key={user.email} className="border-b border-line last:border-0">
-                <td className="px-3 py-2">
-                  {user.email}
-                  {you(user)}
-                  {isMe(user) && <p className="text-xs text-muted">{ownRowReason}</p>}
-                </td>
-                <td className="px-3 py-2">{props.roleControl(user)}</td>
-                <td className="px-3 py-2">
-                  <StateChip disabledAt={user.disabled_at} />
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  <Timestamp value={user.created_at} />
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  {user.last_sign_in_at ? (
-                    <Timestamp value={user.last_sign_in_at} />
-                  ) : (
-                    <span className="text-muted">never</span>
-                  )}
-                </td>
-                <td className="px-3 py-2">{props.stateControl(user)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <WideTable
+        caption="People"
+        head={
+          <>
+            <ColumnHeader>Email</ColumnHeader>
+            <ColumnHeader>Role</ColumnHeader>
+            <ColumnHeader>State</ColumnHeader>
+            <ColumnHeader>Added</ColumnHeader>
+            <ColumnHeader>Last sign-in</ColumnHeader>
+            <ActionsColumnHeader />
+          </>
+        }
+      >
+        {users.map((user) => (
+          <tr key={user.email} className="border-b border-line last:border-0">
+            <td className="px-3 py-2">
+              {user.email}
+              {you(user)}
+              {isMe(user) && <p className="text-xs text-muted">{ownRowReason}</p>}
+            </td>
+            <td className="px-3 py-2">{props.roleControl(user)}</td>
+            <td className="px-3 py-2">
+              <StateChip disabledAt={user.disabled_at} />
+            </td>
+            <td className="px-3 py-2 whitespace-nowrap">
+              <Timestamp value={user.created_at} />
+            </td>
+            <td className="px-3 py-2 whitespace-nowrap">
+              {user.last_sign_in_at ? (
+                <Timestamp value={user.last_sign_in_at} />
+              ) : (
+                <span className="text-muted">never</span>
+              )}
+            </td>
+            <td className="px-3 py-2">{props.stateControl(user)}</td>
+          </tr>
+        ))}
+      </WideTable>
     </>
   );
 }

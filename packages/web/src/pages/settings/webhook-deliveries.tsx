@@ -6,9 +6,11 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from "../../api/webhooks.ts";
-import { ColumnHeader } from "../../components/column-header.tsx";
+import { ActionsColumnHeader, ColumnHeader } from "../../components/column-header.tsx";
+import { LiveStatus } from "../../components/live-status.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { WideTable } from "../../components/wide-table.tsx";
 import { DeliveryRequest } from "./delivery-request.tsx";
 import { quietButton } from "./settings-classes.ts";
 import { attemptText, bodyExcerpt, deliveryStatusText, durationText } from "./webhooks-format.ts";
@@ -71,9 +73,7 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
 
   return (
     <div className="space-y-2">
-      <p role="status" aria-live="polite" className="sr-only">
-        {result}
-      </p>
+      <LiveStatus>{result}</LiveStatus>
       {redeliver.error && <ProblemMessage error={redeliver.error} />}
       {deliveries.error && <ProblemMessage error={deliveries.error} />}
       {deliveries.isPending && <p className="text-muted">Loading deliveries…</p>}
@@ -100,62 +100,56 @@ export function WebhookDeliveries({ webhook, canChange }: { webhook: Webhook; ca
         </ul>
       )}
       {deliveries.data && deliveries.data.length > 0 && (
-        <div className="hidden overflow-x-auto rounded-lg border border-line sm:block">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Deliveries to {webhook.url}, newest first</caption>
-            <thead className="border-b border-line text-xs text-muted">
-              <tr>
-                <ColumnHeader>Type</ColumnHeader>
-                <ColumnHeader>Status</ColumnHeader>
-                <ColumnHeader>Attempts</ColumnHeader>
-                <ColumnHeader className="hidden sm:table-cell">Status code</ColumnHeader>
-                <ColumnHeader className="hidden sm:table-cell">Duration</ColumnHeader>
-                <ColumnHeader className="hidden md:table-cell">Error</ColumnHeader>
-                {canChange && (
-                  <ColumnHeader>
-                    <span className="sr-only">Actions</span>
-                  </ColumnHeader>
+        <WideTable
+          caption={`Deliveries to ${webhook.url}, newest first`}
+          surface={false}
+          head={
+            <>
+              <ColumnHeader>Type</ColumnHeader>
+              <ColumnHeader>Status</ColumnHeader>
+              <ColumnHeader>Attempts</ColumnHeader>
+              <ColumnHeader className="hidden sm:table-cell">Status code</ColumnHeader>
+              <ColumnHeader className="hidden sm:table-cell">Duration</ColumnHeader>
+              <ColumnHeader className="hidden md:table-cell">Error</ColumnHeader>
+              {canChange && <ActionsColumnHeader />}
+            </>
+          }
+        >
+          {deliveries.data.map((delivery) => {
+            const last = delivery.attempts.at(-1);
+            const shown = expanded.has(delivery.id);
+            return (
+              <Fragment key={delivery.id}>
+                <tr className={`align-top ${shown ? "" : "border-b border-line last:border-0"}`}>
+                  <td className="px-3 py-2">
+                    <div className="font-mono text-xs">{delivery.type}</div>
+                    <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
+                    <div className="pt-1">{detailsButton(delivery, "table")}</div>
+                  </td>
+                  <td className="px-3 py-2">
+                    <DeliveryStatus delivery={delivery} />
+                  </td>
+                  <td className="px-3 py-2">
+                    <Attempts delivery={delivery} />
+                  </td>
+                  <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
+                  <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
+                    {last ? durationText(last.duration_ms) : "—"}
+                  </td>
+                  <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
+                  {canChange && <td className="px-3 py-2">{redeliverButton(delivery)}</td>}
+                </tr>
+                {shown && (
+                  <tr className="border-b border-line last:border-0">
+                    <td colSpan={canChange ? 7 : 6} className="bg-sunken/40 px-3 pb-3">
+                      <DeliveryRequest delivery={delivery} id={`${detailsId}-table-${delivery.id}`} />
+                    </td>
+                  </tr>
                 )}
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.map((delivery) => {
-                const last = delivery.attempts.at(-1);
-                const shown = expanded.has(delivery.id);
-                return (
-                  <Fragment key={delivery.id}>
-                    <tr className={`align-top ${shown ? "" : "border-b border-line last:border-0"}`}>
-                      <td className="px-3 py-2">
-                        <div className="font-mono text-xs">{delivery.type}</div>
-                        <div className="font-mono text-xs text-muted break-all">{delivery.id}</div>
-                        <div className="pt-1">{detailsButton(delivery, "table")}</div>
-                      </td>
-                      <td className="px-3 py-2">
-                        <DeliveryStatus delivery={delivery} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <Attempts delivery={delivery} />
-                      </td>
-                      <td className="hidden px-3 py-2 sm:table-cell">{last?.status_code ?? "—"}</td>
-                      <td className="hidden px-3 py-2 whitespace-nowrap sm:table-cell">
-                        {last ? durationText(last.duration_ms) : "—"}
-                      </td>
-                      <td className="hidden px-3 py-2 md:table-cell">{last?.error ?? "—"}</td>
-                      {canChange && <td className="px-3 py-2">{redeliverButton(delivery)}</td>}
-                    </tr>
-                    {shown && (
-                      <tr className="border-b border-line last:border-0">
-                        <td colSpan={canChange ? 7 : 6} className="bg-sunken/40 px-3 pb-3">
-                          <DeliveryRequest delivery={delivery} id={`${detailsId}-table-${delivery.id}`} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+              </Fragment>
+            );
+          })}
+        </WideTable>
       )}
     </div>
   );

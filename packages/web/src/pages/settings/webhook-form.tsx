@@ -18,11 +18,13 @@ import {
   type WebhookFormat,
   webhookEvents,
 } from "../../api/webhooks.ts";
-import { filterControl, formControl } from "../../components/control-classes.ts";
+import { ChoiceSelect } from "../../components/choice-select.tsx";
+import { formControl } from "../../components/control-classes.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { primaryButton, quietButton } from "./settings-classes.ts";
 import { problemField, type WebhookField, webhookChanges } from "./webhooks-format.ts";
 
+const webhookFormats = ["standard", "slack"] as const satisfies readonly WebhookFormat[];
 const formatNames: Record<WebhookFormat, string> = {
   standard: "Standard Webhooks (signed JSON)",
   slack: "Slack incoming webhook",
@@ -178,18 +180,13 @@ export function WebhookForm(props: WebhookFormProps) {
               <label htmlFor={ids.format} className="text-xs text-muted">
                 Format
               </label>
-              <select
+              <ChoiceSelect
                 id={ids.format}
-                className={filterControl}
                 value={format}
-                onChange={(event) => setFormat(event.target.value as WebhookFormat)}
-              >
-                {(["standard", "slack"] as const).map((value) => (
-                  <option key={value} value={value}>
-                    {formatNames[value]}
-                  </option>
-                ))}
-              </select>
+                choices={webhookFormats}
+                name={(value) => formatNames[value]}
+                onChange={setFormat}
+              />
             </>
           )}
         </div>

@@ -10,6 +10,7 @@ import {
   type Webhook,
   webhooksQuery,
 } from "../../api/webhooks.ts";
+import { LiveStatus } from "../../components/live-status.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { OneTimeSecret } from "./one-time-secret.tsx";
@@ -134,9 +135,7 @@ export function WebhooksSection({ canChange }: { canChange: boolean }) {
           </p>
         </OneTimeSecret>
       )}
-      <p role="status" aria-live="polite" className="sr-only">
-        {result}
-      </p>
+      <LiveStatus>{result}</LiveStatus>
       {failure && <ProblemMessage error={failure} />}
       {webhooks.error && <ProblemMessage error={webhooks.error} />}
       {webhooks.isPending && <p className="text-muted">Loading webhooks…</p>}
