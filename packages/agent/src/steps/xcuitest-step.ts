@@ -11,19 +11,13 @@
  * (deviceLost), as when adb loses an Android device.
  */
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { XcuitestStep } from "@testbay/client";
-import { testArtifactName } from "../android/artifact-names.ts";
 import { testKey } from "../android/logcat-cut.ts";
 import type { IosDevice } from "../apple/ios-device.ts";
 import { prepareIosDevice } from "../apple/prepare-ios-device.ts";
-import {
-  type AttachmentsByTest,
-  attachmentKey,
-  exportFailureAttachments,
-  readTestResults,
-} from "../apple/read-xcresult.ts";
+import { exportFailureAttachments, readTestResults } from "../apple/read-xcresult.ts";
 import { type SimulatorCaptures, startSimulatorCaptures } from "../apple/simulator-captures.ts";
 import { pointXctestrunAtApp } from "../apple/tested-app.ts";
 import { unpackTestPackage } from "../apple/unpack.ts";
@@ -41,6 +35,7 @@ import { cancelled, deviceLost, errored, formatSeconds } from "./outcome.ts";
 import type { TestRef } from "./retry-failed-tests.ts";
 import { takesBatches } from "./shard-batches.ts";
 import type { StepContext, StepOutcome, TestCase } from "./step-types.ts";
+import { withAttachments } from "./xcuitest-attachments.ts";
 
 /** A listing, install or uninstall that takes longer than this is stuck. */
 const shortCommandMs = 300_000;
@@ -262,7 +257,9 @@ async function runXcodebuild(options: RunOptions): Promise<TestsRan> {
     if (seen.has(key)) continue;
     seen.add(key);
     const testCase = retry === undefined ? parsedCase : { ...parsedCase, retry };
-    const withArtifacts = failing(testCase) ? await withCaptures(testCase, attachments, options) : testCase;
+    const withArtifacts = failing(testCase)
+      ? await withAttachments(testCase, attachments, options)
+      : testCase;
     cases.push(withArtifacts);
     options.report(withArtifacts);
   }
@@ -284,45 +281,4 @@ async function runXcodebuild(options: RunOptions): Promise<TestsRan> {
     timedOut: result.timedOut ? errored(`timed out after ${formatSeconds(options.stepTimeoutMs)}`) : null,
     crashed,
   };
-}
-
-/** A failed test case with its attachments copied into the artifacts, the device log and the video named. */
-async function withCaptures(
-  testCase: TestCase,
-  attachments: AttachmentsByTest,
-  options: RunOptions,
-): Promise<TestCase> {
-  const artifacts: string[] = [];
-  const folder = options.captures?.folder ?? `device-${options.device.udid}`;
-  const dot = testCase.classname.indexOf(".");
-  const className = dot > 0 ? testCase.classname.slice(dot + 1) : testCase.classname;
-  const files = attachments.get(attachmentKey(className, testCase.name)) ?? [];
-  // The failure's own screenshot first, then whatever else the test attached.
-  const ordered = [...files].sort(
-    (a, b) => Number(b.associatedWithFailure) - Number(a.associatedWithFailure),
-  );
-  for (const [index, attachment] of ordered.entries()) {
-    const extension = path.extname(attachment.file).slice(1).toLowerCase() || "bin";
-    const name = testArtifactName(
-      `${folder}/screenshots`,
-      testCase.classname,
-      index === 0 ? testCase.name : `${testCase.name}.${index + 1}`,
-      extension,
-      testCase.retry ?? 0,
-    );
-    try {
-      await mkdir(path.dirname(path.join(options.ctx.artifactsDir, name)), { recursive: true });
-      await copyFile(attachment.file, path.join(options.ctx.artifactsDir, name));
-      artifacts.push(name);
-    } catch (error) {
-      options.ctx.log(
-        "agent",
-        `attachment ${path.basename(attachment.file)} not kept: ${(error as Error).message}`,
-      );
-    }
-  }
-  if (options.captures?.logArtifact) artifacts.push(options.captures.logArtifact);
-  // Kept whenever a test failed (on_failure) or always: a failure can name it now.
-  if (options.captures?.videoArtifact) artifacts.push(options.captures.videoArtifact);
-  return { ...testCase, artifacts };
 }
