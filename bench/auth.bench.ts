@@ -8,28 +8,20 @@ import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatCompact, formatNumber } from "./lib/format.ts";
 import { assertAllOk, type LoadRun, runLoad } from "./lib/load.ts";
+import { openTestbay, unlimited } from "./lib/opening.ts";
 import { benchDir } from "./lib/paths.ts";
 import { QuietGate } from "./lib/quiet.ts";
-import {
-  type ReadyMessage,
-  type ServerProcess,
-  startServerProcess,
-  testbayNodeFlags,
-} from "./lib/server-process.ts";
+import { type ReadyMessage, type ServerProcess, startServerProcess } from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
-import { requestToken } from "./lib/testbay-api.ts";
 import { type BenchResult, type Metric, type RunOptions, ratio, type Target } from "./lib/types.ts";
 import type { BareReady } from "./servers/bare.ts";
-import type { TestbayReady } from "./servers/testbay.ts";
 
 export const name = "auth";
 export const description =
   "requests/s of GET /v1/me (x-api-key token) against a bare Fastify route, each server alone on one core";
 
 const target: Target = { op: ">=", value: 0.5 };
-/** High enough that the limiter never refuses during a run, which it still runs for on every request. */
-const unlimited = "1000000000";
 const connections = 50;
 const pipelining = 1;
 
@@ -80,7 +72,12 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     log(pinned);
 
     const bareServer = await startServerProcess<BareReady & ReadyMessage>(
-      { label: "bare", entry: entry("bare"), cpu, stdoutFile: path.join(dir, "bare.stdout.log") },
+      {
+        label: "bare",
+        entry: path.join(benchDir, "servers", "bare.ts"),
+        cpu,
+        stdoutFile: path.join(dir, "bare.stdout.log"),
+      },
       scope,
     );
     const bare = await subject(
@@ -90,26 +87,13 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     );
 
     const startTestbay = async (level: "warn" | "info") => {
-      const server = await startServerProcess<TestbayReady & ReadyMessage>(
-        {
-          label: `testbay (${level})`,
-          entry: entry("testbay"),
-          nodeFlags: testbayNodeFlags,
-          cpu,
-          stdoutFile: logFile(dir, level),
-          env: {
-            TESTBAY_DATA_DIR: path.join(dir, `testbay-${level}`),
-            TESTBAY_HOST: "127.0.0.1",
-            TESTBAY_PORT: "0",
-            TESTBAY_LOG_LEVEL: level,
-            TESTBAY_RATE_LIMIT_BURST: unlimited,
-            TESTBAY_RATE_LIMIT_PER_SECOND: unlimited,
-          },
-        },
+      const { server, origin, token } = await openTestbay({
+        name: `testbay-${level}`,
+        dir,
         scope,
-      );
-      const origin = `http://127.0.0.1:${server.ready.port}`;
-      const token = await requestToken(origin, server.ready);
+        cpu,
+        env: { TESTBAY_LOG_LEVEL: level },
+      });
       const measured = await subject(`testbay GET /v1/me, log ${level}`, server, `${origin}/v1/me`, {
         "x-api-key": token,
       });
@@ -242,10 +226,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
   } finally {
     await scope.close();
   }
-}
-
-function entry(server: "bare" | "testbay"): string {
-  return path.join(benchDir, "servers", `${server}.ts`);
 }
 
 function logFile(dir: string, level: string): string {

@@ -3,7 +3,7 @@
 // answers 204, against GET /v1/me called by the same 8 connections at once on the same server. Every
 // device run handed out is recorded: a run handed out twice is a duplicate claim (there must be none).
 import { execFile } from "node:child_process";
-import { readFile, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -32,32 +32,23 @@ import { compareSets, countDuplicates, type HandedOut, headAndTail, perSecond } 
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatNumber } from "./lib/format.ts";
-import { benchDir, repoRoot } from "./lib/paths.ts";
-import { type BenchDatabase, createBenchDatabase, postgresAdminUrl, probePostgres } from "./lib/postgres.ts";
+import { type Dialect, openTestbay, sdkFor, type TestbayOpening, unlimited } from "./lib/opening.ts";
+import { repoRoot } from "./lib/paths.ts";
+import { postgresAdminUrl, probePostgres } from "./lib/postgres.ts";
 import { QuietGate } from "./lib/quiet.ts";
 import { SequentialClient, summarize } from "./lib/sequential.ts";
-import {
-  type ReadyMessage,
-  type ServerProcess,
-  startServerProcess,
-  testbayNodeFlags,
-} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
-import { createApp, requestToken } from "./lib/testbay-api.ts";
 import { type BenchResult, type Ratio, type Row, type RunOptions, ratio, type Section } from "./lib/types.ts";
-import type { TestbayReady } from "./servers/testbay.ts";
 
 export const name = "claim";
 export const description =
   "claims/s and claim latency of 8 agents draining 10k queued device runs (against GET /v1/me at the same concurrency), duplicate claims, SQLite and PostgreSQL, server on one core";
 
-/** High enough that the limiter never refuses during a run, which it still runs for on every request. */
-const unlimited = "1000000000";
 const fixtures = path.join(repoRoot, "packages/server/test/fixtures/binaries");
 const cliEntry = path.join(repoRoot, "packages/server/bin/testbay-server.js");
 const packageName = "com.example.basic";
-const inspectStep = { type: "inspect", expect: { debuggable: false } };
+const inspectStep = { type: "inspect", expect: { debuggable: false } } as const;
 /** Plans per batch trigger: the API's maximum. */
 const batchPlans = 100;
 /** Issue 15's targets for PostgreSQL: claim p99 (ms) and statements per claim + complete cycle. */
@@ -95,8 +86,6 @@ type Plan = typeof plans.full;
 const quietThresholdPercent = 25;
 /** How long QuietGate samples the machine at least, per phase. */
 const quietSampleSeconds = 0.5;
-
-type Dialect = "sqlite" | "postgres";
 
 interface Context {
   plan: Plan;
@@ -363,11 +352,11 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
 async function measure(dialect: Dialect, context: Context): Promise<DialectResult> {
   const { plan, log, scope } = context;
   const testbay = await startTestbay(`claim-${dialect}`, dialect, context);
-  const { origin, token, ci, server } = testbay;
+  const { origin, ci, sdk, server } = testbay;
 
   log(`${dialect}: creating an agent client (testbay-server client create --role agent)…`);
   const agentCredentials = await createAgentClient(testbay);
-  const agentToken = await requestToken(origin, { ...server.ready, credentials: agentCredentials });
+  const agentToken = await sdkFor(origin, server.ready, agentCredentials).accessToken();
   const agentRateLimitPolicy = await checkAgent(origin, agentToken);
   const agents = Array.from(
     { length: plan.agents },
@@ -378,16 +367,18 @@ async function measure(dialect: Dialect, context: Context): Promise<DialectResul
   });
 
   log(`${dialect}: creating ${packageName} and ${batchPlans} plans…`);
-  await createApp(origin, token, { package_name: packageName, platform: "android" });
+  await sdk.apps.create({ package_name: packageName, platform: "android" });
   const planIds: string[] = [];
   for (let i = 0; i < batchPlans; i++) {
     planIds.push(
-      await createPlan(origin, token, {
-        name: `claim-${i}`,
-        package_name: packageName,
-        devices: [],
-        steps: [inspectStep],
-      }),
+      (
+        await sdk.testPlans.create({
+          name: `claim-${i}`,
+          package_name: packageName,
+          devices: [],
+          steps: [inspectStep],
+        })
+      ).id,
     );
   }
   const me = await getJson<{ organization: { id: string } }>(ci, "/v1/me");
@@ -416,7 +407,7 @@ async function measure(dialect: Dialect, context: Context): Promise<DialectResul
   }
 
   const queue = async (version: string, runs: number) => {
-    await uploadVersion(origin, token, packageName, version, "app-basic.apk");
+    await sdk.versions.upload({ packageName, version, file: path.join(fixtures, "app-basic.apk") });
     const started = performance.now();
     const ids: string[] = [];
     for (let b = 0; b < Math.ceil(runs / batchPlans); b++) {
@@ -571,14 +562,11 @@ interface Page {
 
 // ── servers and API calls ───────────────────────────────────────────────────────────────────────────────
 
-interface Testbay {
-  server: ServerProcess<TestbayReady & ReadyMessage>;
-  origin: string;
-  /** The ci client's token. */
-  token: string;
-  /** One keep-alive connection with the ci token: seeding and checks. */
+interface Testbay extends Omit<TestbayOpening, "ci"> {
+  /** The SDK as the ci client: setting up (app, plans, uploads). */
+  sdk: TestbayOpening["ci"];
+  /** One keep-alive connection with the ci token: the batch triggers that queue and the checks. */
   ci: SequentialClient;
-  dataDir: string;
   databaseUrl: string;
   /** Where the server writes its statement count when asked (claim-statements.ts). */
   statementFile: string;
@@ -586,47 +574,25 @@ interface Testbay {
 
 async function startTestbay(label: string, dialect: Dialect, context: Context): Promise<Testbay> {
   const { dir, cpu, scope } = context;
-  const dataDir = path.join(dir, label);
-  scope.defer(() => rm(dataDir, { recursive: true, force: true }));
-  let databaseUrl = `sqlite:${path.join(dataDir, "testbay.db")}`;
-  if (dialect === "postgres") {
-    const database: BenchDatabase | { reason: string } = await createBenchDatabase(
-      label.replace(/\W/g, "_"),
-      scope,
-    );
-    if ("reason" in database) throw new Error(database.reason);
-    databaseUrl = database.url;
-  }
   const statementFile = path.join(dir, `${label}.statements`);
-  const server = await startServerProcess<TestbayReady & ReadyMessage>(
-    {
-      label: `testbay (${label})`,
-      entry: path.join(benchDir, "servers", "testbay.ts"),
-      // The statement counter is preloaded before the server's own code (and the bench servers' tsx).
-      nodeFlags: [...testbayNodeFlags, "--import", statementCounter],
-      cpu,
-      stdoutFile: path.join(dir, `${label}.stdout.log`),
-      env: {
-        BENCH_STATEMENT_COUNT_FILE: statementFile,
-        TESTBAY_DATA_DIR: dataDir,
-        TESTBAY_DATABASE_URL: databaseUrl,
-        TESTBAY_HOST: "127.0.0.1",
-        TESTBAY_PORT: "0",
-        TESTBAY_LOG_LEVEL: "warn",
-        TESTBAY_LOCAL_AGENT: "false",
-        TESTBAY_RATE_LIMIT_BURST: unlimited,
-        TESTBAY_RATE_LIMIT_PER_SECOND: unlimited,
-        TESTBAY_AGENT_RATE_LIMIT_BURST: unlimited,
-        TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: unlimited,
-      },
-    },
+  const opening = await openTestbay({
+    name: label,
+    dir,
     scope,
-  );
-  const origin = `http://127.0.0.1:${server.ready.port}`;
-  const token = await requestToken(origin, server.ready);
-  const ci = new SequentialClient(origin, { "x-api-key": token });
+    cpu,
+    dialect,
+    // The statement counter is preloaded before the server's own code (and the bench servers' tsx).
+    nodeFlags: ["--import", statementCounter],
+    env: {
+      BENCH_STATEMENT_COUNT_FILE: statementFile,
+      TESTBAY_LOCAL_AGENT: "false",
+      TESTBAY_AGENT_RATE_LIMIT_BURST: unlimited,
+      TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: unlimited,
+    },
+  });
+  const ci = new SequentialClient(opening.origin, { "x-api-key": opening.token });
   scope.defer(() => ci.close());
-  return { server, origin, token, ci, dataDir, databaseUrl, statementFile };
+  return { ...opening, databaseUrl: opening.databaseUrl as string, ci, sdk: opening.ci, statementFile };
 }
 
 /** `testbay-server client create --org bench --role agent` on the server's database, as an operator would. */
@@ -659,40 +625,6 @@ async function checkAgent(origin: string, token: string): Promise<string> {
     throw new Error(`the agent's rate limit is not the raised one: RateLimit-Policy ${policy || "(none)"}`);
   }
   return policy;
-}
-
-async function uploadVersion(
-  origin: string,
-  token: string,
-  pkg: string,
-  version: string,
-  fixture: string,
-): Promise<void> {
-  const response = await fetch(`${origin}/v1/apps/${pkg}/versions/${version}`, {
-    method: "PUT",
-    headers: { "x-api-key": token, "content-type": "application/octet-stream" },
-    body: await readFile(path.join(fixtures, fixture)),
-  });
-  if (response.status !== 201) {
-    throw new Error(
-      `PUT /v1/apps/${pkg}/versions/${version} answered ${response.status}: ${(await response.text()).slice(0, 500)}`,
-    );
-  }
-}
-
-async function createPlan(origin: string, token: string, body: Record<string, unknown>): Promise<string> {
-  const response = await fetch(`${origin}/v1/testplans`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": token },
-    body: JSON.stringify(body),
-  });
-  const created = (await response.json()) as { id?: string };
-  if (response.status !== 201 || !created.id) {
-    throw new Error(
-      `POST /v1/testplans answered ${response.status}: ${JSON.stringify(created).slice(0, 500)}`,
-    );
-  }
-  return created.id;
 }
 
 async function getJson<T>(client: SequentialClient, requestPath: string): Promise<T> {

@@ -2,17 +2,19 @@
 // one core: (a) POST /v1/testplan/run/batch with 100 plans, against GET /v1/me on the same server; (b) GET
 // /v1/executions (first page, filtered, deep, halfway) at 10k and at 1M stored executions, seeded with SQL,
 // with the plans of those queries checked by EXPLAIN.
-import { readFile, rm, stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { CreateTestPlan } from "@testbay/client";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { encodeCursor } from "../packages/server/src/http/pagination.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatNumber } from "./lib/format.ts";
-import { benchDir, repoRoot } from "./lib/paths.ts";
-import { type BenchDatabase, createBenchDatabase, postgresAdminUrl, probePostgres } from "./lib/postgres.ts";
+import { type Dialect, openTestbay, type TestbayOpening, unlimited } from "./lib/opening.ts";
+import { repoRoot } from "./lib/paths.ts";
+import { postgresAdminUrl, probePostgres } from "./lib/postgres.ts";
 import {
   accessPath,
   type CallPlan,
@@ -40,15 +42,8 @@ import {
   summarize,
   timeSeries,
 } from "./lib/sequential.ts";
-import {
-  type ReadyMessage,
-  type ServerProcess,
-  startServerProcess,
-  testbayNodeFlags,
-} from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
-import { createApp, requestToken } from "./lib/testbay-api.ts";
 import {
   type BenchResult,
   type Metric,
@@ -59,7 +54,6 @@ import {
   type Section,
   type Target,
 } from "./lib/types.ts";
-import type { TestbayReady } from "./servers/testbay.ts";
 
 export const name = "trigger";
 export const description =
@@ -69,8 +63,6 @@ export const description =
 const batchTargetMs = 50;
 /** A list page at 1M executions should cost about what it costs at 10k. */
 const growthTarget: Target = { op: "<=", value: 1.5 };
-/** High enough that the limiter never refuses during a run, which it still runs for on every request. */
-const unlimited = "1000000000";
 const fixtures = path.join(repoRoot, "packages/server/test/fixtures/binaries");
 const inspectStep = { type: "inspect", expect: { debuggable: false } };
 const triggerPlanCount = 100;
@@ -96,8 +88,6 @@ const quietThresholdPercent = 25;
 /** How long QuietGate samples the machine at least, per series. */
 const quietSampleSeconds = 0.5;
 
-type Dialect = "sqlite" | "postgres";
-
 interface Context {
   plan: Plan;
   dir: string;
@@ -107,10 +97,8 @@ interface Context {
   log: (line: string) => void;
 }
 
-interface Testbay {
-  server: ServerProcess<TestbayReady & ReadyMessage>;
-  origin: string;
-  token: string;
+interface Testbay extends TestbayOpening {
+  /** One keep-alive connection with the ci token: what is measured, and reads. */
   client: SequentialClient;
   databaseUrl: string;
 }
@@ -325,14 +313,14 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
 async function measureTrigger(dialect: Dialect, context: Context): Promise<TriggerResult> {
   const { plan, log } = context;
   const testbay = await startTestbay(`trigger-${dialect}`, dialect, context);
-  const { origin, token, client, server } = testbay;
+  const { ci, client, server } = testbay;
   log(`${dialect}: trigger: uploading com.example.basic 1.2.3 and creating ${triggerPlanCount} plans…`);
-  await createApp(origin, token, { package_name: "com.example.basic", platform: "android" });
-  await uploadVersion(origin, token, "com.example.basic", "1.2.3", "app-basic.apk");
+  await ci.apps.create({ package_name: "com.example.basic", platform: "android" });
+  await uploadFixture(ci, "com.example.basic", "1.2.3", "app-basic.apk");
   const ids: string[] = [];
   for (let i = 0; i < triggerPlanCount; i++) {
     ids.push(
-      await createPlan(origin, token, {
+      await createPlan(ci, {
         name: `batch-${i}`,
         package_name: "com.example.basic",
         devices: [],
@@ -427,18 +415,18 @@ const seedDescription = `20 plans (16 of com.example.basic, 4 of com.example.oth
 async function measureList(dialect: Dialect, context: Context): Promise<ListResult> {
   const { plan, log, scope } = context;
   const testbay = await startTestbay(`list-${dialect}`, dialect, context);
-  const { origin, token, client, server } = testbay;
+  const { ci, client, server } = testbay;
 
   log(`${dialect}: list: uploading 5 app versions and creating 20 plans…`);
-  await createApp(origin, token, { package_name: "com.example.basic", platform: "android" });
-  await createApp(origin, token, { package_name: "com.example.other", platform: "android" });
+  await ci.apps.create({ package_name: "com.example.basic", platform: "android" });
+  await ci.apps.create({ package_name: "com.example.other", platform: "android" });
   for (const version of ["1.2.0", "1.2.1", "1.2.2", "1.2.3"]) {
-    await uploadVersion(origin, token, "com.example.basic", version, "app-basic.apk");
+    await uploadFixture(ci, "com.example.basic", version, "app-basic.apk");
   }
-  await uploadVersion(origin, token, "com.example.other", "1.0", "app-other-package.apk");
+  await uploadFixture(ci, "com.example.other", "1.0", "app-other-package.apk");
   const seedPlans: SeedPlan[] = [];
   for (const shape of seedPlanShapes()) {
-    const id = await createPlan(origin, token, {
+    const id = await createPlan(ci, {
       name: shape.name,
       package_name: shape.packageName,
       devices: shape.devices,
@@ -702,74 +690,27 @@ async function waitQuiet(context: Context, what: string): Promise<void> {
 
 async function startTestbay(label: string, dialect: Dialect, context: Context): Promise<Testbay> {
   const { dir, cpu, scope } = context;
-  const dataDir = path.join(dir, label);
-  scope.defer(() => rm(dataDir, { recursive: true, force: true }));
-  let databaseUrl = `sqlite:${path.join(dataDir, "testbay.db")}`;
-  if (dialect === "postgres") {
-    const database: BenchDatabase | { reason: string } = await createBenchDatabase(
-      label.replace(/\W/g, "_"),
-      scope,
-    );
-    if ("reason" in database) throw new Error(database.reason);
-    databaseUrl = database.url;
-  }
-  const server = await startServerProcess<TestbayReady & ReadyMessage>(
-    {
-      label: `testbay (${label})`,
-      entry: path.join(benchDir, "servers", "testbay.ts"),
-      nodeFlags: testbayNodeFlags,
-      cpu,
-      stdoutFile: path.join(dir, `${label}.stdout.log`),
-      env: {
-        TESTBAY_DATA_DIR: dataDir,
-        TESTBAY_DATABASE_URL: databaseUrl,
-        TESTBAY_HOST: "127.0.0.1",
-        TESTBAY_PORT: "0",
-        TESTBAY_LOG_LEVEL: "warn",
-        TESTBAY_LOCAL_AGENT: "false",
-        TESTBAY_RATE_LIMIT_BURST: unlimited,
-        TESTBAY_RATE_LIMIT_PER_SECOND: unlimited,
-      },
-    },
+  const opening = await openTestbay({
+    name: label,
+    dir,
     scope,
-  );
-  const origin = `http://127.0.0.1:${server.ready.port}`;
-  const token = await requestToken(origin, server.ready);
-  const client = new SequentialClient(origin, { "x-api-key": token });
+    cpu,
+    dialect,
+    env: { TESTBAY_LOCAL_AGENT: "false" },
+  });
+  const client = new SequentialClient(opening.origin, { "x-api-key": opening.token });
   scope.defer(() => client.close());
-  return { server, origin, token, client, databaseUrl };
+  return { ...opening, client, databaseUrl: opening.databaseUrl as string };
 }
 
-async function uploadVersion(
-  origin: string,
-  token: string,
-  packageName: string,
-  version: string,
-  fixture: string,
-): Promise<void> {
-  const response = await fetch(`${origin}/v1/apps/${packageName}/versions/${version}`, {
-    method: "PUT",
-    headers: { "x-api-key": token, "content-type": "application/octet-stream" },
-    body: await readFile(path.join(fixtures, fixture)),
-  });
-  if (response.status !== 201) {
-    throw new Error(
-      `PUT /v1/apps/${packageName}/versions/${version} answered ${response.status}: ${(await response.text()).slice(0, 500)}`,
-    );
-  }
+/** Registers a version of an app from one of the server tests' binaries. */
+async function uploadFixture(sdk: Testbay["ci"], packageName: string, version: string, fixture: string) {
+  await sdk.versions.upload({ packageName, version, file: path.join(fixtures, fixture) });
 }
 
-async function createPlan(origin: string, token: string, plan: Record<string, unknown>): Promise<string> {
-  const response = await fetch(`${origin}/v1/testplans`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": token },
-    body: JSON.stringify(plan),
-  });
-  const body = (await response.json()) as { id?: string };
-  if (response.status !== 201 || !body.id) {
-    throw new Error(`POST /v1/testplans answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
-  }
-  return body.id;
+/** Creates a test plan; its id. */
+async function createPlan(sdk: Testbay["ci"], plan: Record<string, unknown>): Promise<string> {
+  return (await sdk.testPlans.create(plan as unknown as CreateTestPlan)).id;
 }
 
 async function getJson<T>(client: SequentialClient, requestPath: string): Promise<T> {

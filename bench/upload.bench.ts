@@ -11,6 +11,7 @@ import { buildBigApk } from "./lib/big-apk.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatNumber } from "./lib/format.ts";
+import { openTestbay, unlimited } from "./lib/opening.ts";
 import { benchDir, repoRoot } from "./lib/paths.ts";
 import { memoryStatus } from "./lib/proc.ts";
 import { QuietGate } from "./lib/quiet.ts";
@@ -22,7 +23,6 @@ import {
 } from "./lib/server-process.ts";
 import { median } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
-import { createApp, requestToken } from "./lib/testbay-api.ts";
 import { type BenchResult, type Metric, type Row, type RunOptions, ratio } from "./lib/types.ts";
 import {
   type ConflictRun,
@@ -33,7 +33,6 @@ import {
   uploadFile,
 } from "./lib/upload-client.ts";
 import type { SinkReady } from "./servers/sink.ts";
-import type { TestbayReady } from "./servers/testbay.ts";
 
 export const name = "upload";
 export const description =
@@ -45,8 +44,6 @@ const KiB = 1024;
 const fullBytes = 500 * MiB;
 const packageName = "com.example.basic";
 const fixture = path.join(repoRoot, "packages/server/test/fixtures/binaries/app-basic.apk");
-/** High enough that the rate limiter never refuses. */
-const unlimited = "1000000000";
 
 const plans = {
   full: { bytes: fullBytes, rounds: 7, conflictRounds: 20, quietBudgetSeconds: 60 },
@@ -137,28 +134,13 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const hashingSink = await startSink("sink-sha256", "sha256");
 
     // The subject: Testbay on the embedded SQLite store, blobs in its data dir.
-    const dataDir = path.join(dir, "testbay");
-    const testbayProcess = await startServerProcess<TestbayReady & ReadyMessage>(
-      {
-        label: "testbay",
-        entry: path.join(benchDir, "servers", "testbay.ts"),
-        nodeFlags: testbayNodeFlags,
-        cpu,
-        stdoutFile: path.join(dir, "testbay.stdout.log"),
-        env: {
-          TESTBAY_DATA_DIR: dataDir,
-          TESTBAY_HOST: "127.0.0.1",
-          TESTBAY_PORT: "0",
-          TESTBAY_LOG_LEVEL: "warn",
-          TESTBAY_RATE_LIMIT_BURST: unlimited,
-          TESTBAY_RATE_LIMIT_PER_SECOND: unlimited,
-        },
-      },
-      scope,
-    );
-    const origin = `http://127.0.0.1:${testbayProcess.ready.port}`;
-    const token = await requestToken(origin, testbayProcess.ready);
-    await createApp(origin, token, { package_name: packageName, platform: "android" });
+    const {
+      server: testbayProcess,
+      ci,
+      token,
+      dataDir,
+    } = await openTestbay({ name: "testbay", dir, scope, cpu });
+    await ci.apps.create({ package_name: packageName, platform: "android" });
 
     const sink: Server = {
       label: "raw pipe: node:http → file",
