@@ -14,6 +14,10 @@ const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.in
 
 // The walkthroughs of README.md and docs/*.md are about the embedded default (SQLite, credentials.json): the
 // sqlite project runs them.
+// Before the integration suites: the CLIs they start as child processes, bundled from the sources
+// (scripts/test-bins/bundle-bins.ts).
+const bundleBins = "scripts/test-bins/bundle-bins.ts";
+
 const readmeWalkthroughs = "packages/server/test/readme-walkthroughs.int.test.ts";
 
 // Integration suites of the packages that use the server (SDK/CLI, agent, dashboard) rather than are it.
@@ -60,12 +64,21 @@ export default defineConfig({
           exclude: [...integration, "packages/*/src/**/*.scaled.test.ts"],
         },
       },
-      { extends: true, test: { name: "sqlite", include: integration, env: { TESTBAY_TEST_DB: "sqlite" } } },
+      {
+        extends: true,
+        test: {
+          name: "sqlite",
+          include: integration,
+          globalSetup: bundleBins,
+          env: { TESTBAY_TEST_DB: "sqlite" },
+        },
+      },
       {
         extends: true,
         test: {
           name: "postgres",
           include: integration,
+          globalSetup: bundleBins,
           // The SDK/CLI, agent and dashboard suites test those packages through a server, not the server's
           // storage, whose every PostgreSQL path the server's own suites run here: they run on SQLite, and those
           // that scaling concerns on the scaled set too (scaledSuites).
@@ -82,6 +95,7 @@ export default defineConfig({
         test: {
           name: "scaled",
           include: [...scaledSuites, "packages/*/src/**/*.scaled.test.ts"],
+          globalSetup: bundleBins,
           // The early-refusal test measures the server's own socket (bytes read, when it closes): through the
           // scaled set's test proxy it would measure the proxy.
           exclude: ["packages/server/src/features/versions/upload/early-refusal.int.test.ts"],

@@ -85,7 +85,7 @@ function publishable(pkg: PackageJson, version: string): PackageJson {
     map &&
     Object.fromEntries(
       Object.entries(map).map(([key, conditions]) => {
-        const { source: _source, ...compiled } = conditions;
+        const { source: _source, "testbay-test-bundle": _testBundle, ...compiled } = conditions;
         return [key, compiled];
       }),
     );
