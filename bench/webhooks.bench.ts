@@ -7,13 +7,13 @@
 // (two instances on PostgreSQL and Redis, requests spread over both, each instance fanning out and sending).
 // Baseline of the same run: a POST from this process straight to the same receiver.
 
-import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Webhook } from "standardwebhooks";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { formatNumber } from "./lib/format.ts";
+import { sdkFor } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
 import { createBenchDatabase } from "./lib/postgres.ts";
 import {
@@ -142,17 +142,6 @@ async function api(origin: string, token: string, method: string, route: string,
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-async function token(origin: string, audience: string, client: { client_id: string; client_secret: string }) {
-  const response = await fetch(`${origin}/v1/oauth/token`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ grant_type: "client_credentials", audience, ...client }),
-  });
-  const body = (await response.json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`token: ${response.status} ${JSON.stringify(body)}`);
-  return body.access_token;
-}
-
 async function startSet(setup: Setup, dir: string, scope: CleanupScope, log: (line: string) => void) {
   const env: Record<string, string> = {
     TESTBAY_DATA_DIR: path.join(dir, "data"),
@@ -206,35 +195,29 @@ async function measure(setup: Setup, plan: Plan, log: (line: string) => void): P
     if (!first?.clients) throw new Error("the seeding instance sent no clients");
     const origins = servers.map((s) => `http://127.0.0.1:${s.ready.port}`);
     const origin = origins[0] as string;
-    const ci = await token(origin, first.audience, first.clients.ci);
-    const agent = await token(origin, first.audience, first.clients.agent);
+    // The SDK sets up (app, version, plan, webhook); the load below sends its own requests, to either instance.
+    const sdk = sdkFor(origin, first, first.clients.ci);
+    const ci = await sdk.accessToken();
+    const agent = await sdkFor(origin, first, first.clients.agent).accessToken();
 
     const pkg = "com.example.basic";
     const expectStatus = (what: string, got: { status: number; body: unknown }, want: number) => {
       if (got.status !== want)
         throw new Error(`${what}: ${got.status} ${JSON.stringify(got.body).slice(0, 300)}`);
     };
-    expectStatus(
-      "app",
-      await api(origin, ci, "POST", "/apps", { package_name: pkg, platform: "android" }),
-      201,
-    );
-    const apk = await readFile(path.join(repoRoot, "packages/server/test/fixtures/binaries/app-basic.apk"));
-    const uploaded = await fetch(`${origin}/v1/apps/${pkg}/versions/1.0.0`, {
-      method: "PUT",
-      headers: { "x-api-key": ci, "content-type": "application/octet-stream" },
-      body: apk,
+    await sdk.apps.create({ package_name: pkg, platform: "android" });
+    await sdk.versions.upload({
+      packageName: pkg,
+      version: "1.0.0",
+      file: path.join(repoRoot, "packages/server/test/fixtures/binaries/app-basic.apk"),
     });
-    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
-    const created = await api(origin, ci, "POST", "/testplans", {
+    const created = await sdk.testPlans.create({
       name: "webhooks bench",
       package_name: pkg,
       steps: [{ type: "inspect", expect: { debuggable: false } }],
     });
-    expectStatus("plan", created, 201);
-    const hook = await api(origin, ci, "POST", "/webhooks", { url, events: ["execution.finished"] });
-    expectStatus("webhook", hook, 201);
-    receiver.secret = String(hook.body.secret);
+    const hook = await sdk.webhooks.create({ url, events: ["execution.finished"] });
+    receiver.secret = String(hook.secret);
 
     // Baseline: this process POSTing straight to the receiver, one at a time.
     const baseline: number[] = [];
@@ -253,7 +236,7 @@ async function measure(setup: Setup, plan: Plan, log: (line: string) => void): P
       const at = origins[i % origins.length] as string;
       try {
         const run = await api(at, ci, "POST", "/testplan/run", {
-          test_plan_id: created.body.id,
+          test_plan_id: created.id,
           package_name: pkg,
           version: "1.0.0",
         });
