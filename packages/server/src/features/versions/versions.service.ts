@@ -8,13 +8,14 @@ import { ApiError, remedy, sizeText } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { ExpectedDigest } from "../../http/upload/content-digest.ts";
-import { fileSizeExceeded, receiveVerified } from "../../http/upload/receive-verified.ts";
+import { fileSizeExceeded } from "../../http/upload/receive-verified.ts";
 import { newId, timeOfId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
-import { inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
+import { type BinaryMetadata, inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
 import { testPackageView } from "./test-packages/test-package-view.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
+import { storeVersionFile } from "./upload/store-version-file.ts";
 import type { RetentionCandidate, VersionRecord, VersionsRepo } from "./versions.repo.ts";
 
 /** `testPackage`: the version's test package (API.md §4b), null when it has none. */
@@ -99,55 +100,39 @@ export class VersionsService {
     body: Readable,
     digest: ExpectedDigest | undefined,
   ): Promise<VersionRecord> {
-    const { store, repo, clock, stagingDir } = this.options;
+    const { store, repo, clock, stagingDir, maxUploadBytes, bodyIdleTimeoutMs } = this.options;
     const { app, version } = target;
     const blobId = newId("blob", clock.now());
-    const staged = path.join(stagingDir, `${blobId}.part`);
-    try {
-      const received = await receiveVerified(body, staged, this.options, digest);
-      const binary = await this.inspect(staged, received.size);
-      if (binary.platform !== app.platform) {
-        throw new ApiError("unsupported_binary", {
-          reason: "platform_mismatch",
-          detail: `${app.packageName} is registered as an ${app.platform} app, but this is an ${binary.platform} binary (${binary.format}).`,
-          fix: `Upload the ${app.platform} build of ${app.packageName}, or register the ${binary.platform} app separately.`,
-        });
-      }
-      if (binary.package_name !== app.packageName) {
-        throw new ApiError("binary_package_mismatch", {
-          detail: `The binary declares package ${binary.package_name}, but it was uploaded as ${app.packageName}.`,
-          fix: `Upload the build of ${app.packageName}, or register ${binary.package_name} (testbay apps create --app ${binary.package_name} --platform ${binary.platform}) and upload this binary there: PUT /v1/apps/${binary.package_name}/versions/${version}, or testbay upload --app ${binary.package_name} --version ${version} --file PATH.`,
-          extra: { binary_package_name: binary.package_name, package_name: app.packageName },
-        });
-      }
-
-      const now = clock.now();
-      const record: VersionRecord = {
-        id: newId("ver", now),
-        appId: app.id,
-        version,
-        sizeBytes: received.size,
-        sha256: received.sha256.toString("hex"),
-        blobKey: `versions/${app.organizationId}/${blobId}`,
-        binary,
-        createdAt: isoTime(now),
-      };
-      await store.putFile(record.blobKey, staged);
-      let recorded = false;
-      try {
-        recorded = await repo.insert(record, {
+    const record = await storeVersionFile(body, digest, {
+      stagingDir,
+      blobId,
+      store,
+      maxUploadBytes,
+      bodyIdleTimeoutMs,
+      describe: async (received): Promise<VersionRecord> => {
+        const binary = await this.inspect(received.file, received.size);
+        checkBinaryIsTheApps(binary, app, version);
+        const now = clock.now();
+        return {
+          id: newId("ver", now),
+          appId: app.id,
+          version,
+          sizeBytes: received.size,
+          sha256: received.sha256,
+          blobKey: `versions/${app.organizationId}/${blobId}`,
+          binary,
+          createdAt: isoTime(now),
+        };
+      },
+      insert: (candidate) =>
+        repo.insert(candidate, {
           organizationId: app.organizationId,
-          data: versionView(app, record, null),
-        });
-      } finally {
-        if (!recorded) await store.delete(record.blobKey);
-      }
-      if (!recorded) throw this.versionExists(app.packageName, version);
-      this.options.onEventAppended?.();
-      return record;
-    } finally {
-      await rm(staged, { force: true });
-    }
+          data: versionView(app, candidate, null),
+        }),
+      exists: () => this.versionExists(app.packageName, version),
+    });
+    this.options.onEventAppended?.();
+    return record;
   }
 
   private async inspect(file: string, size: number) {
@@ -288,5 +273,23 @@ export class VersionsService {
         log.warn({ key, err: error }, "could not remove an object no version refers to");
       }
     }
+  }
+}
+
+/** A version's binary must be the registered app's: its platform and its package name. */
+function checkBinaryIsTheApps(binary: BinaryMetadata, app: AppRecord, version: string): void {
+  if (binary.platform !== app.platform) {
+    throw new ApiError("unsupported_binary", {
+      reason: "platform_mismatch",
+      detail: `${app.packageName} is registered as an ${app.platform} app, but this is an ${binary.platform} binary (${binary.format}).`,
+      fix: `Upload the ${app.platform} build of ${app.packageName}, or register the ${binary.platform} app separately.`,
+    });
+  }
+  if (binary.package_name !== app.packageName) {
+    throw new ApiError("binary_package_mismatch", {
+      detail: `The binary declares package ${binary.package_name}, but it was uploaded as ${app.packageName}.`,
+      fix: `Upload the build of ${app.packageName}, or register ${binary.package_name} (testbay apps create --app ${binary.package_name} --platform ${binary.platform}) and upload this binary there: PUT /v1/apps/${binary.package_name}/versions/${version}, or testbay upload --app ${binary.package_name} --version ${version} --file PATH.`,
+      extra: { binary_package_name: binary.package_name, package_name: app.packageName },
+    });
   }
 }

@@ -1,12 +1,10 @@
-import { rm } from "node:fs/promises";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import { isoTime } from "../../../clock.ts";
 import { ApiError, remedy } from "../../../errors.ts";
 import type { ExpectedDigest } from "../../../http/upload/content-digest.ts";
-import { fileSizeExceeded, receiveVerified } from "../../../http/upload/receive-verified.ts";
+import { fileSizeExceeded } from "../../../http/upload/receive-verified.ts";
 import { newId, timeOfId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
@@ -16,6 +14,7 @@ import {
   UnsupportedBinaryError,
   XctestPackageError,
 } from "../inspection/index.ts";
+import { storeVersionFile } from "../upload/store-version-file.ts";
 import type { VersionRecord } from "../versions.repo.ts";
 import type { VersionsService } from "../versions.service.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages.repo.ts";
@@ -83,34 +82,30 @@ export class TestPackagesService {
     body: Readable,
     digest: ExpectedDigest | undefined,
   ): Promise<TestPackageRecord> {
-    const { store, repo, clock, stagingDir } = this.options;
+    const { store, repo, clock, stagingDir, maxUploadBytes, bodyIdleTimeoutMs } = this.options;
     const { app, version } = target;
     const blobId = newId("blob", clock.now());
-    const staged = path.join(stagingDir, `${blobId}.part`);
-    try {
-      const received = await receiveVerified(body, staged, this.options, digest);
-      const content = await this.inspect(staged, received.size);
-      checkTargetsApp(content, app, version);
-      const record: TestPackageRecord = {
-        ...content,
-        appVersionId: version.id,
-        sizeBytes: received.size,
-        sha256: received.sha256.toString("hex"),
-        blobKey: `${KEY_PREFIX}${app.organizationId}/${blobId}`,
-        createdAt: isoTime(clock.now()),
-      };
-      await store.putFile(record.blobKey, staged);
-      let recorded = false;
-      try {
-        recorded = await repo.insert(record);
-      } finally {
-        if (!recorded) await store.delete(record.blobKey);
-      }
-      if (!recorded) throw this.exists(app.packageName, version.version);
-      return record;
-    } finally {
-      await rm(staged, { force: true });
-    }
+    return storeVersionFile(body, digest, {
+      stagingDir,
+      blobId,
+      store,
+      maxUploadBytes,
+      bodyIdleTimeoutMs,
+      describe: async (received) => {
+        const content = await this.inspect(received.file, received.size);
+        checkTargetsApp(content, app, version);
+        return {
+          ...content,
+          appVersionId: version.id,
+          sizeBytes: received.size,
+          sha256: received.sha256,
+          blobKey: `${KEY_PREFIX}${app.organizationId}/${blobId}`,
+          createdAt: isoTime(clock.now()),
+        };
+      },
+      insert: (record) => repo.insert(record),
+      exists: () => this.exists(app.packageName, version.version),
+    });
   }
 
   private async inspect(file: string, size: number): Promise<TestPackageContent> {
