@@ -43,15 +43,8 @@ export class TestPlansRepo {
         id: plan.id,
         organization_id: plan.organizationId,
         app_id: plan.appId,
-        name: plan.name,
-        state: plan.state,
-        devices: JSON.stringify(plan.devices),
-        steps: JSON.stringify(plan.steps),
-        timeout_seconds: plan.timeoutSeconds,
-        max_attempts: plan.maxAttempts,
         created_at: plan.createdAt,
-        updated_at: plan.updatedAt,
-        state_changed_at: plan.stateChangedAt,
+        ...changeableColumns(plan),
       })
       .execute();
   }
@@ -87,16 +80,7 @@ export class TestPlansRepo {
   async update(plan: TestPlanRecord): Promise<void> {
     await this.db
       .updateTable("test_plans")
-      .set({
-        name: plan.name,
-        state: plan.state,
-        devices: JSON.stringify(plan.devices),
-        steps: JSON.stringify(plan.steps),
-        timeout_seconds: plan.timeoutSeconds,
-        max_attempts: plan.maxAttempts,
-        updated_at: plan.updatedAt,
-        state_changed_at: plan.stateChangedAt,
-      })
+      .set(changeableColumns(plan))
       .where("id", "=", plan.id)
       .where("organization_id", "=", plan.organizationId)
       .execute();
@@ -130,5 +114,19 @@ function toRecord(row: PlanRow): TestPlanRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     stateChangedAt: row.state_changed_at,
+  };
+}
+
+/** The columns an update may change: all but the plan's identity, owner, app and creation time. */
+function changeableColumns(plan: TestPlanRecord) {
+  return {
+    name: plan.name,
+    state: plan.state,
+    devices: JSON.stringify(plan.devices),
+    steps: JSON.stringify(plan.steps),
+    timeout_seconds: plan.timeoutSeconds,
+    max_attempts: plan.maxAttempts,
+    updated_at: plan.updatedAt,
+    state_changed_at: plan.stateChangedAt,
   };
 }

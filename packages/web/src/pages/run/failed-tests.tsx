@@ -88,6 +88,17 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
     ...testHistoryQuery(planId ?? "", !live),
     enabled: planId !== undefined && (failed.data?.length ?? 0) + flaky.length > 0,
   });
+  const failedTest = (test: TestCase) => (
+    <FailedTest
+      key={`${test.id}:${test.device.position}:${test.shard}`}
+      runId={runId}
+      planId={planId}
+      test={test}
+      live={live}
+      history={history.data}
+      shards={shards}
+    />
+  );
   return (
     <section aria-labelledby="failed-tests" className="space-y-2">
       <h2 id="failed-tests" className="text-lg font-semibold">
@@ -95,38 +106,14 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
       </h2>
       {failed.error && <ProblemMessage error={failed.error} />}
       {failed.data?.length === 0 && <p className="text-sm text-muted">No test failed{live && " so far"}.</p>}
-      {failed.data && failed.data.length > 0 && (
-        <ul className="space-y-3">
-          {failed.data.map((test) => (
-            <FailedTest
-              key={`${test.id}:${test.device.position}:${test.shard}`}
-              runId={runId}
-              planId={planId}
-              test={test}
-              live={live}
-              history={history.data}
-              shards={shards}
-            />
-          ))}
-        </ul>
-      )}
+      {failed.data && failed.data.length > 0 && <ul className="space-y-3">{failed.data.map(failedTest)}</ul>}
       {flaky.length > 0 && (
         <>
           <h3 id="passed-on-retry" className="pt-2 font-semibold">
             Passed on retry ({flaky.length})
           </h3>
           <ul aria-labelledby="passed-on-retry" className="space-y-3">
-            {flaky.map((test) => (
-              <FailedTest
-                key={`${test.id}:${test.device.position}:${test.shard}`}
-                runId={runId}
-                planId={planId}
-                test={test}
-                live={live}
-                history={history.data}
-                shards={shards}
-              />
-            ))}
+            {flaky.map(failedTest)}
           </ul>
         </>
       )}
