@@ -1,4 +1,4 @@
-import type { RequestHeader } from "./openapi-document.ts";
+import type { RequestHeader } from "./openapi-request-headers.ts";
 
 /**
  * What the OpenAPI document says about each operation beyond its route schema: a stable operationId, and

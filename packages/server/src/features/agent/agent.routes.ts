@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { acceptStreamedBodies, streamUpload } from "../../http/upload/stream-upload.ts";
-import { principalOf } from "../auth/index.ts";
 import {
   AgentList,
   ArtifactResponse,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
-import { principalOf } from "../auth/index.ts";
 import { AppList, AppListQuery, AppParams, AppView, CreateAppBody } from "./apps.schemas.ts";
 import { type AppsService, appView } from "./apps.service.ts";
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
-import { principalOf } from "../auth/index.ts";
 import { AuditPage, AuditQuery } from "./audit.schemas.ts";
 import type { AuditLog } from "./audit-log.ts";
 

@@ -1,6 +1,5 @@
 export { createAuth } from "./auth.feature.ts";
 export { type AuthRoutesOptions, authRoutes } from "./auth.routes.ts";
 export { registerAuthentication, type SessionAuthentication } from "./authenticate.ts";
-export { principalOf } from "./principal.ts";
 export { loadSigningKey, type SigningKey } from "./signing-key.ts";
 export { invalidToken, TokenService, tokenIssuer, tokenLifetimeSeconds } from "./tokens.ts";

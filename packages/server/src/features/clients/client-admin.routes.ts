@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../errors.ts";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import { checkClientName, clientNameRule } from "./client-name.ts";
 import { clientView } from "./client-view.ts";
 import { ClientIdParams, ClientView, CreateClientBody, IssuedClient } from "./clients.schemas.ts";

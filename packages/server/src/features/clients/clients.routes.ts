@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
-import { principalOf } from "../auth/index.ts";
 import { policyForRole, type RateLimitPolicies } from "../ratelimit/index.ts";
 import { clientAdminRoutes } from "./client-admin.routes.ts";
 import { clientView } from "./client-view.ts";

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
-import { principalOf } from "../auth/index.ts";
 import { ExecutionId } from "../executions/executions.schemas.ts";
 import type { ExecutionChanges } from "./execution-changes.ts";
 import { EventStream } from "./server-sent-events.ts";

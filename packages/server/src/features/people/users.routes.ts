@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import type { UserRecord } from "./people.repo.ts";
 import {
   CreateUserBody,

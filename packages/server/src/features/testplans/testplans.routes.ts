@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import {
   CreateTestPlanBody,
   PatchTestPlanBody,

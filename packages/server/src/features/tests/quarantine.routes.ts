@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import { QuarantineBody, QuarantineView, quarantineView, TestParams } from "./quarantine.schemas.ts";
 import type { QuarantineService } from "./quarantine.service.ts";
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, toProblem } from "../../errors.ts";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import type { CiMetadata, ExecutionsService } from "../executions/index.ts";
 import { fingerprint, type IdempotencyStore, type StoredResponse } from "./idempotency.ts";
 import { BatchTriggerBody, BatchTriggerResponse, TriggerBody, TriggerResponse } from "./triggers.schemas.ts";

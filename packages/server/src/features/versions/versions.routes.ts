@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { sendStoredFile } from "../../http/send-stored-file.ts";
 import { acceptStreamedBodies } from "../../http/upload/stream-upload.ts";
 import { PackageName } from "../apps/index.ts";
-import { principalOf } from "../auth/index.ts";
 import { versionFileUploadRoute } from "./upload/version-file-upload.ts";
 import { versionFileDownloadSchema } from "./version-file-download.ts";
 import { VersionList, VersionListQuery, VersionParams, VersionView } from "./versions.schemas.ts";

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
+import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { actorOf } from "../audit/index.ts";
-import { principalOf } from "../auth/index.ts";
 import { managesWebhooks, maskedDelivery, maskedWebhook } from "./url-masking.ts";
 import {
   CreatedWebhookView,

@@ -1,11 +1,11 @@
 import type { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Static, TSchema } from "typebox";
+import { principalOf } from "../../../http/principal.ts";
 import { ProblemResponses } from "../../../http/problem.schema.ts";
 import type { ExpectedDigest } from "../../../http/upload/content-digest.ts";
 import { declaredBody } from "../../../http/upload/request-body.ts";
 import { streamUpload } from "../../../http/upload/stream-upload.ts";
-import { principalOf } from "../../auth/index.ts";
 import { VersionParams } from "../versions.schemas.ts";
 
 /** What a version's file (its binary, its test package) needs from the service that stores it. */

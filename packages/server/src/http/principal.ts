@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { Principal } from "../../http/fastify-types.ts";
+import type { Principal } from "./fastify-types.ts";
 
 /** The authenticated caller of a non-public route; the authentication hook guarantees there is one. */
 export function principalOf(request: FastifyRequest): Principal {
