@@ -31,6 +31,8 @@ const databaseIndependentSuites = [
   "packages/server/src/features/versions/upload/{early-refusal,stalled-body}.int.test.ts",
   "packages/server/src/limits-and-fixes.int.test.ts",
   "packages/server/test/openapi-client.int.test.ts",
+  // The admin CLI's suite: its tests about PostgreSQL make their own PostgreSQL database wherever they run.
+  "packages/server/src/cli.int.test.ts",
 ];
 
 // Integration suites of the packages that use the server (SDK/CLI, agent, dashboard) rather than are it.
@@ -99,7 +101,8 @@ export default defineConfig({
           // The SDK/CLI, agent and dashboard suites test those packages through a server, not the server's
           // storage, whose every PostgreSQL path the server's own suites run here: they run on SQLite, and those
           // that scaling concerns on the scaled set too (scaledSuites).
-          exclude: [readmeWalkthroughs, ...databaseIndependentSuites, ...clientPackageSuites],
+          // The scaled set runs its suites on PostgreSQL too (two instances, Redis and S3 besides): not again here.
+          exclude: [readmeWalkthroughs, ...databaseIndependentSuites, ...clientPackageSuites, ...scaledSuites],
           env: { TESTBAY_TEST_DB: "postgres" },
         },
       },

@@ -69,10 +69,13 @@ interface Workspace {
   env: Env;
 }
 
-/** A fresh data dir and a fresh, empty database (SQLite in the data dir, or a new PostgreSQL database). */
-async function createWorkspace(): Promise<Workspace> {
+/**
+ * A fresh data dir and a fresh, empty database (SQLite in the data dir, or a new PostgreSQL database): of the
+ * project's kind, or PostgreSQL for the tests about it (this file runs in the sqlite project only: vitest.config.ts).
+ */
+async function createWorkspace(kind?: "postgres"): Promise<Workspace> {
   const dataDir = await mkdtemp(path.join(root, "data-"));
-  const database = await createTestDatabase(dataDir);
+  const database = await createTestDatabase(dataDir, kind);
   databases.push(database);
   return {
     dataDir,
@@ -119,7 +122,7 @@ async function localAgentClientIds(ws: Workspace): Promise<string[]> {
 
 /** The line every admin command but start and migrate prints first: which store it works on. */
 function usingLine(ws: Workspace): RegExp {
-  if (testDatabase === "sqlite") {
+  if (ws.database.url.startsWith("sqlite:")) {
     const line = `using data dir ${ws.dataDir} (SQLite ${path.join(ws.dataDir, "testbay.db")})`;
     const escaped = line.replace(/[.*+?^$()[\]\\]/g, "\\$&");
     return new RegExp(`^${escaped}$`);
@@ -398,28 +401,27 @@ describe("testbay-server start", () => {
       expect(rewritten).toEqual({ ...credentials, base_url: second.url });
       expect((await stat(file)).mode & 0o777).toBe(0o600);
     });
-  } else {
-    it("on PostgreSQL, creates no credentials file: clients come from the admin CLI", async () => {
-      const ws = await createWorkspace();
-      const ci = await createClientWithCli(ws.env, "acme", "ci");
-      const server = await spawnServer(ws.env);
-      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
-
-      const { status, body } = await me(server.url, await accessToken(server.url, ci));
-      expect(status).toBe(200);
-      expect(body).toMatchObject({ client_id: ci.client_id, role: "ci", organization: { name: "acme" } });
-
-      expect(await server.stop()).toBe(0);
-      expect(server.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
-      expect(existsSync(path.join(ws.dataDir, "credentials.json"))).toBe(false);
-      // The client made without --name has none; the built-in local agent's says what it is.
-      const [localAgent] = await localAgentClientIds(ws);
-      expect(await clientNames(ws)).toEqual({
-        [ci.client_id]: null,
-        [localAgent as string]: "Built-in local agent",
-      });
-    });
   }
+  it("on PostgreSQL, creates no credentials file: clients come from the admin CLI", async () => {
+    const ws = await createWorkspace("postgres");
+    const ci = await createClientWithCli(ws.env, "acme", "ci");
+    const server = await spawnServer(ws.env);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+
+    const { status, body } = await me(server.url, await accessToken(server.url, ci));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ client_id: ci.client_id, role: "ci", organization: { name: "acme" } });
+
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr.join("\n")).not.toMatch(/Created organization|credentials are in/);
+    expect(existsSync(path.join(ws.dataDir, "credentials.json"))).toBe(false);
+    // The client made without --name has none; the built-in local agent's says what it is.
+    const [localAgent] = await localAgentClientIds(ws);
+    expect(await clientNames(ws)).toEqual({
+      [ci.client_id]: null,
+      [localAgent as string]: "Built-in local agent",
+    });
+  });
 
   it("warns about a TESTBAY_ variable it does not know (a typo), and starts anyway", async () => {
     const ws = await createWorkspace();
@@ -483,20 +485,18 @@ describe("admin commands without a store", () => {
     }
   });
 
-  if (testDatabase === "postgres") {
-    it("on a PostgreSQL database that does not exist: exit 2 naming TESTBAY_DATABASE_URL", async () => {
-      const ws = await createWorkspace();
-      const url = new URL(ws.database.url);
-      url.pathname = `${url.pathname}_missing`;
-      const result = await runCli(["client", "list"], { ...ws.env, TESTBAY_DATABASE_URL: url.toString() });
-      expect(result.code).toBe(2);
-      expect(stderrLines(result)).toEqual([
-        expect.stringMatching(
-          /^testbay-server: No Testbay store here: PostgreSQL has no database postgres:\/\/.*_missing \(create it with createdb\)\. Set TESTBAY_DATABASE_URL to the server's database/,
-        ),
-      ]);
-    });
-  }
+  it("on a PostgreSQL database that does not exist: exit 2 naming TESTBAY_DATABASE_URL", async () => {
+    const ws = await createWorkspace("postgres");
+    const url = new URL(ws.database.url);
+    url.pathname = `${url.pathname}_missing`;
+    const result = await runCli(["client", "list"], { ...ws.env, TESTBAY_DATABASE_URL: url.toString() });
+    expect(result.code).toBe(2);
+    expect(stderrLines(result)).toEqual([
+      expect.stringMatching(
+        /^testbay-server: No Testbay store here: PostgreSQL has no database postgres:\/\/.*_missing \(create it with createdb\)\. Set TESTBAY_DATABASE_URL to the server's database/,
+      ),
+    ]);
+  });
 });
 
 describe("testbay-server --version", () => {

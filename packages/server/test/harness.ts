@@ -24,9 +24,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database for one test file: a SQLite file in a temp dir, or a new PostgreSQL database. */
-export async function createTestDatabase(dir: string): Promise<TestDatabase> {
-  if (testDatabase === "sqlite") {
+/**
+ * A fresh, empty database for one test file: a SQLite file in a temp dir, or a new PostgreSQL database; of the
+ * project's kind (TESTBAY_TEST_DB) unless a test that is about one of them names it.
+ */
+export async function createTestDatabase(
+  dir: string,
+  kind: "sqlite" | "postgres" = testDatabase,
+): Promise<TestDatabase> {
+  if (kind === "sqlite") {
     return { url: `sqlite:${path.join(dir, "testbay.db")}`, drop: async () => {} };
   }
   const name = `testbay_${randomBytes(6).toString("hex")}`;
