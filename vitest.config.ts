@@ -102,7 +102,12 @@ export default defineConfig({
           // storage, whose every PostgreSQL path the server's own suites run here: they run on SQLite, and those
           // that scaling concerns on the scaled set too (scaledSuites).
           // The scaled set runs its suites on PostgreSQL too (two instances, Redis and S3 besides): not again here.
-          exclude: [readmeWalkthroughs, ...databaseIndependentSuites, ...clientPackageSuites, ...scaledSuites],
+          exclude: [
+            readmeWalkthroughs,
+            ...databaseIndependentSuites,
+            ...clientPackageSuites,
+            ...scaledSuites,
+          ],
           env: { TESTBAY_TEST_DB: "postgres" },
         },
       },
