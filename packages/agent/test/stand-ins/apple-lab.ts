@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { crc32 } from "node:zlib";
+import { removeLabDir } from "./remove-lab-dir.ts";
 
 export const STAND_INS_BIN = fileURLToPath(new URL("./bin", import.meta.url));
 
@@ -271,9 +272,7 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
       writeJson(path, { ...readJson<Record<string, InstalledApp>>(path, {}), [app.bundleId]: full });
     },
     cleanup() {
-      // A stand-in process the test's agent stopped may still be writing its last file (a recording's index, a
-      // log line) while this removes the folder: rmSync then meets ENOTEMPTY, which it retries.
-      rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      removeLabDir(stateDir);
     },
   };
   return lab;

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeLabDir } from "./remove-lab-dir.ts";
 
 export const STAND_INS_BIN = fileURLToPath(new URL("./bin", import.meta.url));
 
@@ -275,9 +276,7 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
       writeJson(file, { ...readJson<Record<string, InstalledPackage>>(file, {}), [pkg.package]: full });
     },
     cleanup() {
-      // A stand-in process the test's agent stopped may still be writing its last file (a recording's index, a
-      // log line) while this removes the folder: rmSync then meets ENOTEMPTY, which it retries.
-      rmSync(stateDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      removeLabDir(stateDir);
     },
   };
   return lab;
