@@ -1,24 +1,23 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
-import type { DestinationStream } from "pino";
+import type { AppOptions, AppServices } from "./app-options.ts";
 import { BackgroundJobs } from "./background-jobs.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import type { Config } from "./config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
 import type { Feature } from "./feature.ts";
-import { type AgentService, createAgent, createAgentRegistry } from "./features/agent/index.ts";
+import { createAgent, createAgentRegistry } from "./features/agent/index.ts";
 import { apiIndexRoutes } from "./features/api-index/index.ts";
 import { createApps } from "./features/apps/index.ts";
 import { createAudit } from "./features/audit/index.ts";
-import { createAuth, loadSigningKey, type TokenService } from "./features/auth/index.ts";
-import { type ClientsService, createClients } from "./features/clients/index.ts";
+import { createAuth, loadSigningKey } from "./features/auth/index.ts";
+import { createClients } from "./features/clients/index.ts";
 import { createDeviceRuns } from "./features/device-runs/index.ts";
 import { downloadsRoutes } from "./features/downloads/index.ts";
 import { createExecutions } from "./features/executions/index.ts";
 import { healthRoutes } from "./features/health/health.routes.ts";
 import { createLive } from "./features/live/index.ts";
-import { createPeople, type LoginLimitSettings, type PeopleService } from "./features/people/index.ts";
+import { createPeople } from "./features/people/index.ts";
 import { createRateLimiting } from "./features/ratelimit/index.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
@@ -30,45 +29,12 @@ import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { createHttpServer } from "./http/create-server.ts";
 import { registerExpectContinue } from "./http/expect-continue.ts";
+import { closeInOrder } from "./server-lifecycle.ts";
 import "./http/fastify-types.ts";
 import { createLogger, stdoutDestination } from "./http/logging.ts";
 import { registerOpenApi } from "./http/openapi.ts";
 import { problemsRoutes } from "./http/problems.routes.ts";
-import { type BlobStore, openBlobStore } from "./storage/index.ts";
-
-export interface AppOptions {
-  config: Config;
-  /** Time source for tokens and rate limits; tests pass a ManualClock. */
-  clock?: Clock;
-  /** Where logs go (stdout by default); tests capture them to check that no secret is logged. */
-  logDestination?: DestinationStream;
-  /** How often a waiting claim looks again without a wake-up (5 s); tests lengthen it to prove wake-ups. */
-  claimPollIntervalMs?: number;
-  /** The webhooks' backstop polls (fanOutBackstopMs, sendBackstopMs); tests lengthen them to prove wake-ups. */
-  webhookBackstopMs?: { fanOut?: number; send?: number };
-  /** Failed sign-ins allowed per account and per address (10 and 30 in 15 minutes). */
-  loginLimits?: LoginLimitSettings;
-}
-
-export interface AppServices {
-  database: DatabaseHandle;
-  clients: ClientsService;
-  people: PeopleService;
-  tokens: TokenService;
-  agents: AgentService;
-  blobs: BlobStore;
-  /**
-   * Run first when the server closes, while it still answers: what runs beside it and talks to it over
-   * HTTP (the local agent) stops here. Hooks cannot be added once the server listens; this list can.
-   */
-  beforeClose: Array<() => Promise<void>>;
-}
-
-declare module "fastify" {
-  interface FastifyInstance {
-    services: AppServices;
-  }
-}
+import { openBlobStore } from "./storage/index.ts";
 
 /**
  * Builds the whole server: opens and migrates the database, loads the signing key and registers every
@@ -274,26 +240,12 @@ async function assemble(
   await app.register(webRoutes);
 
   for (const feature of features) await feature.start?.(jobs);
-  let closeTimers: NodeJS.Timeout[] = [];
-  app.addHook("preClose", async () => {
-    for (const stop of beforeClose) await stop();
-    for (const feature of features.toReversed()) await feature.stop?.();
-    await notifications?.close();
-    // Node closes the connections that are idle when the close begins; one busy then (a claim ending
-    // right now) and idle a moment later would hold the close up for the whole keep-alive timeout. Close
-    // those as they fall idle, and after 5 s whatever is left.
-    closeTimers = [
-      setInterval(() => app.server.closeIdleConnections(), 100),
-      setTimeout(() => app.server.closeAllConnections(), 5000),
-    ];
-    for (const timer of closeTimers) timer.unref();
-  });
-  app.addHook("onClose", async () => {
-    jobs.stop();
-    for (const timer of closeTimers) clearTimeout(timer);
-    await store.close?.();
-    await rateLimiting.close();
-    await database.close();
+  closeInOrder(app, {
+    beforeClose,
+    features,
+    closeNotifications: async () => await notifications?.close(),
+    jobs,
+    resources: [() => store.close?.(), () => rateLimiting.close(), () => database.close()],
   });
   return app;
 }
