@@ -6,7 +6,7 @@
 // packages/<name>/.test-bundle/cli.mjs, which the bins load under the "testbay-test-bundle" condition that
 // vitest.config.ts gives the processes tests start (packages/*/package.json "imports" → "#cli"). Measured:
 // `testbay-server --version` 4.6 s → 1.6 s of CPU on the 2-core CI machine.
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -56,17 +56,31 @@ const keepSourceUrls: Plugin = {
  * Vitest's global setup for the integration projects: bundles the three CLIs before any suite starts, then
  * gives the processes the tests start (through NODE_OPTIONS, which Vitest's workers and their children
  * inherit) the condition that loads them. A run of the unit project alone starts no CLI and bundles nothing.
+ * Each integration project names this setup; the bundling happens once per Vitest process (the promise is kept
+ * on globalThis, which every project's setup shares), and each bundle is written beside its place and renamed
+ * into it, so a CLI started meanwhile loads a whole bundle, the last run's or this one's, never half of one.
  */
 export default async function bundleBins(): Promise<void> {
+  const shared = globalThis as { testbayBinsBundled?: Promise<void> };
+  shared.testbayBinsBundled ??= bundleAll();
+  await shared.testbayBinsBundled;
+  const condition = "--conditions=testbay-test-bundle";
+  if (!process.env.NODE_OPTIONS?.includes(condition)) {
+    process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, condition].filter(Boolean).join(" ");
+  }
+}
+
+async function bundleAll(): Promise<void> {
   await Promise.all(
     clis.map(async ({ name, entry }) => {
       const packageDir = path.join(root, "packages", name);
       const outDir = path.join(packageDir, bundleDirName);
-      rmSync(outDir, { recursive: true, force: true });
       mkdirSync(outDir, { recursive: true });
+      const outfile = path.join(outDir, "cli.mjs");
+      const partial = `${outfile}.${process.pid}.partial`;
       await build({
         entryPoints: [path.join(packageDir, entry)],
-        outfile: path.join(outDir, "cli.mjs"),
+        outfile: partial,
         bundle: true,
         platform: "node",
         format: "esm",
@@ -75,10 +89,7 @@ export default async function bundleBins(): Promise<void> {
         plugins: [keepDependenciesExternal, keepSourceUrls],
         logLevel: "warning",
       });
+      renameSync(partial, outfile);
     }),
   );
-  const condition = "--conditions=testbay-test-bundle";
-  if (!process.env.NODE_OPTIONS?.includes(condition)) {
-    process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, condition].filter(Boolean).join(" ");
-  }
 }
