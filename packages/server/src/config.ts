@@ -21,6 +21,12 @@ export interface Config {
   storageUrl: string;
   /** The base URL clients use (`…/v1`); derived from host and port unless TESTBAY_PUBLIC_URL is set. */
   publicUrl: string | undefined;
+  /**
+   * How the other API instances reach this one (an origin, no `/v1`): where they forward WebDriver commands for
+   * agents whose channel this instance holds (docs/appium-relay.md). Undefined: `http://<host>:<bound port>`,
+   * known once the server listens (features/sessions/channel/instance-url.ts).
+   */
+  instanceUrl: string | undefined;
   audience: string;
   maxUploadBytes: number;
   /** Per execution: past it, log lines are dropped after one marker line. */
@@ -154,6 +160,9 @@ const bool = variable(
  */
 const isHttpUrl = (raw: string) => /^https?:\/\//i.test(raw.trim()) && URL.canParse(raw.trim());
 
+/** Scheme, host and port only: what another instance prefixes paths with. */
+const isOrigin = (url: URL) => url.pathname === "/" && url.search === "" && url.hash === "" && !url.username;
+
 /** The address form zod's z.email() accepted, kept so that an address accepted before still is. */
 const emailAddress =
   /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
@@ -264,6 +273,9 @@ function isCidr(entry: string): boolean {
 /** Variables whose values are never repeated in a configuration error. */
 const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SECRET"]);
 
+const instanceUrlRule =
+  "must be the http(s) origin other instances reach this one at, with no path, e.g. http://10.0.0.5:8080";
+
 const publicUrlRule = "must be an http(s) URL ending in /v1, e.g. https://testbay.example.com/v1";
 
 /** Variable name → its rule and its value when unset. Order is the order problems are reported in. */
@@ -283,6 +295,12 @@ const variables = {
     variable(
       rule((raw) => isHttpUrl(raw) && /\/v1\/?$/.test(raw.trim()), publicUrlRule),
       (raw) => raw.trim(),
+    ),
+  ),
+  TESTBAY_INSTANCE_URL: setting(
+    variable(
+      rule((raw) => isHttpUrl(raw) && isOrigin(new URL(raw.trim())), instanceUrlRule),
+      (raw) => raw.trim().replace(/\/+$/, ""),
     ),
   ),
   TESTBAY_AUDIENCE: setting(text("must be a non-empty string"), "testbay"),
@@ -376,6 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: v.TESTBAY_REDIS_URL,
     storageUrl: v.TESTBAY_STORAGE_URL ?? `file:${path.join(dataDir, "blobs")}`,
     publicUrl: v.TESTBAY_PUBLIC_URL?.replace(/\/+$/, ""),
+    instanceUrl: v.TESTBAY_INSTANCE_URL,
     audience: v.TESTBAY_AUDIENCE,
     maxUploadBytes: v.TESTBAY_MAX_UPLOAD_BYTES,
     maxExecutionLogBytes: v.TESTBAY_MAX_EXECUTION_LOG_BYTES,
