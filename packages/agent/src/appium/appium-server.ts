@@ -207,8 +207,16 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
     throw new AppiumStartError(`could not start ${executable}: ${spawned?.message ?? "no process"}`);
   }
   // Appium writes its log to stdout as well as to --log: it must be read or Appium blocks on a full pipe.
+  // Its line "… listener started on http://127.0.0.1:<port>" says that this Appium, and not another program on
+  // the same port, is the one listening: a `GET /status` alone would be answered by whichever listens there.
+  const listeningOn = `http://127.0.0.1:${spec.port}`;
+  let resolveListening: () => void = () => {};
+  const listening = new Promise<"listening">((resolve) => {
+    resolveListening = () => resolve("listening");
+  });
   const output: string[] = [];
   const keep = new LineSplitter((line) => {
+    if (line.includes(listeningOn)) resolveListening();
     output.push(line);
     if (output.length > KEPT_OUTPUT_LINES) output.shift();
   });
@@ -223,21 +231,26 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
   );
 
   const timeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const deadline = Date.now() + timeoutMs;
-  let exitedEarly = false;
-  void server.exited.then(() => {
-    exitedEarly = true;
-  });
-  while (!exitedEarly && Date.now() < deadline) {
-    // The port was free when its block was reserved (port-blocks.ts), so what answers there is this Appium.
-    if ((await statusReady(spec.port)) && !exitedEarly) return server;
-    await Promise.race([delay(STATUS_POLL_INTERVAL_MS), server.exited]);
+  const timedOut = delay(timeoutMs, "timeout" as const, { ref: false });
+  const exited = server.exited.then(() => "exited" as const);
+  let state = await Promise.race([listening, exited, timedOut]);
+  // Listening; ready once its drivers are loaded, which `GET /status` says.
+  while (state === "listening") {
+    if (await statusReady(spec.port)) {
+      if (!server.hasExited) return server;
+      break;
+    }
+    state = await Promise.race([delay(STATUS_POLL_INTERVAL_MS, "listening" as const), exited, timedOut]);
   }
-  const why = exitedEarly
+  const why = server.hasExited
     ? `Appium exited before it was ready (${describeExit(await server.exited)})`
     : `Appium was not ready within ${Math.round(timeoutMs / 1000)} s`;
   await server.stop();
-  const tail = output.slice(-5).join(" | ");
+  // Its last words without the stack frames, which say where in Appium and not what went wrong.
+  const tail = output
+    .filter((line) => !/^\s+at /.test(line))
+    .slice(-3)
+    .join(" | ");
   throw new AppiumStartError(tail ? `${why}: ${tail}` : why);
 }
 

@@ -185,6 +185,11 @@ export class AppiumSession {
     return this.endReason;
   }
 
+  /** The Appium server's process ID (its process group's too). */
+  get appiumPid(): number {
+    return this.server.pid;
+  }
+
   /** The Appium server's URL (for the agent's own use and tests; clients never see it). */
   get appiumUrl(): string {
     return this.server.url;
