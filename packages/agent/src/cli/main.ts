@@ -3,6 +3,8 @@ import { homedir, hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { resolveConfig, Testbay, TestbayApiError, UsageError } from "@testbay/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { type AppiumCliFlags, appiumSettings, describeAppiumSettings } from "../appium/appium-cli-options.ts";
+import { parsePortRange } from "../appium/port-blocks.ts";
 import { Agent } from "../runtime/agent.ts";
 import { agentClientAdvice, credentialsRefused, refusedAtStart } from "./start-refusal.ts";
 import { agentVersion } from "./version.ts";
@@ -28,6 +30,14 @@ function whole(min: number, max: number) {
 
 function concurrencyOption(value: string): number | "devices" {
   return value === "devices" ? value : whole(1, 64)(value);
+}
+
+function portRangeOption(value: string) {
+  try {
+    return parsePortRange(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function devicesMode(value: string): "auto" | "none" {
@@ -81,6 +91,25 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       whole(0, 3600),
       30,
     )
+    .option(
+      "--appium [path]",
+      "offer Appium sessions on this host's devices (WebDriver, API.md §12), with the appium executable at path, else appium on PATH; its drivers are those of APPIUM_HOME",
+    )
+    .option(
+      "--appium-allow-local-apps",
+      "let a session's appium:app name a file on this host (a host owned by one team)",
+      false,
+    )
+    .option(
+      "--appium-allow-private-app-urls",
+      "let a session's appium:app URL point at loopback, private or link-local addresses",
+      false,
+    )
+    .option(
+      "--appium-ports <from-to>",
+      "loopback ports for Appium servers and their drivers, 4 per session (default 4723-4822)",
+      portRangeOption,
+    )
     .option("--url <url>", "API base URL (TESTBAY_URL)")
     .option("--client-id <id>", "agent client ID (TESTBAY_CLIENT_ID)")
     .option("--client-secret <secret>", "agent client secret (TESTBAY_CLIENT_SECRET)")
@@ -97,24 +126,33 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     throw error;
   }
-  const flags = program.opts<{
-    version?: boolean;
-    name: string;
-    allowShell: boolean;
-    devices: "auto" | "none";
-    concurrency: number | "devices";
-    workDir: string;
-    cacheDir: string;
-    shutdownGrace: number;
-    url?: string;
-    clientId?: string;
-    clientSecret?: string;
-    audience?: string;
-  }>();
+  const flags = program.opts<
+    AppiumCliFlags & {
+      version?: boolean;
+      name: string;
+      allowShell: boolean;
+      devices: "auto" | "none";
+      concurrency: number | "devices";
+      workDir: string;
+      cacheDir: string;
+      shutdownGrace: number;
+      url?: string;
+      clientId?: string;
+      clientSecret?: string;
+      audience?: string;
+    }
+  >();
   // On stdout, unlike the rest, so that `$(testbay-agent --version)` holds only the version.
   if (flags.version) {
     io.stdout.write(`${agentVersion()}\n`);
     return 0;
+  }
+  let appium: ReturnType<typeof appiumSettings>;
+  try {
+    appium = appiumSettings(flags);
+  } catch (error) {
+    say((error as Error).message);
+    return 2;
   }
   if (!/^[A-Za-z0-9._@-]{1,100}$/.test(flags.name)) {
     say(`--name "${flags.name}": use 1–100 letters, digits, '.', '_', '@' or '-'.`);
@@ -192,6 +230,9 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     log: say,
     onForbidden: (error) => refused?.(error),
   });
+  // The settings the agent's Appium sessions run with (src/appium/appium-step.ts); said at start so that an
+  // operator sees what a session may fetch.
+  if (appium) say(describeAppiumSettings(appium));
   await agent.start();
   const stopped = new Promise<"signal">((resolve) => {
     io.onStopSignal((urgent) => {

@@ -59,6 +59,15 @@ describe("runnableStepTypes", () => {
       }),
     ]).toEqual(["inspect", "shell", "instrumentation", "maestro"]);
   });
+
+  it("allows appium only when the operator started the agent with --appium, and with a device", () => {
+    expect(runnableStepTypes({ ...none, appiumAvailable: true }).has("appium")).toBe(false);
+    expect(runnableStepTypes({ ...none, devices: [PHONE] }).has("appium")).toBe(false);
+    expect(runnableStepTypes({ ...none, appiumAvailable: true, devices: [PHONE] }).has("appium")).toBe(true);
+    expect(runnableStepTypes({ ...none, appiumAvailable: true, devices: [SIMULATOR] }).has("appium")).toBe(
+      true,
+    );
+  });
 });
 
 describe("which", () => {

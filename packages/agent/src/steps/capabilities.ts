@@ -1,13 +1,18 @@
 /**
  * Which step types this host can run, so the agent only claims work it can do: inspect needs nothing,
  * shell needs the operator's consent, instrumentation needs adb and an Android device, xcuitest Xcode's tools
- * (xcrun, xcodebuild) and an iOS simulator or device, maestro its CLI.
+ * (xcrun, xcodebuild) and an iOS simulator or device, maestro its CLI, appium (a WebDriver session relayed to
+ * Appium, API.md §12) the operator's `--appium` and a device to hold the session.
  */
 import type { Step } from "@testbay/client";
 import type { Device } from "./step-types.ts";
 import { which } from "./which.ts";
 
-export type StepType = Step["type"];
+/**
+ * The plan step types, and `appium`: the step of a session's device run, which the server makes from a new
+ * WebDriver session and no test plan names (so it is not in the SDK's Step until the server's claim takes it).
+ */
+export type StepType = Step["type"] | "appium";
 
 export interface HostFacts {
   /** The agent was started with shell steps allowed (they run arbitrary commands on the host). */
@@ -16,6 +21,8 @@ export interface HostFacts {
   maestroAvailable: boolean;
   /** xcrun and xcodebuild are on PATH (Xcode's command line tools, on a Mac). */
   xcodeAvailable: boolean;
+  /** The agent was started with `--appium [PATH]` and found Appium (src/appium/appium-inventory.ts). */
+  appiumAvailable?: boolean;
   devices: readonly Device[];
 }
 
@@ -27,6 +34,8 @@ export function runnableStepTypes(facts: HostFacts): Set<StepType> {
     types.add("xcuitest");
   }
   if (facts.maestroAvailable) types.add("maestro");
+  // A session holds one device; the driver for its platform is Appium's business (its APPIUM_HOME).
+  if (facts.appiumAvailable && facts.devices.length > 0) types.add("appium");
   return types;
 }
 

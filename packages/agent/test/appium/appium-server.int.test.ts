@@ -45,7 +45,9 @@ describe("startAppiumServer", () => {
       env: fake.env,
     });
     try {
-      const status = await fetch(`${server.url}/status`).then((res) => res.json());
+      const status = (await fetch(`${server.url}/status`).then((res) => res.json())) as {
+        value: { ready: boolean };
+      };
       expect(status.value.ready).toBe(true);
       expect(await isPortFree(block.appiumPort)).toBe(false);
       expect(processExists(server.pid)).toBe(true);
