@@ -7,14 +7,17 @@
  *
  * Stopping signals the whole group (Appium's drivers start helpers: adb forwards, chromedriver, WebDriverAgent
  * proxies), SIGTERM first and SIGKILL after a grace, like packages/agent/src/steps/process-runner.ts does for steps.
- * Servers still running when the agent's process exits are killed by an exit hook, so none outlives it.
+ * Servers still running when the agent's process exits are killed by an exit hook, and Appium runs under a
+ * watchdog (appium-watchdog.ts) that stops the group when the agent dies without running any code, so none
+ * outlives it.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { request } from "node:http";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { LineSplitter } from "../steps/line-splitter.ts";
 import { which } from "../steps/which.ts";
+import { appiumWatchdogSource } from "./appium-watchdog.ts";
 
 export interface AppiumServerSpec {
   /** The `appium` executable (`--appium PATH`); null or absent: `appium` on PATH. */
@@ -77,7 +80,7 @@ export class AppiumServer {
   private stopping: Promise<AppiumExit> | null = null;
 
   constructor(
-    private readonly child: ChildProcessByStdio<null, Readable, Readable>,
+    private readonly child: ChildProcessByStdio<Writable, Readable, Readable>,
     readonly pid: number,
     readonly port: number,
     readonly logFile: string,
@@ -113,6 +116,7 @@ export class AppiumServer {
       const exit = await this.exited;
       // Helpers a driver started in the group must not outlive Appium even when it exited on its own.
       signalGroup(this.pid, "SIGKILL");
+      this.child.stdin.destroy();
       this.child.stdout.destroy();
       this.child.stderr.destroy();
       return exit;
@@ -188,14 +192,26 @@ function statusReady(port: number): Promise<boolean> {
 export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumServer> {
   const env = spec.env ?? process.env;
   const executable = await resolveAppiumExecutable(spec.executable, env.PATH ?? "");
-  let child: ChildProcessByStdio<null, Readable, Readable>;
+  const stopGraceMs = spec.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+  let child: ChildProcessByStdio<Writable, Readable, Readable>;
   try {
-    child = spawn(executable, appiumServerArgs(spec.port, spec.logFile), {
-      env,
-      // Its own process group, so that stopping reaches everything its drivers start.
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        "-e",
+        appiumWatchdogSource,
+        String(stopGraceMs),
+        executable,
+        ...appiumServerArgs(spec.port, spec.logFile),
+      ],
+      {
+        env,
+        // Its own process group, so that stopping reaches everything its drivers start.
+        detached: true,
+        // stdin: the watchdog's lifeline to the agent, never written to; closed by the kernel when the agent dies.
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
   } catch (error) {
     throw new AppiumStartError(`could not start ${executable}: ${(error as Error).message}`);
   }
@@ -222,13 +238,9 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
   });
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => keep.push(chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => keep.push(chunk));
-  const server = new AppiumServer(
-    child,
-    child.pid,
-    spec.port,
-    spec.logFile,
-    spec.stopGraceMs ?? DEFAULT_STOP_GRACE_MS,
-  );
+  // Writing to the lifeline never happens; an error on it (the watchdog gone) must not take the agent down.
+  child.stdin.on("error", () => {});
+  const server = new AppiumServer(child, child.pid, spec.port, spec.logFile, stopGraceMs);
 
   const timeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const timedOut = delay(timeoutMs, "timeout" as const, { ref: false });

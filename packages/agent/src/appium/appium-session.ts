@@ -143,12 +143,19 @@ export class AppiumSession {
     await mkdir(spec.dir, { recursive: true });
     if (spec.signal?.aborted) throw new SessionNotCreatedError("the session was cancelled before it started");
     let server: AppiumServer;
+    const starting = startAppiumServer({
+      ...spec.appium,
+      port: spec.port,
+      logFile: join(spec.dir, APPIUM_LOG_NAME),
+    });
     try {
-      server = await raceAbort(
-        startAppiumServer({ ...spec.appium, port: spec.port, logFile: join(spec.dir, APPIUM_LOG_NAME) }),
-        spec.signal,
-      );
+      server = await raceAbort(starting, spec.signal);
     } catch (error) {
+      // Cancelled while Appium was starting: it is stopped as soon as it is up.
+      starting.then(
+        (started) => started.stop(),
+        () => undefined,
+      );
       if (error instanceof SessionNotCreatedError) throw error;
       throw new SessionNotCreatedError(`Appium did not start on the agent: ${(error as Error).message}`);
     }

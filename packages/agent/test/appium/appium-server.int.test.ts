@@ -2,14 +2,21 @@
  * The Appium server the agent starts per session and its inventory, against the real `appium` with Appium's own
  * fake driver installed in a temporary APPIUM_HOME.
  */
+
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAppiumInventory } from "../../src/appium/appium-inventory.ts";
 import { AppiumStartError, startAppiumServer } from "../../src/appium/appium-server.ts";
 import { isPortFree, PortBlocks } from "../../src/appium/port-blocks.ts";
 import { APPIUM_EXECUTABLE, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
+
+const HOLD_APPIUM = fileURLToPath(new URL("./fixtures/hold-appium.ts", import.meta.url));
 
 let fake: FakeDriverHome;
 let dir: string;
@@ -24,6 +31,15 @@ afterAll(async () => {
   await fake?.cleanup();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function processExists(pid: number): boolean {
   try {
@@ -74,16 +90,21 @@ describe("startAppiumServer", () => {
       logFile: join(dir, "first.log"),
       env: fake.env,
     });
+    const second = startAppiumServer({
+      executable: APPIUM_EXECUTABLE,
+      port: block.appiumPort,
+      logFile: join(dir, "second.log"),
+      env: fake.env,
+    });
     try {
-      const second = startAppiumServer({
-        executable: APPIUM_EXECUTABLE,
-        port: block.appiumPort,
-        logFile: join(dir, "second.log"),
-        env: fake.env,
-      });
       await expect(second).rejects.toThrow(AppiumStartError);
       await expect(second).rejects.toThrow(/exited before it was ready.*EADDRINUSE/);
     } finally {
+      // Were it taken for ready, it is stopped here rather than outlive the test.
+      await second.then(
+        (server) => server.stop(),
+        () => undefined,
+      );
       await first.stop();
       block.release();
     }
@@ -96,6 +117,30 @@ describe("startAppiumServer", () => {
     await expect(
       startAppiumServer({ port: 47329, logFile: join(dir, "x.log"), env: { PATH: dir } }),
     ).rejects.toThrow("appium is not on PATH");
+  });
+});
+
+describe("an agent that dies without running any code", () => {
+  it("takes its Appium with it: the watchdog stops Appium's process group and the port is freed", async () => {
+    const block = await ports.reserve();
+    const holder = spawn(
+      process.execPath,
+      ["--import", "tsx", HOLD_APPIUM, APPIUM_EXECUTABLE, String(block.appiumPort), join(dir, "held.log")],
+      { env: fake.env, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      const [line] = (await once(createInterface({ input: holder.stdout }), "line")) as [string];
+      const held = JSON.parse(line) as { pid: number; port: number };
+      expect(await isPortFree(held.port)).toBe(false);
+      expect(groupExists(held.pid)).toBe(true);
+      // SIGKILL: no exit hook, no signal handler runs in the "agent".
+      holder.kill("SIGKILL");
+      await expect.poll(() => groupExists(held.pid)).toBe(false);
+      expect(await isPortFree(held.port)).toBe(true);
+    } finally {
+      holder.kill("SIGKILL");
+      block.release();
+    }
   });
 });
 

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SessionEndReason } from "../../src/appium/appium-session.ts";
 import {
   type AppiumAgentOptions,
@@ -48,6 +48,15 @@ beforeAll(async () => {
       throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
     },
   };
+});
+
+/** Runs a failed test left open: stopped as the agent's shutdown would, so that no Appium outlives the test. */
+const started: Array<{ abort(reason: string): void; result: Promise<AppiumStepResult> }> = [];
+
+afterEach(async () => {
+  const runs = started.splice(0);
+  for (const run of runs) run.abort("shutdown");
+  await Promise.all(runs.map((run) => run.result));
 });
 
 afterAll(async () => {
@@ -94,6 +103,7 @@ function startStep(
       log: (line) => logs.push(line),
     },
   );
+  started.push({ abort: (reason) => abort.abort(reason), result });
   return {
     result,
     reported,
