@@ -186,11 +186,12 @@ export async function runAppiumStep(run: AppiumStepRun, io: AppiumStepIo): Promi
     });
     const onAbort = () => void session.end(endReasonForAbort(io.signal.reason));
     io.signal.addEventListener("abort", onAbort, { once: true });
+    // Aborted between the session's creation and now: no abort event comes any more.
+    if (io.signal.aborted) onAbort();
     const detach = io.serveCommands((command) => session.relay(command));
     try {
       io.log(`appium session ${session.appiumSessionId} ready on port ${block.appiumPort}`);
       await io.reportReady({ status: "ready", capabilities: session.capabilities });
-      if (io.signal.aborted) onAbort();
       const end = await session.ended;
       if (end.reason !== "deleted" && !io.signal.aborted) io.onEnded?.(end.reason);
       io.log(`appium session ended: ${end.reason}`);
