@@ -192,6 +192,12 @@ export const errorCatalog = {
     fix: "Wait until the version's queued and running executions end, or cancel them (POST /v1/executions/{id}/cancel, or testbay cancel ID), then delete it again.",
     retryable: false,
   },
+  not_a_session: {
+    status: 409,
+    title: "Not a session",
+    fix: "Only a WebDriver session (an execution of kind session, API.md §12) takes a result from its client: a test plan's run gets its status from its tests.",
+    retryable: false,
+  },
   lease_lost: {
     status: 409,
     title: "Lease lost",

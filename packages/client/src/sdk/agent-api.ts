@@ -42,6 +42,18 @@ export interface ShardBatch {
 }
 
 /**
+ * What an agent says of the Appium session of its job (`POST /agent/jobs/{lease}/session`, API.md §12):
+ * ready with the capabilities Appium answered, or failed with the W3C error code and message for the client.
+ */
+export type SessionReport =
+  | { status: "ready"; capabilities: Record<string, unknown> }
+  | { status: "failed"; error: string; message: string };
+/** The session's state once the report was taken; anything but what was reported: it ended meanwhile, stop it. */
+export interface SessionReportResult {
+  state: "queued" | "ready" | "failed" | "ended";
+}
+
+/**
  * The agent protocol (API.md §7) over the SDK's transport, so agents follow the same token, pacing and
  * retry rules as pipelines. What is safe to resend is marked so: heartbeats, event batches (the server
  * stores each seq once), completions and artifact PUTs. A claim is not: a claim whose answer was lost
@@ -82,6 +94,19 @@ export function agentApi(transport: Transport) {
           method: "POST",
           path: `/agent/jobs/${segment(leaseId)}/complete`,
           json: outcome,
+          safeToResend: true,
+        })
+        .then((r) => r.body),
+    /**
+     * `POST /agent/jobs/{lease}/session`: the Appium session of this job is ready, or could not be created.
+     * Safe to resend: a session takes the first report; a repeat only hears the state it is in.
+     */
+    reportSession: (leaseId: string, body: SessionReport): Promise<SessionReportResult> =>
+      transport
+        .json<SessionReportResult>({
+          method: "POST",
+          path: `/agent/jobs/${segment(leaseId)}/session`,
+          json: body,
           safeToResend: true,
         })
         .then((r) => r.body),

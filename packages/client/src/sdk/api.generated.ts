@@ -1630,9 +1630,17 @@ export interface components {
         };
         Execution: {
             id: string;
-            test_plan_id: string;
-            package_name: string;
-            version: string;
+            /**
+             * @description run: a test plan triggered; session: a WebDriver session (API.md §12: POST /wd/hub/session), whose id is its session ID
+             * @enum {string}
+             */
+            kind: "run" | "session";
+            /** @description The plan triggered; null for a session (kind session) */
+            test_plan_id: string | null;
+            /** @description The app's package name; null for a session that names no registered app */
+            package_name: string | null;
+            /** @description The version ID; null when package_name is */
+            version: string | null;
             status: components["schemas"]["ExecutionStatus"];
             cancel_requested: boolean;
             /** Format: date-time */
@@ -1769,18 +1777,21 @@ export interface components {
                 shard_count: number;
             };
             plan: components["schemas"]["JobPlan"];
-            package_name: string;
-            version: string;
+            /** @description The app's package name; null only for an Appium session (plan.steps[0].type appium) without a registered app */
+            package_name: string | null;
+            /** @description The version ID; null when package_name is */
+            version: string | null;
             env: {
                 [key: string]: string;
             };
-            /** @description Absolute with TESTBAY_PUBLIC_URL, else a path under this server. */
-            binary_url: string;
+            /** @description Where to download the version's binary: absolute with TESTBAY_PUBLIC_URL, else a path under this server; null when package_name is */
+            binary_url: string | null;
+            /** @description The version's binary; null when package_name is */
             binary: {
                 sha256: string;
                 size_bytes: number;
                 metadata: components["schemas"]["BinaryMetadata"];
-            };
+            } | null;
             /** @description The version's test package by its format, null when it has none */
             test_package: {
                 /** @description Where to download the test package; absolute like binary_url */
@@ -2116,12 +2127,12 @@ export interface components {
              */
             host?: boolean;
             /**
-             * @description The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI.
+             * @description The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI; appium when started with --appium (WebDriver sessions, API.md §12).
              * @default [
              *       "inspect"
              *     ]
              */
-            step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro")[];
+            step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro" | "appium")[];
             /** @default 0 */
             wait_seconds?: number;
             /** @description The agent's own id of this claim (a random UUID): if it gives up on the claim while it waits, it names it in abandoned_claims later. */
@@ -2172,7 +2183,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "not_a_session" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;

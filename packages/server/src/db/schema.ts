@@ -32,6 +32,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webdriver_sessions: WebdriverSessionsTable;
 }
 
 export interface OrganizationsTable {
@@ -123,13 +124,19 @@ export interface TestPlansTable {
 
 export type ExecutionStatus = "queued" | "running" | "passed" | "failed" | "errored" | "cancelled";
 
+export type ExecutionKind = "run" | "session";
+
 export interface ExecutionsTable {
   id: string;
   organization_id: string;
-  test_plan_id: string;
-  app_version_id: string;
-  package_name: string;
-  version: string;
+  /** Null for a WebDriver session (kind "session", migration 0026): it has no test plan. */
+  test_plan_id: string | null;
+  /** Null for a WebDriver session without a registered app (migration 0026). */
+  app_version_id: string | null;
+  package_name: string | null;
+  version: string | null;
+  /** "run" (a test plan triggered) or "session" (a WebDriver session, API.md §12). */
+  kind: Generated<ExecutionKind>;
   status: ExecutionStatus;
   /** JSON text: the plan's name, devices, steps, timeout and attempts when it was triggered. */
   plan: string;
@@ -468,4 +475,31 @@ export interface WebhookAttemptsTable {
   request_headers: string | null;
   /** The body sent, when it is not the delivery's `payload` (Slack's message), at most 64 KiB; null: the payload. */
   request_body: string | null;
+}
+
+/** What a WebDriver session's new-session request waits for (API.md §12, migration 0026). */
+export type WebdriverSessionState = "queued" | "ready" | "failed" | "ended";
+
+/** A WebDriver session: one per execution of kind "session" (features/sessions/sessions.repo.ts writes it). */
+export interface WebdriverSessionsTable {
+  execution_id: string;
+  organization_id: string;
+  /** The client whose credentials created it; the session is bound to it. */
+  client_id: string;
+  state: WebdriverSessionState;
+  /** JSON text: the capabilities Appium answered with, once ready. */
+  capabilities: string | null;
+  /** When it failed to start: the W3C error code and the agent's message. */
+  error: string | null;
+  message: string | null;
+  /** Why it ended: deleted, idle_timeout, max_duration, cancelled, agent_lost, … */
+  end_reason: string | null;
+  idle_timeout_seconds: number;
+  max_duration_seconds: number;
+  /** What the client said of it (POST /v1/executions/{id}/result): passed or failed, and why. */
+  result_status: string | null;
+  result_reason: string | null;
+  created_at: string;
+  ready_at: string | null;
+  ended_at: string | null;
 }

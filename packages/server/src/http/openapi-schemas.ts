@@ -69,7 +69,8 @@ const [LogEvent, StepStartedEvent, StepFinishedEvent, TestCaseEvent] = runEvent.
 export const documentedAs = new Map<object, TSchema>([
   [TestPlanView.properties.steps.items, Step],
   [Job.properties.plan, JobPlan],
-  [Job.properties.binary.properties.metadata, BinaryMetadataSchema],
+  // binary is null for an Appium session without a registered app (API.md §12): the object is its first choice.
+  [Job.properties.binary.anyOf[0].properties.metadata, BinaryMetadataSchema],
   [DeviceRunView.properties.device.anyOf[0] as object, DeviceSpec],
 ]);
 

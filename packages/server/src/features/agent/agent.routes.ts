@@ -4,6 +4,7 @@ import { ApiError } from "../../errors.ts";
 import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
 import { acceptStreamedBodies, streamUpload } from "../../http/upload/stream-upload.ts";
+import type { LeasedRun } from "../device-runs/index.ts";
 import {
   AgentList,
   ArtifactResponse,
@@ -20,6 +21,8 @@ import {
   ListTestsResponse,
   NextBatchBody,
   NextBatchResponse,
+  SessionReportBody,
+  SessionReportResponse,
   StepParams,
 } from "./agent.schemas.ts";
 import type { AgentService } from "./agent.service.ts";
@@ -259,3 +262,48 @@ function contentTypeOf(header: string | undefined): string {
   if (header && /^[a-z0-9.+-]+\/[a-z0-9.+-]+(?:; ?[a-z0-9-]+=[a-z0-9.-]+)?$/i.test(header)) return header;
   return "application/octet-stream";
 }
+
+/** What an agent reports of the Appium session of its job (POST /v1/agent/jobs/{lease_id}/session). */
+export type SessionReport =
+  | { status: "ready"; capabilities: Record<string, unknown> }
+  | { status: "failed"; error: string; message: string };
+
+/**
+ * Where those reports go: the sessions feature (features/sessions/session-reports.ts), which keeps sessions. A
+ * port, so that the agent protocol does not depend on how sessions are kept. Resolves to the session's state
+ * after the report.
+ */
+export interface SessionReports {
+  report(run: LeasedRun, report: SessionReport): Promise<"queued" | "ready" | "failed" | "ended">;
+}
+
+/**
+ * The Appium half of the agent protocol (API.md §12, docs/appium-relay.md step 2): the agent says whether the
+ * Appium session of its job was created. Registered by the sessions feature, which keeps sessions.
+ */
+export const agentSessionRoutes: FastifyPluginAsyncTypebox<{
+  agents: AgentService;
+  sessions: SessionReports;
+}> = async (app, { agents, sessions }) => {
+  app.post(
+    "/v1/agent/jobs/:lease_id/session",
+    {
+      // Appium's messages are what a tool printed: kept, with what no database can hold escaped.
+      config: { ...agentsOnly, deviceText: true },
+      schema: {
+        summary: "Report an Appium session ready or failed",
+        description:
+          "For a job whose plan.steps[0] is an appium step: {status: ready, capabilities} once Appium created the session (the client waiting in POST /wd/hub/session gets them), or {status: failed, error, message} when it could not (the client gets that W3C error's message). 409 lease_lost as for the other job calls; the answer's state says what the session is now.",
+        tags: ["agents"],
+        params: LeaseParams,
+        body: SessionReportBody,
+        response: { 200: SessionReportResponse, ...ProblemResponses },
+      },
+    },
+    async (request) => {
+      const { organizationId } = principalOf(request);
+      const run = await agents.leased(organizationId, request.params.lease_id);
+      return { state: await sessions.report(run, request.body as SessionReport) };
+    },
+  );
+};

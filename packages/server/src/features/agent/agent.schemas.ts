@@ -11,7 +11,8 @@ const Seq = Type.Integer({
 });
 const StepIndex = Type.Integer({ minimum: 0, maximum: 49 });
 const StepTypeName = Type.Union(
-  ["inspect", "shell", "instrumentation", "xcuitest", "maestro"].map((t) => Type.Literal(t)),
+  // appium: WebDriver sessions (API.md §12), offered by agents started with --appium.
+  ["inspect", "shell", "instrumentation", "xcuitest", "maestro", "appium"].map((t) => Type.Literal(t)),
 );
 
 export const AgentDevice = Type.Object(
@@ -49,7 +50,7 @@ export const ClaimBody = Type.Object(
         uniqueItems: true,
         default: ["inspect"],
         description:
-          "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI.",
+          "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI; appium when started with --appium (WebDriver sessions, API.md §12).",
       }),
     ),
     wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0 })),
@@ -103,17 +104,29 @@ export const Job = Type.Object({
     }),
   }),
   plan: Type.Object({}, { additionalProperties: true }),
-  package_name: Type.String(),
-  version: Type.String(),
+  package_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "The app's package name; null only for an Appium session (plan.steps[0].type appium) without a registered app",
+  }),
+  version: Type.Union([Type.String(), Type.Null()], {
+    description: "The version ID; null when package_name is",
+  }),
   env: Type.Record(Type.String(), Type.String()),
-  binary_url: Type.String({
-    description: "Absolute with TESTBAY_PUBLIC_URL, else a path under this server.",
+  binary_url: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Where to download the version's binary: absolute with TESTBAY_PUBLIC_URL, else a path under this server; null when package_name is",
   }),
-  binary: Type.Object({
-    sha256: Type.String(),
-    size_bytes: Type.Integer(),
-    metadata: Type.Object({}, { additionalProperties: true }),
-  }),
+  binary: Type.Union(
+    [
+      Type.Object({
+        sha256: Type.String(),
+        size_bytes: Type.Integer(),
+        metadata: Type.Object({}, { additionalProperties: true }),
+      }),
+      Type.Null(),
+    ],
+    { description: "The version's binary; null when package_name is" },
+  ),
   test_package: Type.Union(
     [
       Type.Object({
@@ -374,5 +387,41 @@ export const NextBatchResponse = Type.Object({
       Type.Null(),
     ],
     { description: "The tests to run next, as one exact list; null: none is left for this shard" },
+  ),
+});
+
+/** How the agent says the Appium session of its job was created, or not (docs/appium-relay.md, step 2). */
+export const SessionReportBody = Type.Union([
+  Type.Object(
+    {
+      status: Type.Literal("ready"),
+      capabilities: Type.Object(
+        {},
+        { additionalProperties: true, description: "The capabilities Appium answered the new session with" },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      status: Type.Literal("failed"),
+      error: Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "The W3C error code to answer the client with (Appium's own, or session not created)",
+      }),
+      message: Type.String({ maxLength: 10_000, description: "Why, as the client will read it" }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const SessionReportResponse = Type.Object({
+  state: Type.Union(
+    ["queued", "ready", "failed", "ended"].map((s) => Type.Literal(s)),
+    {
+      description:
+        "The session's state once the report was taken: what it said, or what the session had already become (a session that failed, ended or was cancelled meanwhile stays so: stop it)",
+    },
   ),
 });

@@ -326,6 +326,11 @@ export class AgentService {
     this.options.changes?.changed(run.organizationId, run.executionId);
   }
 
+  /** The run a lease holds, for what other features take from agents by lease (a session's report); else 409. */
+  leased(organizationId: string, leaseId: string): Promise<LeasedRun> {
+    return this.held(organizationId, leaseId);
+  }
+
   private async held(organizationId: string, leaseId: string): Promise<LeasedRun> {
     const run = await this.options.runs.current(organizationId, leaseId);
     if (!run) throw leaseLost(leaseId);
@@ -334,7 +339,11 @@ export class AgentService {
 
   /** The job of a claimed run (API.md §7): the claim read all of it in its own statement. */
   private jobFor(run: ClaimedRun & RunShard) {
-    const versionPath = `/apps/${encodeURIComponent(run.packageName)}/versions/${encodeURIComponent(run.version)}`;
+    // A WebDriver session without a registered app (API.md §12) has no version: nothing to install.
+    const versionPath =
+      run.packageName === null || run.version === null
+        ? null
+        : `/apps/${encodeURIComponent(run.packageName)}/versions/${encodeURIComponent(run.version)}`;
     return {
       lease_id: run.leaseId,
       lease_expires_at: run.leaseExpiresAt,
@@ -352,16 +361,21 @@ export class AgentService {
       package_name: run.packageName,
       version: run.version,
       env: run.env,
-      binary_url: `${this.options.publicUrl ?? "/v1"}${versionPath}/binary`,
-      binary: { sha256: run.binary.sha256, size_bytes: run.binary.sizeBytes, metadata: run.binary.metadata },
-      test_package: run.testPackage
-        ? {
-            url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
-            ...testPackageContent(run.testPackage.test),
-            sha256: run.testPackage.sha256,
-            size_bytes: run.testPackage.sizeBytes,
-          }
-        : null,
+      binary_url: versionPath === null ? null : `${this.options.publicUrl ?? "/v1"}${versionPath}/binary`,
+      binary: run.binary && {
+        sha256: run.binary.sha256,
+        size_bytes: run.binary.sizeBytes,
+        metadata: run.binary.metadata,
+      },
+      test_package:
+        versionPath !== null && run.testPackage
+          ? {
+              url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
+              ...testPackageContent(run.testPackage.test),
+              sha256: run.testPackage.sha256,
+              size_bytes: run.testPackage.sizeBytes,
+            }
+          : null,
       device: run.device,
     };
   }

@@ -68,8 +68,8 @@ type ClaimedRow = {
   claimed_device: string | null;
   plan: string;
   env: string;
-  package_name: string;
-  version: string;
+  package_name: string | null;
+  version: string | null;
   cancel_requested: number;
   binary_sha256: string | null;
   binary_size_bytes: number | string | null;
@@ -169,8 +169,9 @@ export async function claimRun(
 }
 
 function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): ClaimedRun & RunShard {
-  // Deleting a version is refused while its executions are queued or running, so it is there.
-  if (row.binary_sha256 === null || row.binary_metadata === null) {
+  // Deleting a version is refused while its executions are queued or running, so it is there, unless the
+  // execution has none (a WebDriver session without a registered app, API.md §12).
+  if (row.version !== null && (row.binary_sha256 === null || row.binary_metadata === null)) {
     throw new Error(`the version of execution ${row.execution_id} (claimed run ${row.id}) is missing`);
   }
   return {
@@ -190,11 +191,14 @@ function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): 
     env: JSON.parse(row.env) as Record<string, string>,
     packageName: row.package_name,
     version: row.version,
-    binary: {
-      sha256: row.binary_sha256,
-      sizeBytes: Number(row.binary_size_bytes),
-      metadata: JSON.parse(row.binary_metadata) as unknown,
-    },
+    binary:
+      row.binary_sha256 === null || row.binary_metadata === null
+        ? null
+        : {
+            sha256: row.binary_sha256,
+            sizeBytes: Number(row.binary_size_bytes),
+            metadata: JSON.parse(row.binary_metadata) as unknown,
+          },
     testPackage:
       row.test_sha256 === null || row.test_info === null
         ? null

@@ -216,6 +216,25 @@ export class DeviceRuns {
   }
 
   /**
+   * Ends an execution's runs that are still queued as errored with `reason` (a WebDriver session that waited
+   * out its queue timeout: API.md §12, `queue_timeout`), and settles the execution. False when none was queued
+   * (a claim took the run first, or the execution had ended). A run being claimed right now (locked) is skipped.
+   */
+  async endQueued(organizationId: string, executionId: string, reason: string, at: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const queued = sql`select id from device_runs where execution_id = ${executionId}
+        and organization_id = ${organizationId} and status = 'queued'
+        ${this.dialect === "postgres" ? sql`for update skip locked` : sql``}`;
+      const ended =
+        await sql`update device_runs set status = 'errored', finished_at = ${at}, reason = ${reason}
+        where id in (${queued})`.execute(trx);
+      if (Number(ended.numAffectedRows ?? 0) === 0) return false;
+      await settleAndAnnounce(trx, this.dialect, executionId, at);
+      return true;
+    });
+  }
+
+  /**
    * Cancels an execution: what has not started ends at once, the rest is flagged for its agents (they see
    * cancel_requested at their next heartbeat, and their attempt then ends cancelled). False when the
    * execution had already ended (nothing changed). The flag comes first: it locks the execution, so an
@@ -244,7 +263,10 @@ export class DeviceRuns {
           .select("test_plan_id")
           .where("id", "=", executionId)
           .executeTakeFirstOrThrow();
-        await appendFlakyDetected(trx, this.dialect, { organizationId, testPlanId, executionId, at });
+        // A WebDriver session has no plan, hence no test histories to be flaky in.
+        if (testPlanId !== null) {
+          await appendFlakyDetected(trx, this.dialect, { organizationId, testPlanId, executionId, at });
+        }
       }
       return true;
     });

@@ -33,7 +33,8 @@ type HeldRow = {
   lease_id: string | null;
   lease_expires_at: string | null;
   claimed_device: string | null;
-  test_plan_id: string;
+  /** Null for a WebDriver session (no plan, migration 0026). */
+  test_plan_id: string | null;
   cancel_requested: number;
   execution_status: ExecutionStatus;
   execution_version?: string;
@@ -98,7 +99,7 @@ export async function readHeld(
     maxAttempts: Number(row.max_attempts ?? 1),
     device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
     cancelRequested: Number(row.cancel_requested) === 1,
-    testPlanId: row.test_plan_id,
+    testPlanId: row.test_plan_id ?? undefined,
     executionStatus: row.execution_status,
     executionVersion: row.execution_version,
     reports: toReports(row.reports),

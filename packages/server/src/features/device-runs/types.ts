@@ -44,9 +44,10 @@ export interface LeasedRun {
 export interface ClaimedRun extends LeasedRun {
   plan: Record<string, unknown>;
   env: Record<string, string>;
-  packageName: string;
-  version: string;
-  binary: { sha256: string; sizeBytes: number; metadata: unknown };
+  /** Null, with version and binary, for a WebDriver session that names no registered app (API.md §12). */
+  packageName: string | null;
+  version: string | null;
+  binary: { sha256: string; sizeBytes: number; metadata: unknown } | null;
   testPackage: { sha256: string; sizeBytes: number; test: unknown } | null;
 }
 

@@ -1,6 +1,6 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import { newestFirstPage } from "../../db/keyset.ts";
-import type { Database, ExecutionStatus } from "../../db/schema.ts";
+import type { Database, ExecutionKind, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
 import { enqueueRuns, type RunToQueue, type Summary } from "../device-runs/index.ts";
 import type { ResultsRepo, StepResult } from "./results.repo.ts";
@@ -54,10 +54,14 @@ export function ciOf(input: CiMetadata | undefined): CiMetadata | null {
 export interface ExecutionRecord {
   id: string;
   organizationId: string;
-  testPlanId: string;
-  appVersionId: string;
-  packageName: string;
-  version: string;
+  /** A test plan's run, or a WebDriver session (API.md §12); absent: a run. */
+  kind?: ExecutionKind;
+  /** Null for a session: it has no test plan. */
+  testPlanId: string | null;
+  /** Null for a session that names no registered app (API.md §12: by URL or none). */
+  appVersionId: string | null;
+  packageName: string | null;
+  version: string | null;
   status: ExecutionStatus;
   plan: Record<string, unknown>;
   env: Record<string, string>;
@@ -91,9 +95,13 @@ export class ExecutionsRepo {
 
   /**
    * Inserts executions and queues their device runs (device-runs' enqueueRuns, the only writer of device_runs)
-   * in one transaction: a batch is recorded whole or not at all.
+   * in one transaction: a batch is recorded whole or not at all. `within` writes, in that transaction, what
+   * another feature keeps of them (a WebDriver session's row, features/sessions/sessions.repo.ts).
    */
-  async insertAll(executions: ExecutionRecord[]): Promise<void> {
+  async insertAll(
+    executions: ExecutionRecord[],
+    within?: (trx: Kysely<Database>) => Promise<void>,
+  ): Promise<void> {
     if (executions.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       await trx
@@ -101,6 +109,7 @@ export class ExecutionsRepo {
         .values(
           executions.map((e) => ({
             id: e.id,
+            kind: e.kind ?? "run",
             organization_id: e.organizationId,
             test_plan_id: e.testPlanId,
             app_version_id: e.appVersionId,
@@ -133,6 +142,7 @@ export class ExecutionsRepo {
           })),
         ),
       );
+      await within?.(trx);
     });
   }
 
@@ -186,7 +196,7 @@ export class ExecutionsRepo {
   }
 
   /** The executions' rows as records: with their device runs, step results and who triggered them. */
-  private async records(rows: Database["executions"][]): Promise<ExecutionRecord[]> {
+  private async records(rows: Selectable<Database["executions"]>[]): Promise<ExecutionRecord[]> {
     if (rows.length === 0) return [];
     const emails = await this.emailsOfPeople(rows.map((row) => row.triggered_by));
     const runs = await this.db
@@ -229,6 +239,7 @@ export class ExecutionsRepo {
     return rows.map((row) => ({
       id: row.id,
       organizationId: row.organization_id,
+      kind: row.kind,
       testPlanId: row.test_plan_id,
       appVersionId: row.app_version_id,
       packageName: row.package_name,

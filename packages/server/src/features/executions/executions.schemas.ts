@@ -90,11 +90,23 @@ export const CiView = Type.Union([CiMetadata, Type.Null()], {
   description: "The trigger's ci metadata, only the fields it gave; null when it gave none",
 });
 
+export const ExecutionKind = Type.Union([Type.Literal("run"), Type.Literal("session")], {
+  description:
+    "run: a test plan triggered; session: a WebDriver session (API.md §12: POST /wd/hub/session), whose id is its session ID",
+});
+
 export const ExecutionView = Type.Object({
   id: Type.String(),
-  test_plan_id: Type.String(),
-  package_name: Type.String(),
-  version: Type.String(),
+  kind: ExecutionKind,
+  test_plan_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The plan triggered; null for a session (kind session)",
+  }),
+  package_name: Type.Union([Type.String(), Type.Null()], {
+    description: "The app's package name; null for a session that names no registered app",
+  }),
+  version: Type.Union([Type.String(), Type.Null()], {
+    description: "The version ID; null when package_name is",
+  }),
   status: ExecutionStatus,
   cancel_requested: Type.Boolean(),
   created_at: Type.String({ format: "date-time" }),

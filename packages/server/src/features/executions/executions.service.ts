@@ -38,6 +38,7 @@ export function executionView(execution: ExecutionRecord, triggeredByName: strin
   }));
   return {
     id: execution.id,
+    kind: execution.kind ?? "run",
     test_plan_id: execution.testPlanId,
     package_name: execution.packageName,
     version: execution.version,

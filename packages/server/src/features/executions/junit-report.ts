@@ -2,6 +2,7 @@ import { testId } from "../tests/test-id.ts";
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
 import { inTryOrder } from "./test-case-view.ts";
+import { testsOwnerOf } from "./tests-owner.ts";
 
 /** Why a test is quarantined: what its JUnit entry says instead of a failure. */
 export interface JunitQuarantine {
@@ -84,7 +85,7 @@ export function junitReport(
       const final = tries.at(-1);
       // A test of an earlier attempt only (the run was re-queued and this test did not come back) is history.
       if (!final || final.attempt !== run.attempt) continue;
-      const quarantine = quarantined.get(testId(execution.testPlanId, final.classname, final.name));
+      const quarantine = quarantined.get(testId(testsOwnerOf(execution), final.classname, final.name));
       const { xml: testXml, counted } =
         quarantine && failing(final)
           ? quarantinedFailureXml(final, quarantine)
@@ -103,7 +104,8 @@ export function junitReport(
   // left out when others did: CI readers list an empty suite as a suite of the build. When no run reported one,
   // every run keeps its empty suite, so the report still names the device runs and is not an empty document.
   const kept = totals.tests > 0 ? suites.filter((suite) => suite.tests > 0) : suites;
-  const name = typeof execution.plan.name === "string" ? execution.plan.name : execution.testPlanId;
+  const name =
+    typeof execution.plan.name === "string" ? execution.plan.name : (execution.testPlanId ?? execution.id);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttribute(name)}" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}">\n${kept.map((suite) => suite.xml).join("")}</testsuites>\n`;
 }
 

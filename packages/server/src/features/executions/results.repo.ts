@@ -151,10 +151,11 @@ export class ResultsRepo {
     const row = await db
       .selectFrom("device_runs")
       .innerJoin("executions", "executions.id", "device_runs.execution_id")
-      .select("executions.test_plan_id")
+      .select(["executions.test_plan_id", "executions.id"])
       .where("device_runs.id", "=", deviceRunId)
       .executeTakeFirstOrThrow();
-    return row.test_plan_id;
+    // A WebDriver session has no plan: what it reports is its own (tests-owner.ts).
+    return row.test_plan_id ?? row.id;
   }
 
   async testCases(executionId: string): Promise<StoredTestCase[]> {

@@ -125,7 +125,9 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       const execution = await executions.get(organizationId, request.params.id);
-      const quarantined = await quarantines?.ofPlan(organizationId, execution.testPlanId);
+      const quarantined = await (execution.testPlanId === null
+        ? undefined
+        : quarantines?.ofPlan(organizationId, execution.testPlanId));
       const report = junitReport(execution, await results.testCases(execution.id), quarantined);
       return reply.type("application/xml; charset=utf-8").send(report);
     },
@@ -148,7 +150,9 @@ export const resultsRoutes: FastifyPluginAsyncTypebox<{
       const { organizationId } = principalOf(request);
       const execution = await executions.get(organizationId, request.params.id);
       const { status, limit = 100, cursor } = request.query;
-      const quarantined = await quarantines?.ofPlan(organizationId, execution.testPlanId);
+      const quarantined = await (execution.testPlanId === null
+        ? undefined
+        : quarantines?.ofPlan(organizationId, execution.testPlanId));
       const all = testCaseViews(
         execution,
         await results.testCases(execution.id),

@@ -8,6 +8,7 @@ import { isFlaky } from "../device-runs/index.ts";
 import { testId } from "../tests/test-id.ts";
 import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
 import type { StoredTestCase } from "./results.repo.ts";
+import { testsOwnerOf } from "./tests-owner.ts";
 
 export interface TestCaseView {
   id: string;
@@ -67,7 +68,7 @@ export function testCaseViews(
       // not a result of this execution.
       const final = latest.at(-1);
       if (!final) continue;
-      const id = testId(execution.testPlanId, final.classname, final.name);
+      const id = testId(testsOwnerOf(execution), final.classname, final.name);
       views.push({
         id,
         classname: final.classname,

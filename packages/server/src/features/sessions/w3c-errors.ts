@@ -46,21 +46,34 @@ export function w3cErrorAnswer(error: W3cErrorCode, message: string): W3cErrorAn
   return { status: w3cErrorStatus[error], body: { value: { error, message, stacktrace: "" } } };
 }
 
+/**
+ * For the refusals the W3C table has no status for, which HTTP says better: 401 (no or wrong credentials),
+ * 403 (a role that may not open sessions), 429 (the rate limit, with Retry-After). The body stays a W3C one.
+ */
+export interface WebDriverErrorOptions {
+  status?: 401 | 403 | 429;
+  headers?: Record<string, string>;
+}
+
 /** Thrown by the session modules; the `/wd/hub` routes turn it into its answer. */
 export class WebDriverError extends Error {
   readonly error: W3cErrorCode;
+  readonly headers: Record<string, string>;
+  private readonly statusOverride: number | undefined;
 
-  constructor(error: W3cErrorCode, message: string) {
+  constructor(error: W3cErrorCode, message: string, options: WebDriverErrorOptions = {}) {
     super(message);
     this.name = "WebDriverError";
     this.error = error;
+    this.statusOverride = options.status;
+    this.headers = options.headers ?? {};
   }
 
   get status(): number {
-    return w3cErrorStatus[this.error];
+    return this.statusOverride ?? w3cErrorStatus[this.error];
   }
 
   answer(): W3cErrorAnswer {
-    return w3cErrorAnswer(this.error, this.message);
+    return { ...w3cErrorAnswer(this.error, this.message), status: this.status };
   }
 }

@@ -45,6 +45,9 @@ export class QuarantineRepo {
       .select(["executions.test_plan_id", "test_cases.classname", "test_cases.name"])
       .where("test_cases.test_id", "=", testId)
       .where("executions.organization_id", "=", organizationId)
+      // Test cases of WebDriver sessions (no plan) cannot be quarantined: they have no history to keep.
+      .where("executions.test_plan_id", "is not", null)
+      .$narrowType<{ test_plan_id: string }>()
       .limit(1)
       .executeTakeFirst();
     return row && { testId, testPlanId: row.test_plan_id, classname: row.classname, name: row.name };

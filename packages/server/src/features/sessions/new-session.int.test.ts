@@ -1,0 +1,373 @@
+import { Testbay } from "@testbay/client";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { ManualClock } from "../../clock.ts";
+import { ApiError } from "../../errors.ts";
+import { createAgentRegistry } from "../agent/index.ts";
+import type { IssuedCredentials } from "../clients/index.ts";
+import { DeviceRuns } from "../device-runs/index.ts";
+import { ExecutionsRepo, ExecutionsService, ResultsRepo } from "../executions/index.ts";
+import { ExecutionChanges } from "../live/index.ts";
+import { MemoryRateLimiter, policiesFrom } from "../ratelimit/index.ts";
+import type { VersionsService } from "../versions/index.ts";
+import { SessionDirectory } from "./session-directory.ts";
+import { createSessions } from "./sessions.feature.ts";
+import { SessionsRepo } from "./sessions.repo.ts";
+
+/**
+ * A new WebDriver session through a real server on a port (API.md §12; docs/appium-relay.md steps 1 and 2),
+ * with a test agent driven by the SDK's agent API: it claims the session's job and reports it ready or failed,
+ * as testbay-agent --appium does once Appium answered.
+ */
+
+let server: TestServer;
+const clock = new ManualClock();
+let ci: IssuedCredentials;
+let ciHeaders: Record<string, string>;
+let agent: Testbay;
+
+const pixel = { serial: "emulator-5554", platform: "android" as const, model: "Pixel 7", os_version: "14" };
+const appiumCapabilities = {
+  platformName: "Android",
+  "appium:automationName": "UiAutomator2",
+  "appium:appPackage": "com.android.settings",
+};
+
+const basic = (
+  credentials: { client_id: string; client_secret: string },
+  secret = credentials.client_secret,
+) => `Basic ${Buffer.from(`${credentials.client_id}:${secret}`).toString("base64")}`;
+
+const newSession = (
+  headers: Record<string, string>,
+  alwaysMatch: Record<string, unknown>,
+  signal?: AbortSignal,
+) =>
+  fetch(`${server.origin}/wd/hub/session`, {
+    method: "POST",
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+    body: JSON.stringify({ capabilities: { alwaysMatch, firstMatch: [{}] } }),
+    signal,
+  }).then(async (response) => ({
+    status: response.status,
+    headers: response.headers,
+    // biome-ignore lint/suspicious/noExplicitAny: tests assert on response bodies field by field
+    body: (await response.json()) as any,
+  }));
+
+/** The test agent's claim of the one appium job it can take (bounded: the claim's own long poll). */
+async function claimSessionJob() {
+  const job = await agent.agent.claim({
+    agent_id: "agent-1",
+    devices: [pixel],
+    step_types: ["appium"],
+    host: false,
+    wait_seconds: 10,
+  });
+  if (!job) throw new Error("no session job within 10 s");
+  return job;
+}
+
+const execution = async (id: string) =>
+  (await call(`${server.baseUrl}/executions/${id}`, { headers: ciHeaders })).body;
+
+/**
+ * The sessions feature on the test server, as app.ts composes it (features/sessions/sessions.feature.ts), when
+ * app.ts does not yet: from the server's own services and database.
+ */
+async function withSessions(app: FastifyInstance): Promise<void> {
+  if (app.hasRoute({ method: "POST", url: "/wd/hub/session" })) return;
+  const { database, clients, tokens, agents } = app.services;
+  const changes = new ExecutionChanges({ coalesceMs: 10 });
+  const runs = new DeviceRuns(database.db, database.dialect);
+  const executions = new ExecutionsService(
+    new ExecutionsRepo(database.db, new ResultsRepo(database.db)),
+    clock,
+    createAgentRegistry({ database, clock }).onlineAgents,
+    undefined,
+    (organizationId, executionId) => changes.changed(organizationId, executionId),
+    runs,
+  );
+  const noVersions = {
+    get: async () => {
+      throw new ApiError("app_version_not_found", { detail: "No versions in this test." });
+    },
+  } as unknown as VersionsService;
+  const sessions = createSessions({
+    database,
+    clock,
+    config: { publicUrl: undefined },
+    clients,
+    tokens,
+    rateLimiting: {
+      limiter: new MemoryRateLimiter(clock),
+      policies: policiesFrom({
+        rateLimit: { burst: 20, perSecond: 4 },
+        agentRateLimit: { burst: 200, perSecond: 50 },
+      }),
+    },
+    deployment: "test",
+    executions,
+    versions: noVersions,
+    runs,
+    agents,
+    workSignal: { notify: () => {} },
+    changes,
+    pollIntervalMs: 100,
+  });
+  await sessions.register(app);
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ clock, claimPollIntervalMs: 50, beforeListen: withSessions });
+  ci = await server.createClient("acme", "ci");
+  ciHeaders = { "x-api-key": await server.token(ci) };
+  const agentCredentials = await server.createClient("acme", "agent");
+  agent = new Testbay({
+    baseUrl: server.baseUrl,
+    clientId: agentCredentials.client_id,
+    clientSecret: agentCredentials.client_secret,
+  });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("a new session", () => {
+  it("is the execution the agent reports ready, answered with Appium's capabilities and Testbay's", async () => {
+    const answer = newSession({ authorization: basic(ci) }, appiumCapabilities);
+    const job = await claimSessionJob();
+    expect(job.plan).toMatchObject({
+      name: "Appium session",
+      device: { platform: "android" },
+      steps: [
+        {
+          type: "appium",
+          capabilities: appiumCapabilities,
+          options: { idle_timeout_seconds: 90, max_duration_seconds: 1800, record_video: true },
+        },
+      ],
+    });
+    // No app named: nothing to install, and the job says so.
+    expect(job).toMatchObject({ package_name: null, version: null, binary_url: null, binary: null });
+
+    const appium = { ...appiumCapabilities, "appium:udid": pixel.serial, "appium:deviceModel": "Pixel 7" };
+    expect(await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: appium })).toEqual({
+      state: "ready",
+    });
+    const { status, body } = await answer;
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      value: {
+        sessionId: job.execution_id,
+        capabilities: {
+          ...appium,
+          "testbay:execution_id": job.execution_id,
+          "testbay:dashboard_url": `${server.origin}/runs/${job.execution_id}`,
+        },
+      },
+    });
+
+    const view = await execution(job.execution_id);
+    expect(view).toMatchObject({
+      id: job.execution_id,
+      kind: "session",
+      test_plan_id: null,
+      package_name: null,
+      version: null,
+      status: "running",
+      devices: [{ status: "running", agent_id: "agent-1" }],
+    });
+    const list = await call(`${server.baseUrl}/executions`, { headers: ciHeaders });
+    expect(list.status).toBe(200);
+    expect(list.body.items.find((item: { id: string }) => item.id === job.execution_id)).toMatchObject({
+      kind: "session",
+      test_plan_id: null,
+    });
+
+    // The command routes find it on its agent, for its own client only (or a command without credentials).
+    const directory = new SessionDirectory(new SessionsRepo(server.app.services.database.db));
+    expect(await directory.find(job.execution_id, {})).toEqual({ agentId: "agent-1" });
+    expect(await directory.find(job.execution_id, { clientId: ci.client_id })).toEqual({
+      agentId: "agent-1",
+    });
+    expect(await directory.find(job.execution_id, { clientId: "cl_someone_else" })).toBeUndefined();
+    expect(await directory.find("ex_unknown", {})).toBeUndefined();
+
+    // The client's verdict is kept for the session's end.
+    const result = await call(`${server.baseUrl}/executions/${job.execution_id}/result`, {
+      headers: ciHeaders,
+      json: { status: "failed", reason: "the login screen never showed" },
+    });
+    expect(result.status).toBe(200);
+    const stored = await new SessionsRepo(server.app.services.database.db).find(
+      await orgOf(job.execution_id),
+      job.execution_id,
+    );
+    expect(stored).toMatchObject({ resultStatus: "failed", resultReason: "the login screen never showed" });
+
+    await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" });
+    expect(await directory.find(job.execution_id, {})).toEqual({ ended: "deleted" });
+  });
+
+  it("fails with the agent's message when Appium could not create it", async () => {
+    const answer = newSession(ciHeaders, appiumCapabilities);
+    const job = await claimSessionJob();
+    const message = "Could not find 'adb' in PATH: set ANDROID_HOME";
+    expect(
+      await agent.agent.reportSession(job.lease_id, {
+        status: "failed",
+        error: "session not created",
+        message,
+      }),
+    ).toEqual({ state: "failed" });
+    const { status, body } = await answer;
+    expect(status).toBe(500);
+    expect(body).toEqual({ value: { error: "session not created", message, stacktrace: "" } });
+    // A late ready changes nothing: the client was told it failed.
+    expect(await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: {} })).toEqual({
+      state: "failed",
+    });
+    await agent.agent.complete(job.lease_id, { status: "errored", reason: "session_not_created" });
+  });
+
+  it("waits out its queue timeout for a device nobody has, then fails naming why; the execution ends errored", async () => {
+    // Executions are listed newest first by creation time: this one is the newest.
+    clock.advance(1000);
+    const { status, body } = await newSession(ciHeaders, {
+      ...appiumCapabilities,
+      "testbay:options": { model: "Nokia 3310", queue_timeout_seconds: 0 },
+    });
+    expect(status).toBe(500);
+    expect(body.value.error).toBe("session not created");
+    expect(body.value.message).toContain("queue_timeout_seconds (0 s)");
+    expect(body.value.message).toContain("no android device matches model Nokia 3310");
+    const id = await newestExecutionId();
+    expect(await execution(id)).toMatchObject({
+      kind: "session",
+      status: "errored",
+      devices: [{ status: "errored", reason: "queue_timeout" }],
+    });
+  });
+
+  it("is cancelled when its client goes away while it waits", async () => {
+    clock.advance(1000);
+    const gone = new AbortController();
+    const answer = newSession(ciHeaders, appiumCapabilities, gone.signal).catch((error: Error) => error);
+    const id = await waitFor(async () => {
+      const newest = await newestExecutionId();
+      const view = await execution(newest);
+      return view.kind === "session" && view.status === "queued" ? newest : undefined;
+    });
+    gone.abort();
+    expect(await answer).toBeInstanceOf(Error);
+    expect(await waitFor(async () => ((await execution(id)).status === "cancelled" ? true : undefined))).toBe(
+      true,
+    );
+  });
+});
+
+describe("the WebDriver endpoint", () => {
+  it("takes HTTP Basic and x-api-key, refuses a wrong secret, no credentials and agents with W3C bodies", async () => {
+    const wrong = await newSession({ authorization: basic(ci, "not-the-secret") }, appiumCapabilities);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("www-authenticate")).toMatch(/^Basic /);
+    expect(wrong.body.value).toMatchObject({ error: "invalid argument", stacktrace: "" });
+    expect(wrong.body.value.message).toContain("wrong client secret");
+
+    const none = await newSession({}, appiumCapabilities);
+    expect(none.status).toBe(401);
+    expect(none.body.value.error).toBe("invalid argument");
+
+    const badToken = await newSession({ "x-api-key": "not-a-token" }, appiumCapabilities);
+    expect(badToken.status).toBe(401);
+    expect(badToken.body.value.error).toBe("invalid argument");
+
+    const agentClient = await server.createClient("acme", "agent");
+    const asAgent = await newSession({ authorization: basic(agentClient) }, appiumCapabilities);
+    expect(asAgent.status).toBe(403);
+    expect(asAgent.body.value.error).toBe("invalid argument");
+
+    // Both ways reach the capabilities: refused there as W3C's invalid argument.
+    for (const headers of [{ authorization: basic(ci) }, ciHeaders]) {
+      const unprefixed = await newSession(headers, { platformName: "Android", deviceName: "Pixel 7" });
+      expect(unprefixed.status).toBe(400);
+      expect(unprefixed.body.value.error).toBe("invalid argument");
+    }
+  });
+
+  it("counts new sessions in the client's rate limit, answering 429 with a W3C body and Retry-After", async () => {
+    // A token: HTTP Basic hashes the secret on purpose, which would only slow the test down.
+    const pipeline = { "x-api-key": await server.token(await server.createClient("acme", "ci")) };
+    const statuses: number[] = [];
+    let limited: Awaited<ReturnType<typeof newSession>> | undefined;
+    // The clock stands still, so the bucket does not refill: the 21st request is over the burst of 20.
+    for (let i = 0; i < 21; i++) {
+      const response = await newSession(pipeline, { platformName: "Plan 9" });
+      statuses.push(response.status);
+      if (response.status === 429) limited = response;
+    }
+    expect(statuses.slice(0, 20).every((status) => status === 500)).toBe(true);
+    expect(limited?.status).toBe(429);
+    expect(Number(limited?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(limited?.body.value).toMatchObject({ error: "unknown error", stacktrace: "" });
+  });
+
+  it("answers its status without credentials", async () => {
+    const status = await call(`${server.origin}/wd/hub/status`);
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ value: { ready: true } });
+    expect(typeof status.body.value.message).toBe("string");
+  });
+
+  it("refuses a result for a test plan's run with 409 not_a_session", async () => {
+    await registerBasicApp(server, ciHeaders);
+    const plan = await call(`${server.baseUrl}/testplans`, {
+      headers: ciHeaders,
+      json: {
+        name: "plan",
+        package_name: "com.example.basic",
+        steps: [{ type: "inspect", expect: { debuggable: false } }],
+      },
+    });
+    expect(plan.status).toBe(201);
+    const run = await call(`${server.baseUrl}/testplan/run`, {
+      headers: ciHeaders,
+      json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.2.3" },
+    });
+    expect(run.status).toBe(200);
+    expect(run.body.execution).toMatchObject({ kind: "run" });
+    const refused = await call(`${server.baseUrl}/executions/${run.body.execution.id}/result`, {
+      headers: ciHeaders,
+      json: { status: "passed" },
+    });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: "not_a_session" });
+    expect(refused.body.fix).toContain("session");
+  });
+});
+
+async function newestExecutionId(): Promise<string> {
+  const list = await call(`${server.baseUrl}/executions?limit=1`, { headers: ciHeaders });
+  return list.body.items[0].id;
+}
+
+async function orgOf(executionId: string): Promise<string> {
+  const row = await server.app.services.database.db
+    .selectFrom("executions")
+    .select("organization_id")
+    .where("id", "=", executionId)
+    .executeTakeFirstOrThrow();
+  return row.organization_id;
+}
+
+/** Polls `probe` until it gives a value: at most 2,000 reads, each after the previous answered. */
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 2000; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error("the condition did not hold within 2,000 reads");
+}

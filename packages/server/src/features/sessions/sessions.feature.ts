@@ -1,0 +1,80 @@
+import type { FastifyInstance } from "fastify";
+import type { Clock } from "../../clock.ts";
+import type { Config } from "../../config.ts";
+import type { DatabaseHandle } from "../../db/kysely.ts";
+import { agentSessionRoutes } from "../agent/agent.routes.ts";
+import type { AgentService } from "../agent/index.ts";
+import type { TokenService } from "../auth/index.ts";
+import type { ClientsService } from "../clients/index.ts";
+import type { DeviceRuns } from "../device-runs/index.ts";
+import type { ExecutionsService } from "../executions/index.ts";
+import { sessionResultRoutes } from "../executions/session-result.routes.ts";
+import type { ExecutionChanges } from "../live/index.ts";
+import type { RateLimiter, RateLimitPolicies } from "../ratelimit/index.ts";
+import type { VersionsService } from "../versions/index.ts";
+import { NewSessions } from "./new-session.ts";
+import { SessionDirectory } from "./session-directory.ts";
+import { SessionReportsStore } from "./session-reports.ts";
+import { SessionsRepo } from "./sessions.repo.ts";
+import { sessionsRoutes } from "./sessions.routes.ts";
+import { WebDriverAuthentication } from "./webdriver-authentication.ts";
+
+export interface SessionsDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  config: Pick<Config, "publicUrl">;
+  clients: ClientsService;
+  tokens: TokenService;
+  rateLimiting: { limiter: RateLimiter; policies: RateLimitPolicies };
+  /** The signing key's ID: the per-address rate limit buckets of this deployment (features/ratelimit). */
+  deployment: string;
+  executions: ExecutionsService;
+  versions: VersionsService;
+  runs: DeviceRuns;
+  /** The agent protocol: a session's report comes by the lease of its job (features/agent). */
+  agents: AgentService;
+  /** Wakes the agents waiting in a claim for the organization's new work (features/agent). */
+  workSignal: { notify(organizationId: string): void };
+  /** Every change of an organization's executions, from any instance (features/live). */
+  changes: ExecutionChanges;
+  /** How often a waiting new session reads its row again without a wake-up; default 1 s. */
+  pollIntervalMs?: number;
+}
+
+/**
+ * WebDriver sessions' composition root (API.md §12, docs/appium-relay.md): the new session and status
+ * endpoints, the agent's report of a session, a session's result, and the directory the command routes
+ * (./channel/) find sessions in.
+ */
+export function createSessions(deps: SessionsDeps) {
+  const { database, clock, changes } = deps;
+  const sessions = new SessionsRepo(database.db);
+  const directory = new SessionDirectory(sessions);
+  const authentication = new WebDriverAuthentication({
+    tokens: deps.tokens,
+    clients: deps.clients,
+    limiter: deps.rateLimiting.limiter,
+    policies: deps.rateLimiting.policies,
+    deployment: deps.deployment,
+  });
+  const newSessions = new NewSessions({
+    executions: deps.executions,
+    versions: deps.versions,
+    sessions,
+    runs: deps.runs,
+    changes,
+    notifyWork: (organizationId) => deps.workSignal.notify(organizationId),
+    clock,
+    pollIntervalMs: deps.pollIntervalMs ?? 1000,
+  });
+  const reports = new SessionReportsStore(sessions, changes, clock);
+  return {
+    sessions,
+    directory,
+    async register(app: FastifyInstance): Promise<void> {
+      await app.register(sessionResultRoutes, { executions: deps.executions, results: sessions });
+      await app.register(agentSessionRoutes, { agents: deps.agents, sessions: reports });
+      await app.register(sessionsRoutes, { authentication, newSessions, publicUrl: deps.config.publicUrl });
+    },
+  };
+}
