@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAppiumInventory } from "../../src/appium/appium-inventory.ts";
+import { prepareAppiumOffer } from "../../src/appium/appium-offer.ts";
 import { AppiumStartError, startAppiumServer } from "../../src/appium/appium-server.ts";
 import { isPortFree, PortBlocks } from "../../src/appium/port-blocks.ts";
 import { APPIUM_EXECUTABLE, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
@@ -141,6 +142,44 @@ describe("an agent that dies without running any code", () => {
       holder.kill("SIGKILL");
       block.release();
     }
+  });
+});
+
+describe("prepareAppiumOffer", () => {
+  const settings = {
+    executable: APPIUM_EXECUTABLE,
+    allowLocalApps: false,
+    allowPrivateAppUrls: true,
+    ports: { from: 5000, to: 5099 },
+  };
+
+  it("finds Appium, lists its drivers and gives the options sessions run with", async () => {
+    const offer = await prepareAppiumOffer(settings, fake.env);
+    expect(offer.inventory.drivers.map((d) => d.name)).toEqual(["fake"]);
+    expect(offer.warnings).toEqual([]);
+    expect(offer.agentOptions).toMatchObject({
+      executable: APPIUM_EXECUTABLE,
+      allowLocalApps: false,
+      allowPrivateAppUrls: true,
+      env: fake.env,
+    });
+    expect(offer.agentOptions.portBlocks.range).toEqual({ from: 5000, to: 5099 });
+  });
+
+  it("warns when APPIUM_HOME has no driver, and refuses an appium that is not there", async () => {
+    const emptyHome = await mkdtemp(join(tmpdir(), "testbay-appium-empty-home-"));
+    try {
+      const offer = await prepareAppiumOffer(settings, { ...fake.env, APPIUM_HOME: emptyHome });
+      expect(offer.inventory.drivers).toEqual([]);
+      expect(offer.warnings).toEqual([
+        expect.stringContaining(`has no drivers in APPIUM_HOME (${emptyHome})`),
+      ]);
+    } finally {
+      await rm(emptyHome, { recursive: true, force: true });
+    }
+    await expect(
+      prepareAppiumOffer({ ...settings, executable: join(dir, "nothing-here") }, fake.env),
+    ).rejects.toThrow("--appium PATH");
   });
 });
 
