@@ -21,7 +21,8 @@ const HOLD_APPIUM = fileURLToPath(new URL("./fixtures/hold-appium.ts", import.me
 
 let fake: FakeDriverHome;
 let dir: string;
-const ports = new PortBlocks({ from: 47230, to: 47329 });
+// Each suite its own range, below Linux's ephemeral ports (32768–60999) that outgoing connections take.
+const ports = new PortBlocks({ from: 24730, to: 24829 });
 
 beforeAll(async () => {
   fake = await installFakeDriver();
@@ -113,10 +114,10 @@ describe("startAppiumServer", () => {
 
   it("says when the executable is missing", async () => {
     await expect(
-      startAppiumServer({ executable: join(dir, "no-appium"), port: 47329, logFile: join(dir, "x.log") }),
+      startAppiumServer({ executable: join(dir, "no-appium"), port: 24829, logFile: join(dir, "x.log") }),
     ).rejects.toThrow("is not an executable file (--appium PATH)");
     await expect(
-      startAppiumServer({ port: 47329, logFile: join(dir, "x.log"), env: { PATH: dir } }),
+      startAppiumServer({ port: 24829, logFile: join(dir, "x.log"), env: { PATH: dir } }),
     ).rejects.toThrow("appium is not on PATH");
   });
 });

@@ -24,7 +24,8 @@ const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
 let fake: FakeDriverHome;
 let root: string;
-const blocks = new PortBlocks({ from: 47330, to: 47429 });
+// Each suite its own range, below Linux's ephemeral ports (32768–60999) that outgoing connections take.
+const blocks = new PortBlocks({ from: 24830, to: 24929 });
 const open: AppiumSession[] = [];
 
 beforeAll(async () => {

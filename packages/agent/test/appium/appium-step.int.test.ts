@@ -40,7 +40,8 @@ beforeAll(async () => {
     executable: APPIUM_EXECUTABLE,
     allowLocalApps: false,
     allowPrivateAppUrls: false,
-    portBlocks: new PortBlocks({ from: 47430, to: 47529 }),
+    // Its own range, below Linux's ephemeral ports (32768–60999) that outgoing connections take.
+    portBlocks: new PortBlocks({ from: 24930, to: 25029 }),
     env: fake.env,
     // No DNS on the test machines: the one name the tests use resolves to a private address.
     resolveAll: async (host) => {
