@@ -20,7 +20,11 @@ import {
   type SessionEndReason,
 } from "./appium-session.ts";
 import type { PortBlocks } from "./port-blocks.ts";
-import { buildSessionCapabilities, type SessionDevice } from "./session-capabilities.ts";
+import {
+  buildSessionCapabilities,
+  privateAppUrlRefusal,
+  type SessionDevice,
+} from "./session-capabilities.ts";
 import { SessionNotCreatedError } from "./w3c-error.ts";
 
 /** `testbay:options` the agent acts on (API.md §12); the server fills in the defaults. */
@@ -150,11 +154,7 @@ export async function runAppiumStep(run: AppiumStepRun, io: AppiumStepIo): Promi
     });
     if (built.appUrl && !run.agent.allowPrivateAppUrls) {
       const refusal = await resolvedHostRefusal(built.appUrl, run.agent.resolveAll ?? systemResolveAll);
-      if (refusal) {
-        throw new SessionNotCreatedError(
-          `appium:app ${built.appUrl.origin} refused: ${refusal}; the agent downloads only from public addresses unless started with --appium-allow-private-app-urls`,
-        );
-      }
+      if (refusal) throw privateAppUrlRefusal(built.appUrl, refusal);
     }
     const block = await run.agent.portBlocks.reserve();
     release = block.release;

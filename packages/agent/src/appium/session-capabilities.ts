@@ -88,6 +88,13 @@ function appUrlOf(app: string): URL | null {
   }
 }
 
+/** The refusal of an app URL whose host is not public (why: app-url-guard.ts's words). */
+export function privateAppUrlRefusal(url: URL, why: string): SessionNotCreatedError {
+  return new SessionNotCreatedError(
+    `appium:app ${url.origin} refused: ${why}; the agent downloads only from public addresses unless started with --appium-allow-private-app-urls`,
+  );
+}
+
 /** Builds Appium's new-session payload; throws SessionNotCreatedError (W3C `session not created`) with why. */
 export function buildSessionCapabilities(input: SessionCapabilitiesInput): SessionCapabilities {
   const caps = flattenAppiumOptions(input.requested);
@@ -116,11 +123,7 @@ export function buildSessionCapabilities(input: SessionCapabilitiesInput): Sessi
     appUrl = appUrlOf(app);
     if (appUrl && !input.allowPrivateAppUrls) {
       const refusal = literalHostRefusal(appUrl);
-      if (refusal) {
-        throw new SessionNotCreatedError(
-          `appium:app ${appUrl.origin} refused: ${refusal}; the agent downloads only from public addresses unless started with --appium-allow-private-app-urls`,
-        );
-      }
+      if (refusal) throw privateAppUrlRefusal(appUrl, refusal);
     }
     if (!appUrl && !input.allowLocalApps) {
       throw new SessionNotCreatedError(
