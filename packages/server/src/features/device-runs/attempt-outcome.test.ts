@@ -5,6 +5,7 @@ import {
   lapsedEnd,
   maxAttemptsWithHandBacks,
   reportedEnd,
+  sessionEnd,
 } from "./attempt-outcome.ts";
 import { attemptSummary } from "./test-summary.ts";
 
@@ -103,5 +104,20 @@ describe("attempt outcome", () => {
   it("errors a lapsed lease (agent_lost), re-queued only while the plan allows", () => {
     expect(lapsedEnd(ending({ maxAttempts: 2 }))).toEqual({ status: "errored", requeued: true });
     expect(lapsedEnd(ending({ attempt: 2, maxAttempts: 2 }))).toEqual({ status: "errored", requeued: false });
+  });
+
+  it("ends a WebDriver session's run once, as its client said unless it was cancelled", () => {
+    const deleted = reportedEnd(ending(), "passed", "deleted");
+    expect(sessionEnd(deleted, null)).toEqual({ status: "passed", requeued: false });
+    expect(sessionEnd(deleted, "failed")).toEqual({ status: "failed", requeued: false });
+    const idle = reportedEnd(ending(), "errored", "idle_timeout");
+    expect(sessionEnd(idle, null)).toEqual({ status: "errored", requeued: false });
+    expect(sessionEnd(idle, "passed")).toEqual({ status: "passed", requeued: false });
+    // A lost device is handed back for another attempt in a plan's run; a session cannot be resumed.
+    const lost = reportedEnd(ending(), "errored", "device_lost");
+    expect(lost.requeued).toBe(true);
+    expect(sessionEnd(lost, null)).toEqual({ status: "errored", requeued: false });
+    const cancelled = reportedEnd(ending({ cancelRequested: true }), "passed", "deleted");
+    expect(sessionEnd(cancelled, "passed")).toEqual({ status: "cancelled", requeued: false });
   });
 });

@@ -68,6 +68,17 @@ export function reportedEnd(ending: EndingAttempt, reported: FinalStatus, reason
   return { status, requeued: retriable && ending.attempt < ending.maxAttempts };
 }
 
+/**
+ * A WebDriver session's run (API.md §12) ends once: its client holds Appium's state, so it is never queued
+ * again, whatever the agent reported. Its status is what the agent reported (passed for a DELETE, errored for
+ * the other ends) unless the client set a result (POST /v1/executions/{id}/result), which stands, but for a
+ * cancel: someone stopped the session.
+ */
+export function sessionEnd(end: AttemptEnd, clientResult: "passed" | "failed" | null): AttemptEnd {
+  if (end.status === "cancelled" || clientResult === null) return { status: end.status, requeued: false };
+  return { status: clientResult, requeued: false };
+}
+
 /** Nobody renewed the lease (reason agent_lost): errored, and queued again while the plan allows. */
 export function lapsedEnd(ending: EndingAttempt): AttemptEnd {
   if (ending.cancelRequested) return { status: "cancelled", requeued: false };

@@ -12,7 +12,14 @@ import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
 import { appendFlakyDetected } from "../tests/flaky-detected.ts";
-import { type AttemptEnd, type FinalStatus, isFinal, lapsedEnd, reportedEnd } from "./attempt-outcome.ts";
+import {
+  type AttemptEnd,
+  type FinalStatus,
+  isFinal,
+  lapsedEnd,
+  reportedEnd,
+  sessionEnd,
+} from "./attempt-outcome.ts";
 import { claimRun } from "./claim-query.ts";
 import { flakyOf, writeEnd } from "./end-attempt-query.ts";
 import { settleAndAnnounce } from "./execution-events.ts";
@@ -91,7 +98,10 @@ export class DeviceRuns {
     now: number,
   ): Promise<Ended | undefined> {
     const at = isoTime(now);
-    const decide = (held: HeldRun, summary: Summary) => reportedEnd({ ...held, summary }, reported, reason);
+    const decide = (held: HeldRun, summary: Summary) => {
+      const end = reportedEnd({ ...held, summary }, reported, reason);
+      return held.session ? sessionEnd(end, held.session.result) : end;
+    };
     if (this.dialect === "postgres") {
       for (let i = 0; i < optimisticTries; i++) {
         const held = await readHeld(this.db, this.dialect, { leaseId, organizationId, withReports: true });

@@ -19,6 +19,11 @@ export interface HeldRun extends LeasedRun {
   /** Which shard of its device entry the run is (0-based), and of how many (1: not sharded). */
   shard: number;
   shardCount: number;
+  /**
+   * A WebDriver session's run (read with the reports, to end the attempt): what its client said of it
+   * (POST /v1/executions/{id}/result), null when it said nothing. Undefined for a test plan's run.
+   */
+  session?: { result: "passed" | "failed" | null };
 }
 
 type HeldRow = {
@@ -39,6 +44,8 @@ type HeldRow = {
   execution_status: ExecutionStatus;
   execution_version?: string;
   reports?: unknown;
+  kind?: string;
+  session_result?: string | null;
 };
 
 export interface HeldQuery {
@@ -58,6 +65,9 @@ export interface HeldQuery {
  */
 const quarantined = sql`case when exists (select 1 from test_quarantines q
   where q.organization_id = dr.organization_id and q.test_id = tc.test_id) then 1 else 0 end`;
+
+/** A session's result as its client set it (features/sessions keeps it in webdriver_sessions, migration 0026). */
+const sessionResult = sql`(select ws.result_status from webdriver_sessions ws where ws.execution_id = dr.execution_id)`;
 
 export async function readHeld(
   db: Kysely<Database>,
@@ -80,7 +90,7 @@ export async function readHeld(
       dr.position, dr.shard, dr.shard_count, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
       e.test_plan_id, e.cancel_requested, e.status as execution_status
       ${dialect === "postgres" ? sql`, cast(e.xmin as text) as execution_version` : sql``}
-      ${query.withReports ? sql`, ${reports} as reports` : sql``}
+      ${query.withReports ? sql`, ${reports} as reports, e.kind, ${sessionResult} as session_result` : sql``}
     from device_runs dr join executions e on e.id = dr.execution_id
     where ${sql.join(conditions, sql` and `)}
     ${query.lock && dialect === "postgres" ? sql`for update of dr, e` : sql``}`.execute(db);
@@ -105,6 +115,9 @@ export async function readHeld(
     reports: toReports(row.reports),
     shard: Number(row.shard),
     shardCount: Number(row.shard_count),
+    ...(row.kind === "session"
+      ? { session: { result: (row.session_result ?? null) as "passed" | "failed" | null } }
+      : {}),
   };
 }
 

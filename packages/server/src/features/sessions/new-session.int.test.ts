@@ -207,8 +207,14 @@ describe("a new session", () => {
     );
     expect(stored).toMatchObject({ resultStatus: "failed", resultReason: "the login screen never showed" });
 
-    await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" });
+    // Ended by DELETE (passed), the session takes the status its client set.
+    expect(await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" })).toMatchObject({
+      status: "failed",
+      requeued: false,
+      execution_status: "failed",
+    });
     expect(await directory.find(job.execution_id, {})).toEqual({ ended: "deleted" });
+    expect(await execution(job.execution_id)).toMatchObject({ kind: "session", status: "failed" });
   });
 
   it("fails with the agent's message when Appium could not create it", async () => {
@@ -229,7 +235,14 @@ describe("a new session", () => {
     expect(await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: {} })).toEqual({
       state: "failed",
     });
-    await agent.agent.complete(job.lease_id, { status: "errored", reason: "session_not_created" });
+    // Its agent hands it back as lost: a session is never queued again.
+    expect(
+      await agent.agent.complete(job.lease_id, { status: "errored", reason: "device_lost" }),
+    ).toMatchObject({
+      status: "errored",
+      requeued: false,
+      execution_status: "errored",
+    });
   });
 
   it("waits out its queue timeout for a device nobody has, then fails naming why; the execution ends errored", async () => {
