@@ -101,6 +101,14 @@ export async function startChannelServer(
         onChannelLost: (agent) => lost.push(agent),
         onSessionEnded: (agent, session, reason) => ended.push({ agent, session, reason }),
         holderKeyPrefix,
+        // A stand-in for setSessionStatus: answered by the server, never relayed.
+        answerHere: async (command) =>
+          command.path === "/execute/sync" &&
+          typeof command.body === "object" &&
+          command.body !== null &&
+          String((command.body as { script?: unknown }).script).startsWith("testbay:")
+            ? { status: 200, body: { value: null } }
+            : undefined,
         ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
         ...(options.liveness ? { liveness: options.liveness } : {}),
       });

@@ -14,7 +14,7 @@ import { RelayForwarder } from "./relay-forwarder.ts";
 import { relayInternalRoutes } from "./relay-internal.routes.ts";
 import { RelaySignature } from "./relay-signature.ts";
 import type { SessionDirectory } from "./session-directory.ts";
-import { webDriverCommandRoutes } from "./webdriver-command.routes.ts";
+import { type AnswerHere, webDriverCommandRoutes } from "./webdriver-command.routes.ts";
 
 export interface ChannelDeps {
   config: Pick<Config, "redisUrl" | "instanceUrl" | "host">;
@@ -24,6 +24,8 @@ export interface ChannelDeps {
   log: FastifyBaseLogger;
   /** Finds the agent holding a session's device (the sessions table). */
   sessions: SessionDirectory;
+  /** Commands answered by Testbay, not relayed (setSessionStatus through /execute/sync; features/sessions). */
+  answerHere?: AnswerHere;
   /** An agent's channel stayed gone for `graceMs` on every instance: its sessions are lost (API.md §12). */
   onChannelLost?(agent: AgentAddress): void | Promise<void>;
   /** The agent ended a session on its own (`ended` frame): stop relaying its commands. */
@@ -86,7 +88,11 @@ export async function createChannel(deps: ChannelDeps) {
       server = app;
       await app.register(channelRoutes, { registry });
       await app.register(relayInternalRoutes, { relay, signature });
-      await app.register(webDriverCommandRoutes, { directory: deps.sessions, relay });
+      await app.register(webDriverCommandRoutes, {
+        directory: deps.sessions,
+        relay,
+        ...(deps.answerHere ? { answerHere: deps.answerHere } : {}),
+      });
     },
     /** Closes the channels (agents reconnect to another instance) and removes this instance's holder records. */
     async stop(): Promise<void> {

@@ -102,6 +102,24 @@ describe("a relayed command", () => {
     ]);
   });
 
+  it("that Testbay answers itself (setSessionStatus) is not relayed; other scripts are", async () => {
+    const seen: ChannelCommand[] = [];
+    await startAgent("here-1", async (command) => {
+      seen.push(command);
+      return { status: 200, body: { value: "from appium" } };
+    });
+    const id = session("ex_here", "here-1");
+    const status = { script: 'testbay: {"action": "setSessionStatus", "status": "failed"}', args: [] };
+    expect((await webDriver(t.server.origin, "POST", `/session/${id}/execute/sync`, status)).body).toEqual({
+      value: null,
+    });
+    const other = { script: "mobile: shell", args: [{ command: "echo" }] };
+    expect((await webDriver(t.server.origin, "POST", `/session/${id}/execute/sync`, other)).body).toEqual({
+      value: "from appium",
+    });
+    expect(seen.map((command) => command.body)).toEqual([other]);
+  });
+
   it("for an unknown or ended session is a W3C invalid session id, never a problem document", async () => {
     const unknown = await webDriver(t.server.origin, "GET", "/session/ex_nobody/url");
     expect(unknown.status).toBe(404);

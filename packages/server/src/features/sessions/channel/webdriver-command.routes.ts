@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../../../errors.ts";
 import { type W3cErrorAnswer, w3cErrorAnswer } from "../w3c-errors.ts";
+import type { AgentAddress, RelayedAnswer, RelayedCommand } from "./channel-messages.ts";
 import type { Relay } from "./relay.ts";
 import type { SessionDirectory } from "./session-directory.ts";
 import { webDriverCallerOf } from "./webdriver-caller.ts";
@@ -14,6 +15,12 @@ export const commandBodyLimit = 64 * 1024 * 1024;
 const prefix = "/wd/hub/session/";
 
 /**
+ * Commands Testbay answers itself instead of relaying: API.md §12's `setSessionStatus` script through
+ * `/execute/sync` (features/sessions). Returns the answer, or undefined to relay the command.
+ */
+export type AnswerHere = (command: RelayedCommand, agent: AgentAddress) => Promise<RelayedAnswer | undefined>;
+
+/**
  * The WebDriver commands of a session (API.md §12): `/wd/hub/session/{id}/…` with any method and
  * `DELETE /wd/hub/session/{id}`, relayed as they are to the agent holding the session's device, and Appium's
  * status and body returned as they are. Errors are W3C error bodies only, never problem documents: WebDriver
@@ -22,7 +29,7 @@ const prefix = "/wd/hub/session/";
  */
 export async function webDriverCommandRoutes(
   app: FastifyInstance,
-  { directory, relay }: { directory: SessionDirectory; relay: Relay },
+  { directory, relay, answerHere }: { directory: SessionDirectory; relay: Relay; answerHere?: AnswerHere },
 ): Promise<void> {
   // Bodies as text, parsed here: an empty body (some clients send none with a POST) or one that is not JSON is a
   // W3C `invalid argument`, not a problem document from Fastify's parser.
@@ -51,15 +58,14 @@ export async function webDriverCommandRoutes(
     if ("ended" in found) return sendAnswer(reply, w3cErrorAnswer("invalid session id", found.ended));
     const body = readBody(request);
     if (body instanceof Error) return sendAnswer(reply, w3cErrorAnswer("invalid argument", body.message));
-    const answer = await relay.send(
-      { organizationId: found.organizationId, agentId: found.agentId },
-      {
-        session: sessionId,
-        method: request.method,
-        path: pathBelowSession(request.url, sessionId),
-        ...(body === undefined ? {} : { body }),
-      },
-    );
+    const agent = { organizationId: found.organizationId, agentId: found.agentId };
+    const command: RelayedCommand = {
+      session: sessionId,
+      method: request.method,
+      path: pathBelowSession(request.url, sessionId),
+      ...(body === undefined ? {} : { body }),
+    };
+    const answer = (await answerHere?.(command, agent)) ?? (await relay.send(agent, command));
     return sendAnswer(reply, answer);
   };
 
