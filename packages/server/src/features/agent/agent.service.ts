@@ -50,9 +50,20 @@ export interface AgentServiceOptions {
 /** How often an agent claiming again with the same offer is recorded as seen again (see AgentService.seen). */
 const seenRefreshMs = 5_000;
 
+/** A device run that ended for good as its agent completed it (not re-queued). */
+export interface EndedRun {
+  organizationId: string;
+  executionId: string;
+  status: FinalStatus;
+  /** Why, as the agent said (deleted, idle_timeout, …), or null. */
+  reason: string | null;
+}
+
 /** The agent protocol (API.md §7): claims with long polling, heartbeats, results, artifacts, completion. */
 export class AgentService {
   private closing = false;
+  /** Told of each run its agent completed for good (features/sessions marks a session ended). */
+  private readonly endListeners = new Set<(ended: EndedRun) => Promise<void>>();
   /** What each agent offered when this instance last recorded it as seen, and when (see `seen`). */
   private readonly lastSeen = new Map<string, { offer: string; at: number }>();
 
@@ -187,6 +198,10 @@ export class AgentService {
       this.options.clock.now(),
     );
     if (!done) throw leaseLost(leaseId);
+    if (!done.requeued) {
+      const ended = { organizationId, executionId: done.executionId, status: done.status, reason };
+      for (const listener of this.endListeners) await listener(ended);
+    }
     this.options.changes?.changed(organizationId, done.executionId);
     // A re-queued run waits for a claim; batches handed back wait for the shards still running (their next
     // next-batch takes them) or, if none is left, for the run's next attempt.
@@ -324,6 +339,15 @@ export class AgentService {
 
   private changed(run: LeasedRun): void {
     this.options.changes?.changed(run.organizationId, run.executionId);
+  }
+
+  /**
+   * Calls `listener` (awaited before the completion is answered) with each run its agent completes for good.
+   * Returns the function that stops it.
+   */
+  onRunEnded(listener: (ended: EndedRun) => Promise<void>): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
   }
 
   /** The run a lease holds, for what other features take from agents by lease (a session's report); else 409. */

@@ -214,6 +214,12 @@ describe("a new session", () => {
       execution_status: "failed",
     });
     expect(await directory.find(job.execution_id, {})).toEqual({ ended: "deleted" });
+    expect(
+      await new SessionsRepo(server.app.services.database.db).find(
+        await orgOf(job.execution_id),
+        job.execution_id,
+      ),
+    ).toMatchObject({ state: "ended", endReason: "deleted" });
     expect(await execution(job.execution_id)).toMatchObject({ kind: "session", status: "failed" });
   });
 

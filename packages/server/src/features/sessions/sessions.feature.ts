@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Clock } from "../../clock.ts";
+import { type Clock, isoTime } from "../../clock.ts";
 import type { Config } from "../../config.ts";
 import type { DatabaseHandle } from "../../db/kysely.ts";
 import { agentSessionRoutes } from "../agent/agent.routes.ts";
@@ -68,6 +68,11 @@ export function createSessions(deps: SessionsDeps) {
     pollIntervalMs: deps.pollIntervalMs ?? 1000,
   });
   const reports = new SessionReportsStore(sessions, changes, clock);
+  // docs/appium-relay.md step 4: the agent completes a session's run when the session ends, saying why.
+  deps.agents.onRunEnded(async (ended) => {
+    const reason = ended.status === "cancelled" ? "cancelled" : (ended.reason ?? ended.status);
+    await sessions.markEnded(ended.executionId, reason, isoTime(clock.now()));
+  });
   return {
     sessions,
     directory,
