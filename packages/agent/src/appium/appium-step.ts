@@ -58,18 +58,33 @@ export interface AppiumAgentOptions {
   resolveAll?: ResolveAll;
 }
 
-/** The body of `POST /v1/agent/jobs/{lease}/session`. */
+/**
+ * The body of `POST /v1/agent/jobs/{lease}/session`: the SDK's SessionReport (packages/client/src/sdk/agent-api.ts,
+ * not exported from @testbay/client's index), spelled out here with the same shape.
+ */
 export type SessionReadiness =
   | { status: "ready"; capabilities: Record<string, unknown> }
   | { status: "failed"; error: string; message: string };
 
+/** The server's answer to the report (the SDK's SessionReportResult): the session's state once it was taken. */
+export interface ReadinessAnswer {
+  state: string;
+}
+
 export type Relay = (command: RelayedCommand) => Promise<AppiumAnswer>;
 
 export interface AppiumStepIo {
-  /** Tells the server the session is ready (Appium's capabilities) or failed; awaited before commands flow. */
-  reportReady(result: SessionReadiness): Promise<void>;
-  /** Hands the session's relay to what delivers commands (the agent's channel); returns how to take it back. */
-  serveCommands(relay: Relay): () => void;
+  /**
+   * Tells the server the session is ready (Appium's capabilities) or failed (`agent.reportSession`). When the
+   * answer's state is not `ready` after a ready report, the session ended on the server meanwhile (the client
+   * hung up, a cancel): the agent ends it too.
+   */
+  reportReady(result: SessionReadiness): Promise<ReadinessAnswer | undefined>;
+  /**
+   * Hands the session's relay to what delivers commands (session-registry.ts behind the agent's channel);
+   * returns how to take it back, called with how the session ended.
+   */
+  serveCommands(relay: Relay): (reason: SessionEndReason) => void;
   /** The agent ended the session on its own (idle timeout, max duration, Appium gone): the channel says so. */
   onEnded?(reason: SessionEndReason): void;
   /**
@@ -189,10 +204,16 @@ export async function runAppiumStep(run: AppiumStepRun, io: AppiumStepIo): Promi
     // Aborted between the session's creation and now: no abort event comes any more.
     if (io.signal.aborted) onAbort();
     const detach = io.serveCommands((command) => session.relay(command));
+    let endReason: SessionEndReason = "agent_stopped";
     try {
       io.log(`appium session ${session.appiumSessionId} ready on port ${block.appiumPort}`);
-      await io.reportReady({ status: "ready", capabilities: session.capabilities });
+      const answer = await io.reportReady({ status: "ready", capabilities: session.capabilities });
+      if (answer && answer.state !== "ready") {
+        io.log(`the server has the session ${answer.state}: ending it`);
+        void session.end("cancelled");
+      }
       const end = await session.ended;
+      endReason = end.reason;
       if (end.reason !== "deleted" && !io.signal.aborted) io.onEnded?.(end.reason);
       io.log(`appium session ended: ${end.reason}`);
       return { reason: end.reason, files: end.files, outcome: outcomeOf(end) };
@@ -202,7 +223,7 @@ export async function runAppiumStep(run: AppiumStepRun, io: AppiumStepIo): Promi
       io.log(`appium session ended: could not report it ready: ${(error as Error).message}`);
       return { reason: end.reason, files: end.files, outcome: outcomeOf(end) };
     } finally {
-      detach();
+      detach(session.reason ?? endReason);
       io.signal.removeEventListener("abort", onAbort);
     }
   } catch (error) {

@@ -69,8 +69,14 @@ afterAll(async () => {
 function startStep(
   name: string,
   step: AppiumStep,
-  options: { installedAppPath?: string | null; agent?: Partial<AppiumAgentOptions> } = {},
+  options: {
+    installedAppPath?: string | null;
+    agent?: Partial<AppiumAgentOptions>;
+    /** The session's state the server answers the report with (`agent.reportSession`). */
+    serverState?: string;
+  } = {},
 ) {
+  const detachedWith: SessionEndReason[] = [];
   const abort = new AbortController();
   const reports: SessionReadiness[] = [];
   const endedByAgent: SessionEndReason[] = [];
@@ -92,11 +98,13 @@ function startStep(
       reportReady: async (readiness) => {
         reports.push(readiness);
         resolveReady(readiness);
+        return options.serverState ? { state: options.serverState } : undefined;
       },
       serveCommands: (given) => {
         relay = given;
-        return () => {
+        return (reason) => {
           relay = null;
+          detachedWith.push(reason);
         };
       },
       onEnded: (reason) => endedByAgent.push(reason),
@@ -110,6 +118,7 @@ function startStep(
     reported,
     reports,
     endedByAgent,
+    detachedWith,
     logs,
     abort: (reason: string) => abort.abort(reason),
     send(command: Parameters<Relay>[0]) {
@@ -173,6 +182,7 @@ describe("runAppiumStep", () => {
     }
     // A DELETE is the client's own end: nothing for the agent to announce.
     expect([...a.endedByAgent, ...b.endedByAgent]).toEqual([]);
+    expect([...a.detachedWith, ...b.detachedWith]).toEqual(["deleted", "deleted"]);
     expect(a.reports).toHaveLength(1);
   });
 
@@ -183,6 +193,14 @@ describe("runAppiumStep", () => {
     expect(result.reason).toBe("idle_timeout");
     expect(result.outcome).toEqual({ status: "errored", message: "the session ended: idle_timeout" });
     expect(run.endedByAgent).toEqual(["idle_timeout"]);
+  });
+
+  it("ends the session when the server answers the ready report with another state (the client hung up)", async () => {
+    const run = startStep("hung-up", fakeStep(), { serverState: "ended" });
+    const result = await run.result;
+    expect(result.reason).toBe("cancelled");
+    expect(run.detachedWith).toEqual(["cancelled"]);
+    expect(run.logs).toContain("the server has the session ended: ending it");
   });
 
   it("ends on cancel as cancelled", async () => {
