@@ -97,6 +97,7 @@ export class ChannelClient extends EventEmitter<{ open: []; close: [code: number
       let token: string | undefined;
       try {
         token = await this.options.tokens.get();
+        if (this.stopped) return;
         const outcome = await this.connectOnce(token);
         opened = outcome.opened;
         if (outcome.status === 401) this.options.tokens.discard(token);

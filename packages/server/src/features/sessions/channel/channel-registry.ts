@@ -14,6 +14,12 @@ import {
 /** WebSocket close code of a channel another one of the same agent replaced (docs/appium-relay.md). */
 export const replacedCloseCode = 4000;
 
+/**
+ * WebSocket close code of a channel whose token expired: the agent reconnects with a fresh one and is
+ * authenticated again (a disabled client or a rotated secret is refused then).
+ */
+export const tokenExpiredCloseCode = 4001;
+
 /** How long a command waits for a channel that is gone to come back (API.md §12: then the session is lost). */
 export const defaultGraceMs = 10_000;
 
@@ -77,8 +83,11 @@ export class ChannelRegistry {
     return this.agents.get(agentKey(agent))?.socket !== undefined;
   }
 
-  /** Takes an agent's new channel: replaces the one it had, and sends it the commands that were waiting. */
-  accept(agent: AgentAddress, socket: WebSocket): void {
+  /**
+   * Takes an agent's new channel: replaces the one it had, and sends it the commands that were waiting.
+   * `tokenExpiresInMs`: the channel is closed (4001) when the token it was opened with expires.
+   */
+  accept(agent: AgentAddress, socket: WebSocket, tokenExpiresInMs?: number): void {
     if (this.closed) {
       socket.close(1001, "server closing");
       return;
@@ -94,7 +103,19 @@ export class ChannelRegistry {
     socket.on("message", (data, isBinary) => {
       if (!isBinary) this.received(state, String(data));
     });
-    socket.on("close", () => this.channelClosed(state, socket));
+    const expiry =
+      tokenExpiresInMs === undefined
+        ? undefined
+        : setTimeout(
+            () => socket.close(tokenExpiredCloseCode, "token expired"),
+            // setTimeout's longest wait is about 24.8 days; tokens live 24 h.
+            Math.min(Math.max(0, tokenExpiresInMs), 2 ** 31 - 1),
+          );
+    expiry?.unref();
+    socket.on("close", () => {
+      clearTimeout(expiry);
+      this.channelClosed(state, socket);
+    });
     socket.on("error", (error) => this.options.log?.warn({ err: error, agent }, "agent channel error"));
     this.options.log?.info(
       { agent_id: agent.agentId },

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
 import { scaledSuite, startTestServer, type TestServer } from "../../../../test/harness.ts";
-import { systemClock } from "../../../clock.ts";
+import { ManualClock } from "../../../clock.ts";
 import { loadSigningKey } from "../../auth/index.ts";
 import { createChannel } from "./channel.feature.ts";
 import type { LivenessTimes } from "./channel-liveness.ts";
@@ -82,10 +82,13 @@ export async function startChannelServer(
   const channels: ChannelFeature[] = [];
   // Both instances of one test server share it; other suites on the same Redis use their own.
   const holderKeyPrefix = `testbay-test:channel:${randomBytes(6).toString("hex")}:`;
+  // The server's clock, which issues the tokens whose expiry closes a channel.
+  const clock = new ManualClock();
   const server = await startTestServer({
+    clock,
     beforeListen: async (app) => {
       // What app.ts passes: the deployment's signing key (the one kept in the shared database here).
-      const signingKey = await loadSigningKey(app.services.database.db, undefined, systemClock);
+      const signingKey = await loadSigningKey(app.services.database.db, undefined, clock);
       const channel = await createChannel({
         config: {
           redisUrl: scaledSuite
@@ -95,7 +98,7 @@ export async function startChannelServer(
           host: "127.0.0.1",
         },
         signingKey,
-        clock: systemClock,
+        clock,
         log: app.log,
         sessions: directory,
         onChannelLost: (agent) => lost.push(agent),

@@ -86,7 +86,7 @@ export async function createChannel(deps: ChannelDeps) {
     /** Adds the channel, the internal relay and the WebDriver command routes (none is in the OpenAPI document). */
     async register(app: FastifyInstance): Promise<void> {
       server = app;
-      await app.register(channelRoutes, { registry });
+      await app.register(channelRoutes, { registry, clock: deps.clock });
       await app.register(relayInternalRoutes, { relay, signature });
       await app.register(webDriverCommandRoutes, {
         directory: deps.sessions,

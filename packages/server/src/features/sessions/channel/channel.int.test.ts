@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChannelClient, type ChannelCommand } from "../../../../../agent/src/channel/index.ts";
-import { replacedCloseCode } from "./channel-registry.ts";
+import { replacedCloseCode, tokenExpiredCloseCode } from "./channel-registry.ts";
 import {
   AsyncQueue,
   type ChannelTestServer,
@@ -384,5 +384,12 @@ describe("a channel gone for longer than the grace period", () => {
     await opened;
     await client.stop();
     expect(discarded).toEqual(["not-a-token"]);
+  });
+
+  // Last: it moves the server's clock to 300 ms before the agent's token expires.
+  it("is closed (4001) when the token it was opened with expires, so the agent authenticates again", async () => {
+    short.server.clock.advance(24 * 3600 * 1000 - 300);
+    const agent = await connectBareAgent(short.server.baseUrl, short.agentToken, "expiring-1");
+    expect(await agent.closed).toBe(tokenExpiredCloseCode);
   });
 });

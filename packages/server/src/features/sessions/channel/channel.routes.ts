@@ -1,5 +1,6 @@
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";
+import type { Clock } from "../../../clock.ts";
 import { principalOf } from "../../../http/principal.ts";
 import type { ChannelRegistry } from "./channel-registry.ts";
 
@@ -18,7 +19,7 @@ const agentIdPattern = /^[A-Za-z0-9._@-]{1,100}$/;
  */
 export async function channelRoutes(
   app: FastifyInstance,
-  { registry }: { registry: ChannelRegistry },
+  { registry, clock }: { registry: ChannelRegistry; clock: Clock },
 ): Promise<void> {
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
   // An upgrade refused by a hook (401, 403, 400) is answered over the raw socket, which Node no longer manages
@@ -44,7 +45,11 @@ export async function channelRoutes(
     },
     (socket, request) => {
       const principal = principalOf(request);
-      registry.accept({ organizationId: principal.organizationId, agentId: request.query.agent_id }, socket);
+      registry.accept(
+        { organizationId: principal.organizationId, agentId: request.query.agent_id },
+        socket,
+        principal.tokenExpiresAt - clock.now(),
+      );
     },
   );
 }
