@@ -237,6 +237,10 @@ describe("a new session", () => {
     const { status, body } = await answer;
     expect(status).toBe(500);
     expect(body).toEqual({ value: { error: "session not created", message, stacktrace: "" } });
+    const directory = new SessionDirectory(new SessionsRepo(server.app.services.database.db));
+    expect(await directory.find(job.execution_id, {})).toEqual({
+      ended: `the session was never created: ${message}`,
+    });
     // A late ready changes nothing: the client was told it failed.
     expect(await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: {} })).toEqual({
       state: "failed",
@@ -284,6 +288,11 @@ describe("a new session", () => {
     expect(await waitFor(async () => ((await execution(id)).status === "cancelled" ? true : undefined))).toBe(
       true,
     );
+    const stored = await waitFor(async () => {
+      const session = await new SessionsRepo(server.app.services.database.db).find(await orgOf(id), id);
+      return session?.state === "failed" ? session : undefined;
+    });
+    expect(stored.message).toBe("the client went away while the session waited");
   });
 });
 

@@ -190,11 +190,16 @@ export class NewSessions {
         }
         const execution = await this.options.executions.get(organizationId, executionId);
         if (execution.status !== "queued" && execution.status !== "running") {
-          throw new WebDriverError("session not created", notStarted(execution));
+          // Cancelled, or its run ended before the agent said anything: the session never started.
+          const message = notStarted(execution);
+          await sessions.markFailed(executionId, "session not created", message, isoTime(clock.now()));
+          throw new WebDriverError("session not created", message);
         }
         if (abort.aborted) {
+          const message = "the client went away while the session waited";
           await this.options.executions.cancel(organizationId, executionId);
-          throw new WebDriverError("session not created", "the client went away while the session waited");
+          await sessions.markFailed(executionId, "session not created", message, isoTime(clock.now()));
+          throw new WebDriverError("session not created", message);
         }
         if (execution.status === "queued" && clock.now() >= queueDeadline) {
           await this.queueTimedOut(organizationId, execution, request);
