@@ -73,6 +73,11 @@ export async function startLocalAgent(
       saved[organization] = { client_id: issued.client_id, client_secret: issued.client_secret };
       await writeCredentials(config.dataDir, file, saved);
       client = connect(issued);
+      // Its first token now, before the server says it listens, as for saved credentials above: fetched by
+      // the workers' first claim instead, it was in flight when a SIGTERM came right after the banner (a test,
+      // a quick restart), and the SDK retried the 503s of the closing server for seconds, deaf to the agent's
+      // stop (a token fetch takes no abort signal), until main.ts's 10 s timer exited with 1 (issue 26).
+      await client.tokens.get();
     }
     const agent = new Agent({
       client,
