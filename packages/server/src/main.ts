@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { DestinationStream } from "pino";
 import { buildApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { startLocalAgent } from "./features/agent/index.ts";
@@ -32,9 +33,16 @@ function loopbackHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
 
+export interface StartOptions {
+  /** Where the log goes; unset, stdout as the configuration says (http/logging.ts). Tests read it. */
+  logDestination?: DestinationStream | undefined;
+}
+
 /** Builds the app, listens, and on an empty embedded store creates the default organization and its clients. */
-export async function startServer(config: Config): Promise<RunningServer> {
-  const app = await buildApp({ config });
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const app = await buildApp(
+    options.logDestination ? { config, logDestination: options.logDestination } : { config },
+  );
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
