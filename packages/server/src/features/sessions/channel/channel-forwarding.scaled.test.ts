@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChannelClient, type ChannelCommand } from "../../../../../agent/src/channel/index.ts";
+import { loadSigningKey } from "../../auth/index.ts";
 import { replacedCloseCode } from "./channel-registry.ts";
 import {
   type ChannelTestServer,
@@ -7,6 +8,7 @@ import {
   startChannelServer,
   webDriver,
 } from "./channel-test-server.fixture.ts";
+import { RelaySignature, relaySignatureHeader } from "./relay-signature.ts";
 
 // Scaled configuration only (Vitest project `scaled`): two API instances on one PostgreSQL database and one Redis.
 // An agent's channel is held by one instance; a command that reaches the other is forwarded once, over HTTP, to
@@ -116,5 +118,34 @@ describe("an agent whose channel moves to the other instance", () => {
     after.socket.send(JSON.stringify({ type: "answer", id: frame.id, status: 200, body: { value: "t" } }));
     expect((await later).body).toEqual({ value: "t" });
     after.socket.close();
+  });
+});
+
+describe("a forwarded command that reaches an instance the channel moved away from", () => {
+  it("is answered 409, so that the sender looks for the holder again, and is not relayed there", async () => {
+    const [first, second] = t.server.instances;
+    if (!first || !second) throw new Error("two instances expected");
+    // far-1's channel is on the first instance: the second one is asked as if a lookup had been stale.
+    const signingKey = await loadSigningKey(first.app.services.database.db, undefined, t.server.clock);
+    const signature = new RelaySignature(signingKey.privateKey, () => t.server.clock.now());
+    const body = JSON.stringify({
+      agent: { organizationId: t.organizationId, agentId: "far-1" },
+      command: { session: "ex_far", method: "GET", path: "/stale" },
+    });
+    const before = seen.length;
+    const response = await fetch(`${second.origin}/v1/internal/relay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [relaySignatureHeader]: signature.sign(body) },
+      body,
+    });
+    expect(response.status).toBe(409);
+    // Signed alike, to the holder: relayed (so the 409 above was about where the channel is, not the signature).
+    const held = await fetch(`${first.origin}/v1/internal/relay`, {
+      method: "POST",
+      headers: { "content-type": "application/json", [relaySignatureHeader]: signature.sign(body) },
+      body,
+    });
+    expect(await held.json()).toEqual({ status: 200, body: { value: "GET /stale" } });
+    expect(seen.slice(before).map((command) => command.path)).toEqual(["/stale"]);
   });
 });

@@ -28,8 +28,8 @@ export class RelayForwarder {
   ) {}
 
   /**
-   * The holder's answer; undefined when the holder could not be reached (it went away: the caller relays here,
-   * where the agent will reconnect or not). An answer that is not the holder's relay (it refused the signature:
+   * The holder's answer; undefined when the holder could not be reached (it went away) or no longer holds the
+   * channel (409): the caller looks for the holder again. An answer that is not the holder's relay (it refused the signature:
    * instances with different signing keys) is a W3C `unknown error`, since relaying here could not help.
    */
   async forward(
@@ -50,6 +50,8 @@ export class RelayForwarder {
       return undefined;
     }
     const text = await response.body.text();
+    // The channel moved on from there since the lookup: the caller looks again.
+    if (response.statusCode === 409) return undefined;
     if (response.statusCode === 200) {
       try {
         return JSON.parse(text) as RelayedAnswer;

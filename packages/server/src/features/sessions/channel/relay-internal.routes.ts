@@ -42,6 +42,7 @@ export async function relayInternalRoutes(
         return reply.code(204).send();
       }
       const answer = await relay.sendForwarded(forwarded.agent, forwarded.command, forwarded.id);
+      if (answer === "elsewhere") return reply.code(409).send();
       return reply.code(200).type("application/json; charset=utf-8").send(JSON.stringify(answer));
     },
   );

@@ -54,9 +54,19 @@ export class ChannelRelay implements Relay {
 
   /**
    * A command another instance forwarded: relayed here, never forwarded again (so never in a loop), with the ID
-   * it was given when it comes from an instance the agent's channel moved away from.
+   * it was given when it comes from an instance the agent's channel moved away from. `elsewhere` when the channel
+   * is not here and another instance holds it now (the sender looked it up just before it moved): the sender
+   * looks again, rather than the command waiting here for a channel that will not come back.
    */
-  sendForwarded(agent: AgentAddress, command: RelayedCommand, id?: string): Promise<RelayedAnswer> {
+  async sendForwarded(
+    agent: AgentAddress,
+    command: RelayedCommand,
+    id?: string,
+  ): Promise<RelayedAnswer | "elsewhere"> {
+    if (!this.registry.holds(agent)) {
+      const holder = await this.holders.find(agent);
+      if (holder && holder.instance !== this.instance) return "elsewhere";
+    }
     return this.registry.send(agent, command, id === undefined ? {} : { id });
   }
 
