@@ -64,6 +64,14 @@ export default defineConfig({
     // files mostly wait on servers, child processes and Chromium, so four at a time keep both cores busy.
     // CI (.ci/run on 2 cores): 1,521 s with one file at a time, 962 s with four.
     maxWorkers: 4,
+    // A worker runs one file after another in the same module graph instead of loading the server's modules
+    // again for every file (isolate: false). The suites share no state through modules: each starts its own
+    // servers, databases and folders, and puts back what it stubs (env below). Measured on 2 cores, the client
+    // package's integration suites: 160 s wall / 74 s CPU isolated, 80 s / 39 s not; the unit project 202 s /
+    // 130 s → 157 s / 101 s.
+    isolate: false,
+    unstubEnvs: true,
+    unstubGlobals: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll waits for what a page or a server does on its own; Vitest's default second is too short a wait
