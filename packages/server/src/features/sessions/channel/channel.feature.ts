@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import type { Config } from "../../../config.ts";
 import type { SigningKey } from "../../auth/index.ts";
-import { channelRoutes } from "./channel.routes.ts";
+import { channelRoutes, closeAnsweredUpgrades } from "./channel.routes.ts";
 import { type ChannelHolders, LocalChannelHolders } from "./channel-holders.ts";
 import type { LivenessTimes } from "./channel-liveness.ts";
 import type { AgentAddress } from "./channel-messages.ts";
@@ -86,6 +86,7 @@ export async function createChannel(deps: ChannelDeps) {
     /** Adds the channel, the internal relay and the WebDriver command routes (none is in the OpenAPI document). */
     async register(app: FastifyInstance): Promise<void> {
       server = app;
+      closeAnsweredUpgrades(app);
       await app.register(channelRoutes, { registry, clock: deps.clock });
       await app.register(relayInternalRoutes, { relay, signature });
       await app.register(webDriverCommandRoutes, {

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ChannelClient, type ChannelCommand } from "../../../../../agent/src/channel/index.ts";
 import { replacedCloseCode, tokenExpiredCloseCode } from "./channel-registry.ts";
@@ -208,6 +209,14 @@ describe("the channel", () => {
     expect(ci.body).toMatchObject({ code: "forbidden" });
   });
 
+  it("leaves no connection open after an upgrade it answered over HTTP, on its path or any other", async () => {
+    for (const path of ["/v1/agent/channel?agent_id=x", "/v1/me", "/nowhere"]) {
+      const { status, ended } = await rawUpgrade(t.server.origin, path);
+      expect(status).toBeGreaterThanOrEqual(400);
+      expect(ended).toBe(true);
+    }
+  });
+
   it("refused for good (403) stops the ChannelClient and says so", async () => {
     const refused = deferred<number>();
     const client = new ChannelClient({
@@ -393,3 +402,26 @@ describe("a channel gone for longer than the grace period", () => {
     expect(await agent.closed).toBe(tokenExpiredCloseCode);
   });
 });
+
+/** An upgrade request on a raw socket: the status the server answered, and whether it then closed the socket. */
+function rawUpgrade(origin: string, path: string): Promise<{ status: number; ended: boolean }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("error", reject);
+    // The server's close is awaited; were it never to come, the test's own timeout fails it.
+    socket.on("end", () => {
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), ended: true });
+      socket.destroy();
+    });
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+        "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+    );
+  });
+}

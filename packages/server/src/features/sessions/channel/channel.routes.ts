@@ -7,6 +7,19 @@ import type { ChannelRegistry } from "./channel-registry.ts";
 /** A command's answer may be a screenshot or a page source of several MiB; what an agent may send in one frame. */
 export const maxFrameBytes = 128 * 1024 * 1024;
 
+/**
+ * Closes the connection of an upgrade request answered over HTTP (refused by a hook: 401, 403, 400; or sent to
+ * a path that is no WebSocket): @fastify/websocket hands every upgrade request to the router, and the socket,
+ * which Node no longer manages once it emitted 'upgrade', would stay open for as long as the client likes.
+ * A root hook (channel.feature.ts registers it): upgrade requests reach every route.
+ */
+export function closeAnsweredUpgrades(app: FastifyInstance): void {
+  app.addHook("onResponse", (request, _reply, done) => {
+    if (request.headers.upgrade !== undefined) request.raw.socket.destroy();
+    done();
+  });
+}
+
 /** The same rule as a claim's agent_id (agent.schemas.ts). */
 const agentIdPattern = /^[A-Za-z0-9._@-]{1,100}$/;
 
@@ -22,13 +35,6 @@ export async function channelRoutes(
   { registry, clock }: { registry: ChannelRegistry; clock: Clock },
 ): Promise<void> {
   await app.register(websocket, { options: { maxPayload: maxFrameBytes } });
-  // An upgrade refused by a hook (401, 403, 400) is answered over the raw socket, which Node no longer manages
-  // once it emitted 'upgrade', and @fastify/websocket closes it only when its own hook ran (the authentication
-  // hook runs first and stops the others): close it here, or every refused attempt would leave a socket open.
-  app.addHook("onResponse", (request, _reply, done) => {
-    if (request.headers.upgrade?.toLowerCase() === "websocket") request.raw.socket.destroy();
-    done();
-  });
   app.get<{ Querystring: { agent_id: string } }>(
     "/v1/agent/channel",
     {
