@@ -1,16 +1,19 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { Testbay } from "@testbay/client";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { ManualClock } from "../../clock.ts";
-import { ApiError } from "../../errors.ts";
 import { createAgentRegistry } from "../agent/index.ts";
+import { createApps } from "../apps/index.ts";
 import type { IssuedCredentials } from "../clients/index.ts";
 import { DeviceRuns } from "../device-runs/index.ts";
 import { ExecutionsRepo, ExecutionsService, ResultsRepo } from "../executions/index.ts";
 import { ExecutionChanges } from "../live/index.ts";
 import { MemoryRateLimiter, policiesFrom } from "../ratelimit/index.ts";
-import type { VersionsService } from "../versions/index.ts";
+import { createVersions } from "../versions/index.ts";
 import { SessionDirectory } from "./session-directory.ts";
 import { createSessions } from "./sessions.feature.ts";
 import { SessionsRepo } from "./sessions.repo.ts";
@@ -26,6 +29,8 @@ const clock = new ManualClock();
 let ci: IssuedCredentials;
 let ciHeaders: Record<string, string>;
 let agent: Testbay;
+/** The versions' staging dir of the sessions feature put together here (withSessions), if it was. */
+let stagingDir: string | undefined;
 
 const pixel = { serial: "emulator-5554", platform: "android" as const, model: "Pixel 7", os_version: "14" };
 const appiumCapabilities = {
@@ -89,11 +94,21 @@ async function withSessions(app: FastifyInstance): Promise<void> {
     (organizationId, executionId) => changes.changed(organizationId, executionId),
     runs,
   );
-  const noVersions = {
-    get: async () => {
-      throw new ApiError("app_version_not_found", { detail: "No versions in this test." });
+  stagingDir = await mkdtemp(path.join(tmpdir(), "testbay-sessions-"));
+  const versions = createVersions({
+    database,
+    clock,
+    log: app.log,
+    store: app.services.blobs,
+    config: {
+      dataDir: stagingDir,
+      maxUploadBytes: 10_000_000,
+      bodyIdleTimeoutSeconds: 30,
+      keepVersions: 0,
     },
-  } as unknown as VersionsService;
+    apps: createApps({ database, clock }).apps,
+    onEventAppended: () => {},
+  }).versions;
   const sessions = createSessions({
     database,
     clock,
@@ -109,7 +124,7 @@ async function withSessions(app: FastifyInstance): Promise<void> {
     },
     deployment: "test",
     executions,
-    versions: noVersions,
+    versions,
     runs,
     agents,
     workSignal: { notify: () => {} },
@@ -132,6 +147,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  if (stagingDir) await rm(stagingDir, { recursive: true, force: true });
 });
 
 describe("a new session", () => {
@@ -272,6 +288,45 @@ describe("a new session", () => {
       status: "errored",
       devices: [{ status: "errored", reason: "queue_timeout" }],
     });
+  });
+
+  it("names a registered version in testbay:options: its job carries the version's binary to install", async () => {
+    await registerBasicApp(server, ciHeaders, "2.0.0");
+    const answer = newSession(ciHeaders, {
+      ...appiumCapabilities,
+      "testbay:options": { app: "com.example.basic", version: "2.0.0" },
+    });
+    const job = await claimSessionJob();
+    expect(job).toMatchObject({
+      package_name: "com.example.basic",
+      version: "2.0.0",
+      binary_url: "/v1/apps/com.example.basic/versions/2.0.0/binary",
+      binary: { sha256: expect.any(String) },
+    });
+    expect(job.plan).toMatchObject({ steps: [{ type: "appium", capabilities: appiumCapabilities }] });
+    await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: appiumCapabilities });
+    expect((await answer).status).toBe(200);
+    expect(await execution(job.execution_id)).toMatchObject({
+      kind: "session",
+      package_name: "com.example.basic",
+      version: "2.0.0",
+    });
+    await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" });
+
+    // An unknown version, or an app of the other platform, fails before anything is queued.
+    const unknown = await newSession(ciHeaders, {
+      ...appiumCapabilities,
+      "testbay:options": { app: "com.example.basic", version: "9.9.9" },
+    });
+    expect(unknown.status).toBe(500);
+    expect(unknown.body.value).toMatchObject({ error: "session not created" });
+    expect(unknown.body.value.message).toContain("9.9.9");
+    const otherPlatform = await newSession(ciHeaders, {
+      platformName: "iOS",
+      "testbay:options": { app: "com.example.basic", version: "2.0.0" },
+    });
+    expect(otherPlatform.status).toBe(400);
+    expect(otherPlatform.body.value.message).toContain("android app");
   });
 
   it("is cancelled when its client goes away while it waits", async () => {
