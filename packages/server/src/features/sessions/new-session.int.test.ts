@@ -397,6 +397,19 @@ describe("the WebDriver endpoint", () => {
     expect(limited?.body.value).toMatchObject({ error: "unknown error", stacktrace: "" });
   });
 
+  it("answers a body that is not JSON with W3C's invalid argument, never a problem document", async () => {
+    const response = await fetch(`${server.origin}/wd/hub/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...ciHeaders },
+      body: "{capabilities:",
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const body = (await response.json()) as { value: { error: string; message: string } };
+    expect(body.value.error).toBe("invalid argument");
+    expect(body.value.message).toContain("could not be read");
+  });
+
   it("answers its status without credentials", async () => {
     const status = await call(`${server.origin}/wd/hub/status`);
     expect(status.status).toBe(200);
