@@ -22,9 +22,8 @@ const holderLookEveryMs = 250;
  * again every 250 ms). With one instance (no Redis) it waits in the registry, which sends it as soon as the
  * channel is back. A holder that cannot be reached (it went away) is treated as no holder.
  *
- * Known limit: a command sent down a channel that then dropped waits for the channel to come back to this same
- * instance (ChannelRegistry sends it again with its ID); if the agent reconnects to another one, it is answered
- * `invalid session id` after the grace period, while the commands after it are forwarded to the new holder.
+ * Commands that waited on an instance the agent then reconnected away from are handed over by that instance
+ * (movedAway, told by the new holder: channel.feature.ts), with their IDs, so the one in flight is not run twice.
  */
 export class ChannelRelay implements Relay {
   constructor(
