@@ -4,8 +4,10 @@ import path from "node:path";
 import { resolveConfig, Testbay, TestbayApiError, UsageError } from "@testbay/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { type AppiumCliFlags, appiumSettings, describeAppiumSettings } from "../appium/appium-cli-options.ts";
+import { type AppiumOffer, prepareAppiumOffer } from "../appium/appium-offer.ts";
 import { parsePortRange } from "../appium/port-blocks.ts";
 import { Agent } from "../runtime/agent.ts";
+import { withoutAgentSecrets } from "../steps/shell-step.ts";
 import { agentClientAdvice, credentialsRefused, refusedAtStart } from "./start-refusal.ts";
 import { agentVersion } from "./version.ts";
 
@@ -214,6 +216,22 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     say(`cannot start: ${(error as Error).message}`);
     return 1;
   }
+  // What --appium offers, found out before any claim: an appium that cannot be run is the operator's mistake
+  // (exit 2), said now rather than at the first session.
+  let appiumOffer: AppiumOffer | undefined;
+  if (appium) {
+    say(describeAppiumSettings(appium));
+    try {
+      // Appium and its drivers run the sessions' capabilities: they never see the agent's credentials.
+      appiumOffer = await prepareAppiumOffer(appium, withoutAgentSecrets(env));
+    } catch (error) {
+      say(`cannot offer Appium sessions: ${(error as Error).message}`);
+      return 2;
+    }
+    for (const warning of appiumOffer.warnings) say(`warning: ${warning}`);
+    const drivers = appiumOffer.inventory.drivers.map((d) => d.name).join(", ") || "no drivers";
+    say(`appium ${appiumOffer.inventory.version}: ${drivers}`);
+  }
   await mkdir(workDir, { recursive: true });
   let refused: ((error: TestbayApiError) => void) | undefined;
   const forbidden = new Promise<TestbayApiError>((resolve) => {
@@ -229,10 +247,8 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     cacheDir,
     log: say,
     onForbidden: (error) => refused?.(error),
+    ...(appiumOffer ? { appium: appiumOffer } : {}),
   });
-  // The settings the agent's Appium sessions run with (src/appium/appium-step.ts); said at start so that an
-  // operator sees what a session may fetch.
-  if (appium) say(describeAppiumSettings(appium));
   await agent.start();
   const stopped = new Promise<"signal">((resolve) => {
     io.onStopSignal((urgent) => {

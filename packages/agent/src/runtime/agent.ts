@@ -1,5 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type AgentDevice, type AgentJob, type Testbay, TestbayApiError } from "@testbay/client";
+import type { AppiumOffer } from "../appium/appium-offer.ts";
+import { stopAllAppiumServers } from "../appium/appium-server.ts";
+import { AppiumSessionRegistry } from "../appium/session-registry.ts";
+import { ChannelClient } from "../channel/channel-client.ts";
 import { DeviceTracker, type RefreshResult } from "../devices/device-tracker.ts";
 import {
   describeDevice,
@@ -11,6 +15,7 @@ import {
 } from "../devices/discover-devices.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
+import type { AppiumJobServices } from "./appium-job.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { DeviceHealth } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
@@ -51,6 +56,11 @@ export interface AgentOptions {
    * No retry mends either. Claiming has stopped by then; the caller says why and calls stop().
    */
   onForbidden?: (error: TestbayApiError) => void;
+  /**
+   * What `--appium` found (src/appium/appium-offer.ts): the agent then offers step type `appium` (WebDriver
+   * sessions, API.md §12) and keeps its channel to the server open for their commands.
+   */
+  appium?: AppiumOffer;
 }
 
 /**
@@ -119,6 +129,11 @@ export class Agent {
   private readonly lastUnlisted = new Map<Platform, Unlisted>();
   private forbidden = false;
   readonly cache: BinaryCache;
+  /** The sessions this agent runs, by Testbay's session ID, for the channel's commands. */
+  private readonly sessions = new AppiumSessionRegistry();
+  /** The relay's WebSocket (docs/appium-relay.md, "The channel"): open while Appium is offered. */
+  private channel: ChannelClient | null = null;
+  private appiumServices: AppiumJobServices | undefined;
 
   constructor(private readonly options: AgentOptions) {
     this.cache = new BinaryCache(options.cacheDir);
@@ -138,6 +153,7 @@ export class Agent {
     }
     this.tools = await detectTools(env.PATH ?? "");
     this.stepTypes = this.runnableStepTypes();
+    if (this.options.appium) this.startChannel(this.options.appium);
     const workers = this.wantedWorkers();
     log(
       `agent ${this.options.name}: step types ${this.stepTypes.join(", ")}; devices ${
@@ -161,7 +177,34 @@ export class Agent {
       await Promise.all([...this.workers, this.refreshing]);
     } finally {
       clearTimeout(grace);
+      // Sessions still running during the grace needed the channel for their commands: it closes after them.
+      // Every Appium this process started is stopped too, whichever job started it (API.md §12: SIGTERM).
+      await this.channel?.stop();
+      if (this.options.appium) await stopAllAppiumServers();
     }
+  }
+
+  /**
+   * Opens the relay's channel for the sessions' commands: the server sends each one down it and the registry
+   * hands it to its session's Appium (src/appium/session-registry.ts).
+   */
+  private startChannel(offer: AppiumOffer): void {
+    const { client, log, name } = this.options;
+    const channel = new ChannelClient({
+      baseUrl: client.transport.baseUrl,
+      agentId: name,
+      tokens: client.tokens,
+      handle: (command) => this.sessions.handle(command),
+      log,
+      onRefused: () => log("the server refused the Appium channel: sessions cannot be relayed"),
+    });
+    this.channel = channel;
+    this.appiumServices = {
+      agent: offer.agentOptions,
+      registry: this.sessions,
+      ended: (session, reason) => channel.ended(session, reason),
+    };
+    channel.start();
   }
 
   /** How many workers the options ask for with the devices there are now. */
@@ -191,7 +234,12 @@ export class Agent {
   }
 
   private runnableStepTypes(): string[] {
-    const facts = { allowShell: this.options.allowShell, ...this.tools, devices: this.offerable() };
+    const facts = {
+      allowShell: this.options.allowShell,
+      ...this.tools,
+      appiumAvailable: this.options.appium !== undefined,
+      devices: this.offerable(),
+    };
     return [...runnableStepTypes(facts)].sort();
   }
 
@@ -384,6 +432,7 @@ export class Agent {
         workRoot: this.options.workRoot,
         log,
         shutdown: this.shutdown.signal,
+        ...(this.appiumServices ? { appium: this.appiumServices } : {}),
       });
       log(
         `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,

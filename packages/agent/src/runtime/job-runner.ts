@@ -5,9 +5,11 @@ import { runStep } from "../steps/run-step.ts";
 import { skippedOnShard } from "../steps/shard-batches.ts";
 import type { ShardContext, StepContext, StepOutcome } from "../steps/step-types.ts";
 import { testMessage } from "../steps/test-message.ts";
+import { type AppiumJobServices, isAppiumJob, runAppiumJob } from "./appium-job.ts";
 import { collectArtifacts } from "./artifacts.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
+import { type AppJob, hasApp } from "./job-app.ts";
 
 /** Why a job stopped before its steps were done. */
 export type StopReason = "cancelled" | "timeout" | "lease_lost" | "shutdown";
@@ -20,6 +22,8 @@ export interface JobRunnerOptions {
   log: (message: string) => void;
   /** Aborted when the agent must hand its jobs back (shutdown past its grace period). */
   shutdown: AbortSignal;
+  /** What an Appium session's job needs (appium-job.ts); absent when the agent was started without `--appium`. */
+  appium?: AppiumJobServices;
 }
 
 export interface JobResult {
@@ -66,14 +70,16 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
   const artifactsDir = path.join(jobDir, "artifacts");
   await mkdir(artifactsDir);
   try {
-    const outcomes = await runSteps(job, {
-      jobDir,
-      artifactsDir,
-      deadline,
-      reporter,
-      stop: stop.signal,
-      options,
-    });
+    // A WebDriver session's job (API.md §12) is one appium step whose end decides the run; a plan's job is
+    // its steps, the worst of which decides.
+    const sessionResult = isAppiumJob(job)
+      ? await runAppiumJob(job, { jobDir, artifactsDir, reporter, stop: stop.signal, options })
+      : undefined;
+    const outcomes = sessionResult
+      ? []
+      : hasApp(job)
+        ? await runSteps(job, { jobDir, artifactsDir, deadline, reporter, stop: stop.signal, options })
+        : noAppOutcome(job, reporter);
     const stopped = stop.signal.aborted ? (stop.signal.reason as StopReason) : undefined;
     if (stopped === "lease_lost") {
       options.log(`job ${job.lease_id}: lease lost, stopped without reporting`);
@@ -81,7 +87,7 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
     }
     await uploadArtifacts(job, artifactsDir, reporter, options);
     await reporter.flush();
-    const result = finalResult(outcomes, stopped);
+    const result = sessionResult ?? finalResult(outcomes, stopped);
     try {
       await client.agent.complete(job.lease_id, {
         status: result.status,
@@ -109,7 +115,25 @@ interface StepsRun {
   options: JobRunnerOptions;
 }
 
-async function runSteps(job: AgentJob, run: StepsRun): Promise<StepOutcome[]> {
+/**
+ * A plan's job without a version (a server that sent one by mistake): nothing can run, and every step says so,
+ * rather than the agent failing on it.
+ */
+function noAppOutcome(job: AgentJob, reporter: EventReporter): StepOutcome[] {
+  const message = "the job names no app version; only an Appium session may";
+  for (const index of job.plan.steps.keys()) {
+    reporter.push({
+      type: "step_finished",
+      at: now(),
+      step_index: index,
+      status: index === 0 ? "errored" : "skipped",
+      message: index === 0 ? message : null,
+    });
+  }
+  return [{ status: "errored", message }];
+}
+
+async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
   const { reporter, stop } = run;
   const outcomes: StepOutcome[] = [];
   const steps = job.plan.steps;
