@@ -91,11 +91,19 @@ export function closeOnSignals(app: FastifyInstance): void {
       if (closing) return;
       closing = true;
       app.log.info({ signal }, "shutting down");
-      const force = setTimeout(() => exit(1), 10_000);
+      // Said in the log before exiting 1, so a close that hangs or fails shows why (the JSON log tail a test
+      // prints when start does not exit 0: test/cli-harness.ts).
+      const force = setTimeout(() => {
+        app.log.error("shutting down took over 10 s (something did not stop); exiting");
+        exit(1);
+      }, 10_000);
       force.unref();
       app.close().then(
         () => exit(0),
-        () => exit(1),
+        (error: unknown) => {
+          app.log.error({ err: error }, "shutting down failed; exiting");
+          exit(1);
+        },
       );
     });
   }

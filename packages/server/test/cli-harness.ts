@@ -179,10 +179,6 @@ export function childEnv(env: Env): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(inherited), ...env };
 }
 
-/** Counts the processes these suites start, so the report of a run can say (issue 26). */
-let processStarts = 0;
-export const processesStarted = () => processStarts;
-
 /**
  * Starts `testbay-server ARGS…` (through `shell`, when given: a /bin/sh script that ends with `exec "$@"`).
  * `exit` resolves with its exit code (null when a signal ended it) once the process has ended and all its
@@ -195,7 +191,6 @@ export function spawnBinary(
 ): { child: Child; exit: Promise<number | null> } {
   const command = [process.execPath, bin, ...args];
   const [file, ...argv] = options.shell ? ["/bin/sh", "-c", options.shell, "sh", ...command] : command;
-  processStarts++;
   const child = spawn(file as string, argv, {
     cwd: options.cwd ?? root,
     env: childEnv(env),
