@@ -201,6 +201,7 @@ export class Agent {
     this.channel = channel;
     this.appiumServices = {
       agent: offer.agentOptions,
+      drivers: offer.inventory.drivers,
       registry: this.sessions,
       ended: (session, reason) => channel.ended(session, reason),
     };

@@ -14,6 +14,7 @@ import type { AgentJob, RunStatus } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { startCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
+import type { AppiumDriverInfo } from "../appium/appium-inventory.ts";
 import type { SessionEndReason } from "../appium/appium-session.ts";
 import { type AppiumAgentOptions, type AppiumStepResult, runAppiumStep } from "../appium/appium-step.ts";
 import { readAppiumStep } from "../appium/read-appium-step.ts";
@@ -30,6 +31,8 @@ import type { JobRunnerOptions } from "./job-runner.ts";
 /** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */
 export interface AppiumJobServices {
   agent: AppiumAgentOptions;
+  /** Appium's drivers (GET /agents' list): shell steps' capabilities name the platform's automationName. */
+  drivers: readonly AppiumDriverInfo[];
   /** The channel's command handler looks sessions up here. */
   registry: AppiumSessionRegistry;
   /** The channel's `ended` message: the agent ended a session on its own. */

@@ -10,6 +10,7 @@ import { collectArtifacts } from "./artifacts.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
 import { type AppJob, hasApp } from "./job-app.ts";
+import { withShellAppium } from "./shell-appium.ts";
 
 /** Why a job stopped before its steps were done. */
 export type StopReason = "cancelled" | "timeout" | "lease_lost" | "shutdown";
@@ -225,7 +226,21 @@ async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
         },
       },
     };
-    const outcome = await runStep(step, context);
+    // A shell step on a device of an agent offering Appium gets an Appium for that device (shell-appium.ts).
+    const appium = run.options.appium;
+    const outcome =
+      step.type === "shell" && job.device && appium
+        ? await withShellAppium(
+            appium,
+            job.device,
+            {
+              artifactsDir: run.artifactsDir,
+              stepNumber: index + 1,
+              log: (line) => reporter.push({ type: "log", at: now(), stream: "agent", line }),
+            },
+            (env) => runStep(step, { ...context, env: { ...context.env, ...env } }),
+          )
+        : await runStep(step, context);
     outcomes.push(outcome);
     const how = outcome.message ? `${outcome.status}: ${outcome.message}` : outcome.status;
     reporter.push({ type: "log", at: now(), stream: "agent", line: `${label} ${how}` });
