@@ -47,6 +47,8 @@ const scaledSuites = [
   "packages/server/src/features/{auth,people,ratelimit,agent,device-runs,live,webhooks,versions,executions}/**/*.int.test.ts",
   "packages/server/src/features/triggers/triggers.int.test.ts",
   "packages/server/src/storage/**/*.int.test.ts",
+  // WebDriver commands relayed to the agent's channel from whichever instance they reach.
+  "packages/server/src/features/sessions/channel/channel.int.test.ts",
   "packages/agent/test/{agent-e2e,android-shards,android-retries}.int.test.ts",
   "packages/client/src/cli/wait-restart.int.test.ts",
   "packages/web/test/{live-updates,failure-evidence,cross-site-requests}.int.test.ts",
