@@ -26,12 +26,15 @@ export interface CliIo {
   serverLog?: DestinationStream;
 }
 
+/** TESTBAY_DATA_DIR when unset or blank: config.ts's default, which admin-store.ts's messages name too. */
+const defaultDataDir = "./.testbay";
+
 /**
  * The configuration the run's environment describes. The data dir is made absolute against the run's cwd
  * here, since loadConfig (config.ts) resolves it against the process's; for the bin the two are the same
  * directory, and the result is too. Relative `sqlite:` and `file:` URLs are still the process's business.
  */
 export function configOf(io: CliIo): Config {
-  const dataDir = io.env.TESTBAY_DATA_DIR?.trim() ? io.env.TESTBAY_DATA_DIR : "./.testbay";
+  const dataDir = io.env.TESTBAY_DATA_DIR?.trim() ? io.env.TESTBAY_DATA_DIR : defaultDataDir;
   return loadConfig({ ...io.env, TESTBAY_DATA_DIR: path.resolve(io.cwd, dataDir) });
 }
