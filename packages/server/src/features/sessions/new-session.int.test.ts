@@ -209,10 +209,9 @@ describe("a new session", () => {
 
     // The command routes find it on its agent, for its own client only (or a command without credentials).
     const directory = new SessionDirectory(new SessionsRepo(server.app.services.database.db));
-    expect(await directory.find(job.execution_id, {})).toEqual({ agentId: "agent-1" });
-    expect(await directory.find(job.execution_id, { clientId: ci.client_id })).toEqual({
-      agentId: "agent-1",
-    });
+    const onAgent = { organizationId: await orgOf(job.execution_id), agentId: "agent-1" };
+    expect(await directory.find(job.execution_id, {})).toEqual(onAgent);
+    expect(await directory.find(job.execution_id, { clientId: ci.client_id })).toEqual(onAgent);
     expect(await directory.find(job.execution_id, { clientId: "cl_someone_else" })).toBeUndefined();
     expect(await directory.find("ex_unknown", {})).toBeUndefined();
 

@@ -1,7 +1,10 @@
 import type { SessionsRepo } from "./sessions.repo.ts";
 
-/** Where a session's commands go: the agent holding it, or why it has ended. */
-export type SessionLocation = { agentId: string } | { ended: string };
+/**
+ * Where a session's commands go: the agent holding it (by organization and ID, as the relay's channels are
+ * keyed: channel/channel-messages.ts's AgentAddress), or why it has ended.
+ */
+export type SessionLocation = { organizationId: string; agentId: string } | { ended: string };
 
 /** Who sends a command: the client its credentials name, when it sent any (WebDriver clients often do not). */
 export interface CommandCaller {
@@ -39,6 +42,6 @@ export class SessionDirectory {
     // Cancelled (POST /v1/executions/{id}/cancel): the agent stops at its next heartbeat; commands stop now.
     if (session.cancelRequested) return { ended: "cancelled" };
     if (session.agentId === null) return { ended: "agent_lost" };
-    return { agentId: session.agentId };
+    return { organizationId: session.organizationId, agentId: session.agentId };
   }
 }

@@ -30,6 +30,7 @@ export type NewSession = Pick<
 
 /** A session with its device run: what the command relay needs to know of it (session-directory.ts). */
 export interface SessionWhereabouts {
+  organizationId: string;
   clientId: string;
   state: WebdriverSessionState;
   message: string | null;
@@ -150,6 +151,7 @@ export class SessionsRepo {
       .innerJoin("executions as e", "e.id", "s.execution_id")
       .leftJoin("device_runs as r", "r.execution_id", "s.execution_id")
       .select([
+        "s.organization_id",
         "s.client_id",
         "s.state",
         "s.message",
@@ -163,6 +165,7 @@ export class SessionsRepo {
       .executeTakeFirst();
     if (!row) return undefined;
     return {
+      organizationId: row.organization_id,
       clientId: row.client_id,
       state: row.state,
       message: row.message,
