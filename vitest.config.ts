@@ -31,8 +31,9 @@ const databaseIndependentSuites = [
   "packages/server/src/features/versions/upload/{early-refusal,stalled-body}.int.test.ts",
   "packages/server/src/limits-and-fixes.int.test.ts",
   "packages/server/test/openapi-client.int.test.ts",
-  // The admin CLI's suite: its tests about PostgreSQL make their own PostgreSQL database wherever they run.
-  "packages/server/src/cli.int.test.ts",
+  // The admin CLI's suites: their tests about PostgreSQL make their own PostgreSQL database wherever they run.
+  "packages/server/src/cli/*.int.test.ts",
+  "packages/server/test/signing-keys-across-instances.int.test.ts",
 ];
 
 // Integration suites of the packages that use the server (SDK/CLI, agent, dashboard) rather than are it.

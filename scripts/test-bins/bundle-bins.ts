@@ -1,5 +1,5 @@
 // The integration suites start `testbay-server`, `testbay-agent` and `testbay` as child processes, as operators
-// and pipelines do: the server's CLI suite alone about 80 times per database. Run from the TypeScript sources
+// and pipelines do (the server's own start, the agents, the CLI in the walkthroughs). Run from the TypeScript sources
 // through tsx, each start cost ~4.5 s of CPU (tsx resolving and loading some 600 modules through its loader
 // hooks); the compiled dist/ ~1.5 s, but dist/ is only as new as the last build. So, before the suites run,
 // this bundles each package's CLI from the sources as they are now (esbuild, about a second each) into
