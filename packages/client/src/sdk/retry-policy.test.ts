@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock, seededRandom } from "./clock.ts";
+import { type Clock, FakeClock, HeldClock, seededRandom } from "./clock.ts";
 import { TestbayApiError, TestbayGaveUpError } from "./errors.ts";
 import {
   type AttemptOutcome,
@@ -135,5 +135,106 @@ describe("backoff (rule 3)", () => {
     ).rejects.toBe(refusal);
     expect(calls).toBe(1);
     expect(clock.sleeps).toEqual([]);
+  });
+});
+
+describe("a call's signal ends its retries", () => {
+  const unavailable = () =>
+    new TestbayApiError({
+      status: 503,
+      problem: { error: "Service Unavailable", statusCode: 503 },
+      method: "POST",
+      path: "/agent/claim",
+    });
+  const always503 = () => scripted(Array.from({ length: 10 }, () => ({ retry: unavailable() })));
+
+  it("ends a backoff wait at once with the signal's reason, and makes no attempt after it", async () => {
+    const clock = new HeldClock();
+    const policy = new RetryPolicy({}, clock, () => 0.5);
+    const script = always503();
+    const controller = new AbortController();
+    const call = policy.run(
+      { method: "POST", path: "/agent/claim", signal: controller.signal },
+      script.attempt,
+    );
+    await clock.held();
+    clock.release(); // the first wait ends as time passes: a second attempt follows
+    await clock.held();
+    expect(script.calls).toEqual([0, 1]);
+    const reason = new Error("agent stopping");
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    clock.release();
+    expect(script.calls).toEqual([0, 1]);
+    expect(clock.sleeps).toEqual([250, 500]);
+  });
+
+  it("ends the wait also on a clock that does not heed the signal", async () => {
+    let sleeping: () => void = () => {};
+    const asleep = new Promise<void>((resolve) => {
+      sleeping = resolve;
+    });
+    const clock: Clock = {
+      now: () => 0,
+      sleep: () => {
+        sleeping();
+        return new Promise<void>(() => {}); // never ends by itself
+      },
+    };
+    const policy = new RetryPolicy({}, clock, () => 0.5);
+    const script = always503();
+    const controller = new AbortController();
+    const call = policy.run(
+      { method: "POST", path: "/agent/claim", signal: controller.signal },
+      script.attempt,
+    );
+    await asleep;
+    controller.abort();
+    const error = await call.catch((e) => e);
+    expect(error).toBe(controller.signal.reason);
+    expect(error).toMatchObject({ name: "AbortError" });
+    expect(script.calls).toEqual([0]);
+  });
+
+  it("reports the abort, not TestbayGaveUpError, when the signal fired during the last attempt", async () => {
+    const clock = new FakeClock();
+    const policy = new RetryPolicy({ maxAttempts: 2 }, clock, () => 0.5);
+    const controller = new AbortController();
+    const calls: number[] = [];
+    const error = await policy
+      .run({ method: "POST", path: "/agent/claim", signal: controller.signal }, async (n) => {
+        calls.push(n);
+        if (n === 1) controller.abort(); // the 503 arrives as the caller gives up
+        return { retry: unavailable() };
+      })
+      .catch((e) => e);
+    expect(error).not.toBeInstanceOf(TestbayGaveUpError);
+    expect(error).toBe(controller.signal.reason);
+    expect(calls).toEqual([0, 1]);
+    expect(clock.sleeps).toEqual([250]);
+  });
+
+  it("makes no attempt at all when the signal has already fired", async () => {
+    const clock = new FakeClock();
+    const policy = new RetryPolicy({}, clock, () => 0.5);
+    const script = always503();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      policy.run({ method: "GET", path: "/me", signal: controller.signal }, script.attempt),
+    ).rejects.toMatchObject({ name: "AbortError" });
+    expect(script.calls).toEqual([]);
+  });
+
+  it("does not change a call whose signal never fires", async () => {
+    const clock = new FakeClock();
+    const policy = new RetryPolicy({}, clock, seededRandom(7));
+    const script = scripted([{ retry: rateLimited() }, { retry: rateLimited() }]);
+    const controller = new AbortController();
+    await expect(
+      policy.run({ method: "GET", path: "/apps", signal: controller.signal }, script.attempt),
+    ).resolves.toBe("ok");
+    expect(script.calls).toEqual([0, 1, 2]);
+    expect(clock.sleeps).toEqual([5, 61]);
   });
 });

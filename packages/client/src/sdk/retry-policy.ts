@@ -1,4 +1,4 @@
-import type { Clock, Random } from "./clock.ts";
+import { type Clock, type Random, untilAborted } from "./clock.ts";
 import { TestbayGaveUpError } from "./errors.ts";
 
 /**
@@ -94,6 +94,11 @@ export class RetryPolicy {
    * `deadlineAt`); errors `attempt` throws are not retried here. With `untilDeadline` (rule 13: a wait that
    * must outlive a server's restart) neither the attempt limit nor the call's budget applies: only
    * `deadlineAt` ends the retries, each wait still the jittered backoff capped at `capMs`.
+   *
+   * `signal` ends the retries too: once it has fired no attempt starts, a backoff wait ends at once, and the
+   * call rejects with the signal's reason (as fetch does), not TestbayGaveUpError. A stopping agent aborts
+   * its claim this way (packages/agent/src/runtime/agent.ts `stop()`) and must not be held by a server that
+   * answers 503 while it shuts down.
    */
   async run<T>(
     request: {
@@ -101,15 +106,20 @@ export class RetryPolicy {
       path: string;
       deadlineAt?: number | undefined;
       untilDeadline?: boolean | undefined;
+      signal?: AbortSignal | undefined;
     },
     attempt: (attempt: number) => Promise<AttemptOutcome<T>>,
   ): Promise<T> {
     const untilDeadline = request.untilDeadline === true && request.deadlineAt !== undefined;
     const budget = untilDeadline ? Infinity : this.clock.now() + this.options.deadlineMs;
     const deadline = Math.min(budget, request.deadlineAt ?? Infinity);
+    const { signal } = request;
     for (let n = 0; ; n++) {
+      signal?.throwIfAborted();
       const outcome = await attempt(n);
       if ("done" in outcome) return outcome.done;
+      // The caller stopped wanting an answer: that, not the failure the abort may have caused, is the result.
+      signal?.throwIfAborted();
       const attempts = n + 1;
       if (!untilDeadline && attempts >= this.options.maxAttempts) {
         throw new TestbayGaveUpError(request.method, request.path, attempts, "attempts", outcome.retry);
@@ -126,7 +136,7 @@ export class RetryPolicy {
         delayMs,
         error: outcome.retry,
       });
-      await this.clock.sleep(delayMs);
+      await untilAborted(this.clock.sleep(delayMs, signal), signal);
     }
   }
 }

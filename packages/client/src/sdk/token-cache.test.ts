@@ -85,3 +85,47 @@ describe("one token per run (rule 1)", () => {
     expect(await cache.get()).toBe("t");
   });
 });
+
+describe("a caller's signal while the token is on its way", () => {
+  /** A token endpoint that answers only when told to; counts its requests. */
+  function heldIssuer() {
+    let answer: (response: TokenResponse) => void = () => {};
+    let requests = 0;
+    const fetchToken = () => {
+      requests += 1;
+      return new Promise<TokenResponse>((resolve) => {
+        answer = resolve;
+      });
+    };
+    const issue = (token: string) =>
+      answer({ access_token: token, token_type: "api-key", expires_in: 86_400, expires_at: "" });
+    return { fetchToken, issue, requests: () => requests };
+  }
+
+  it("stops that caller's wait with the abort, while another caller of the same request still gets the token", async () => {
+    const clock = new FakeClock();
+    const endpoint = heldIssuer();
+    const cache = new TokenCache(clock, endpoint.fetchToken);
+    const controller = new AbortController();
+    const stopping = cache.get(controller.signal);
+    const staying = cache.get();
+    const reason = new Error("agent stopping");
+    controller.abort(reason);
+    await expect(stopping).rejects.toBe(reason);
+
+    endpoint.issue("token-1");
+    await expect(staying).resolves.toBe("token-1");
+    // The one request went on and its token is kept: the next call asks for none.
+    expect(await cache.get()).toBe("token-1");
+    expect(endpoint.requests()).toBe(1);
+  });
+
+  it("starts no request for a caller whose signal has already fired", async () => {
+    const endpoint = heldIssuer();
+    const cache = new TokenCache(new FakeClock(), endpoint.fetchToken);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(cache.get(controller.signal)).rejects.toMatchObject({ name: "AbortError" });
+    expect(endpoint.requests()).toBe(0);
+  });
+});

@@ -1,5 +1,5 @@
 import type { components } from "./api.generated.ts";
-import type { Clock } from "./clock.ts";
+import { type Clock, untilAborted } from "./clock.ts";
 
 /** The token endpoint's answer (API.md §1). */
 export type TokenResponse = components["schemas"]["TokenResponse"];
@@ -32,8 +32,12 @@ export class TokenCache {
     this.refreshMarginMs = options.refreshMarginMs ?? defaultRefreshMarginMs;
   }
 
-  /** The current token, requesting one first when there is none or it is about to expire. */
-  async get(): Promise<string> {
+  /**
+   * The current token, requesting one first when there is none or it is about to expire. When `signal`
+   * fires, this caller stops waiting (rejecting with the signal's reason) but the request goes on: other
+   * callers share it, and the token it brings is kept for the next call.
+   */
+  async get(signal?: AbortSignal): Promise<string> {
     if (
       this.token !== undefined &&
       (this.fixed || this.clock.now() < this.expiresAt - this.refreshMarginMs)
@@ -45,10 +49,12 @@ export class TokenCache {
         "No access token: set TESTBAY_TOKEN, or TESTBAY_CLIENT_ID and TESTBAY_CLIENT_SECRET to request one.",
       );
     }
+    // A caller that has already given up starts no request.
+    signal?.throwIfAborted();
     this.pending ??= this.refresh(this.fetchToken).finally(() => {
       this.pending = undefined;
     });
-    return this.pending;
+    return untilAborted(this.pending, signal);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.ts";
+import { type Clock, untilAborted } from "./clock.ts";
 import { type Problem, TestbayApiError, TestbayGaveUpError, TestbayNetworkError } from "./errors.ts";
 import type { Pacer } from "./pacing.ts";
 import {
@@ -116,7 +116,14 @@ export class Transport {
       call.safeToResend === true || mayRetryNetworkError(method, call.idempotencyKey !== undefined);
     const renewal = { tokenRenewed: false };
     return this.options.retry.run(
-      { method, path: call.path, deadlineAt: call.deadlineAt, untilDeadline: call.untilDeadline },
+      {
+        method,
+        path: call.path,
+        deadlineAt: call.deadlineAt,
+        untilDeadline: call.untilDeadline,
+        // The signal ends the retries and their waits, not only the fetch in flight (retry-policy.ts).
+        signal: call.signal,
+      },
       async (attempt) => {
         if (attempt > 0) this.stats.retries += 1;
         return this.attempt(call, method, url, attempt, resendable, renewal);
@@ -145,7 +152,8 @@ export class Transport {
   ): Promise<AttemptOutcome<Response>> {
     const { clock, pacer, tokens } = this.options;
     if (attempt > 0) await call.beforeResend?.(attempt);
-    await pacer?.take();
+    // The pacer's clock is not told of the signal (pacing.ts); the call stops waiting for it all the same.
+    if (pacer) await untilAborted(pacer.take(), call.signal);
     const headers: Record<string, string> = {
       "user-agent": this.options.userAgent,
       accept: "application/json",
@@ -154,8 +162,9 @@ export class Transport {
     if (call.signal) init.signal = call.signal;
     let token: string | undefined;
     try {
-      token = call.anonymous ? undefined : await tokens.get();
+      token = call.anonymous ? undefined : await tokens.get(call.signal);
     } catch (error) {
+      if (call.signal?.aborted) throw error;
       // The token request has its own retries; a wait outlasts them when they met the same outage.
       if (
         call.untilDeadline &&
