@@ -6,6 +6,7 @@ import type { AgentService } from "./features/agent/index.ts";
 import type { TokenService } from "./features/auth/index.ts";
 import type { ClientsService } from "./features/clients/index.ts";
 import type { LoginLimitSettings, PeopleService } from "./features/people/index.ts";
+import type { ChannelDeps, ChannelRegistry } from "./features/sessions/channel/index.ts";
 import type { BlobStore } from "./storage/index.ts";
 
 /** What `buildApp` (app.ts) takes: the configuration, and what tests replace. */
@@ -21,6 +22,22 @@ export interface AppOptions {
   webhookBackstopMs?: { fanOut?: number; send?: number };
   /** Failed sign-ins allowed per account and per address (10 and 30 in 15 minutes). */
   loginLimits?: LoginLimitSettings;
+  /**
+   * The relay's parts a test replaces (features/sessions/channel/channel-test-server.fixture.ts): a directory of
+   * its own sessions, shorter grace and ping times, its own Redis key prefix, hooks that record what happened.
+   */
+  channel?: Partial<
+    Pick<
+      ChannelDeps,
+      | "sessions"
+      | "answerHere"
+      | "onChannelLost"
+      | "onSessionEnded"
+      | "graceMs"
+      | "liveness"
+      | "holderKeyPrefix"
+    >
+  >;
 }
 
 export interface AppServices {
@@ -30,6 +47,8 @@ export interface AppServices {
   tokens: TokenService;
   agents: AgentService;
   blobs: BlobStore;
+  /** The agents' channels held by this instance (features/sessions/channel). */
+  channels: ChannelRegistry;
   /**
    * Run first when the server closes, while it still answers: what runs beside it and talks to it over
    * HTTP (the local agent) stops here. Hooks cannot be added once the server listens; this list can.

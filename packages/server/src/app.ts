@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { AppOptions, AppServices } from "./app-options.ts";
 import { BackgroundJobs } from "./background-jobs.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, isoTime, systemClock } from "./clock.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
 import type { Feature } from "./feature.ts";
@@ -19,6 +19,8 @@ import { healthRoutes } from "./features/health/health.routes.ts";
 import { createLive } from "./features/live/index.ts";
 import { createPeople } from "./features/people/index.ts";
 import { createRateLimiting } from "./features/ratelimit/index.ts";
+import { createChannel } from "./features/sessions/channel/index.ts";
+import { createSessions } from "./features/sessions/sessions.feature.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
 import { createTriggers } from "./features/triggers/index.ts";
@@ -171,6 +173,36 @@ async function assemble(
     workSignal: agent.workSignal,
     changes: live.changes,
   });
+  // Appium sessions (API.md §12): WebDriver sessions as executions, and the relay of their commands to the
+  // agents' channels (docs/appium-relay.md).
+  const sessions = createSessions({
+    database,
+    clock,
+    config,
+    clients: clients.clients,
+    tokens: auth.tokens,
+    rateLimiting,
+    deployment: signingKey.kid,
+    executions: executions.executions,
+    versions: versions.versions,
+    runs: deviceRuns.runs,
+    agents: agent.agents,
+    workSignal: agent.workSignal,
+    changes: live.changes,
+  });
+  const channel = await createChannel({
+    config,
+    signingKey,
+    clock,
+    log,
+    sessions: sessions.directory,
+    onSessionEnded: (_agent, session, reason) => {
+      sessions.sessions.markEnded(session, reason, isoTime(clock.now())).catch((error) => {
+        log.warn({ err: error, session }, "could not record the end of a WebDriver session");
+      });
+    },
+    ...options.channel,
+  });
   // Once live updates and the agents' work signal listen on it.
   await notifications?.start();
   /** Started in this order, stopped in the reverse one. */
@@ -188,6 +220,8 @@ async function assemble(
     webhooks,
     versions,
     triggers,
+    sessions,
+    channel,
   ];
 
   const beforeClose: AppServices["beforeClose"] = [];
@@ -198,6 +232,7 @@ async function assemble(
     tokens: auth.tokens,
     agents: agent.agents,
     blobs: store,
+    channels: channel.registry,
     beforeClose,
   });
   // Order matters: sessions are read from cookies, and who is calling must be known before their requests are counted.
@@ -233,6 +268,8 @@ async function assemble(
     webhooks.register,
     agent.register,
     live.register,
+    sessions.register,
+    channel.register,
     agent.registerArtifactRoutes,
   ];
   for (const register of routes) await register(app);

@@ -94,6 +94,8 @@ export interface TestServerOptions {
   webhookBackstopMs?: AppOptions["webhookBackstopMs"];
   /** Listen on this port (0, the default, picks a free one): with shareWith, a restart of that server. */
   port?: number;
+  /** See AppOptions.channel. */
+  channel?: AppOptions["channel"];
 }
 
 /**
@@ -166,6 +168,7 @@ async function startOneServer(options: TestServerOptions & { logs?: string[] }):
     logDestination,
     ...(options.claimPollIntervalMs ? { claimPollIntervalMs: options.claimPollIntervalMs } : {}),
     ...(options.webhookBackstopMs ? { webhookBackstopMs: options.webhookBackstopMs } : {}),
+    ...(options.channel ? { channel: options.channel } : {}),
   });
   await options.beforeListen?.(app);
   await app.listen({ host: "127.0.0.1", port: options.port ?? 0 });

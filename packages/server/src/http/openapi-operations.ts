@@ -125,6 +125,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   "get /v1/executions": { operationId: "listExecutions" },
   "get /v1/executions/{id}": { operationId: "getExecution" },
   "post /v1/executions/{id}/cancel": { operationId: "cancelExecution" },
+  "post /v1/executions/{id}/result": { operationId: "setSessionResult" },
   "get /v1/executions/{id}/junit": {
     operationId: "getExecutionJunit",
     text: { mediaType: "application/xml", description: "A JUnit XML report: one testsuite per device run." },
@@ -163,6 +164,7 @@ export const operationDocs: Record<string, OperationDoc> = {
   "post /v1/agent/jobs/{lease_id}/steps/{step_index}/tests": { operationId: "listStepTests" },
   "post /v1/agent/jobs/{lease_id}/steps/{step_index}/next-batch": { operationId: "takeNextBatch" },
   "post /v1/agent/jobs/{lease_id}/complete": { operationId: "completeJob" },
+  "post /v1/agent/jobs/{lease_id}/session": { operationId: "reportAgentSession" },
   "put /v1/agent/jobs/{lease_id}/artifacts/{name}": {
     operationId: "uploadJobArtifact",
     rawBody: {

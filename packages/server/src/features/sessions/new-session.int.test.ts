@@ -1,21 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Testbay } from "@testbay/client";
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import { ManualClock } from "../../clock.ts";
-import { createAgentRegistry } from "../agent/index.ts";
-import { createApps } from "../apps/index.ts";
 import type { IssuedCredentials } from "../clients/index.ts";
-import { DeviceRuns } from "../device-runs/index.ts";
-import { ExecutionsRepo, ExecutionsService, ResultsRepo } from "../executions/index.ts";
-import { ExecutionChanges } from "../live/index.ts";
-import { MemoryRateLimiter, policiesFrom } from "../ratelimit/index.ts";
-import { createVersions } from "../versions/index.ts";
 import { SessionDirectory } from "./session-directory.ts";
-import { createSessions } from "./sessions.feature.ts";
 import { SessionsRepo } from "./sessions.repo.ts";
 
 /**
@@ -30,7 +18,6 @@ let ci: IssuedCredentials;
 let ciHeaders: Record<string, string>;
 let agent: Testbay;
 /** The versions' staging dir of the sessions feature put together here (withSessions), if it was. */
-let stagingDir: string | undefined;
 
 const pixel = { serial: "emulator-5554", platform: "android" as const, model: "Pixel 7", os_version: "14" };
 const appiumCapabilities = {
@@ -77,65 +64,8 @@ async function claimSessionJob() {
 const execution = async (id: string) =>
   (await call(`${server.baseUrl}/executions/${id}`, { headers: ciHeaders })).body;
 
-/**
- * The sessions feature on the test server, as app.ts composes it (features/sessions/sessions.feature.ts), when
- * app.ts does not yet: from the server's own services and database.
- */
-async function withSessions(app: FastifyInstance): Promise<void> {
-  if (app.hasRoute({ method: "POST", url: "/wd/hub/session" })) return;
-  const { database, clients, tokens, agents } = app.services;
-  const changes = new ExecutionChanges({ coalesceMs: 10 });
-  const runs = new DeviceRuns(database.db, database.dialect);
-  const executions = new ExecutionsService(
-    new ExecutionsRepo(database.db, new ResultsRepo(database.db)),
-    clock,
-    createAgentRegistry({ database, clock }).onlineAgents,
-    undefined,
-    (organizationId, executionId) => changes.changed(organizationId, executionId),
-    runs,
-  );
-  stagingDir = await mkdtemp(path.join(tmpdir(), "testbay-sessions-"));
-  const versions = createVersions({
-    database,
-    clock,
-    log: app.log,
-    store: app.services.blobs,
-    config: {
-      dataDir: stagingDir,
-      maxUploadBytes: 10_000_000,
-      bodyIdleTimeoutSeconds: 30,
-      keepVersions: 0,
-    },
-    apps: createApps({ database, clock }).apps,
-    onEventAppended: () => {},
-  }).versions;
-  const sessions = createSessions({
-    database,
-    clock,
-    config: { publicUrl: undefined },
-    clients,
-    tokens,
-    rateLimiting: {
-      limiter: new MemoryRateLimiter(clock),
-      policies: policiesFrom({
-        rateLimit: { burst: 20, perSecond: 4 },
-        agentRateLimit: { burst: 200, perSecond: 50 },
-      }),
-    },
-    deployment: "test",
-    executions,
-    versions,
-    runs,
-    agents,
-    workSignal: { notify: () => {} },
-    changes,
-    pollIntervalMs: 100,
-  });
-  await sessions.register(app);
-}
-
 beforeAll(async () => {
-  server = await startTestServer({ clock, claimPollIntervalMs: 50, beforeListen: withSessions });
+  server = await startTestServer({ clock, claimPollIntervalMs: 50 });
   ci = await server.createClient("acme", "ci");
   ciHeaders = { "x-api-key": await server.token(ci) };
   const agentCredentials = await server.createClient("acme", "agent");
@@ -152,7 +82,6 @@ beforeEach(() => {
 });
 afterAll(async () => {
   await server?.close();
-  if (stagingDir) await rm(stagingDir, { recursive: true, force: true });
 });
 
 describe("a new session", () => {

@@ -47,7 +47,7 @@ describe("a command sent to the instance that does not hold the agent's channel"
     const [first, second] = t.server.instances;
     if (!first || !second) throw new Error("two instances expected");
     const agent = { organizationId: t.organizationId, agentId: "far-1" };
-    expect(t.channels.map((channel) => channel.registry.holds(agent))).toEqual([true, false]);
+    expect(t.channels.map((channel) => channel.holds(agent))).toEqual([true, false]);
     const answer = await webDriver(second.origin, "POST", "/session/ex_far/element", {
       using: "id",
       value: "x",

@@ -3,12 +3,11 @@
 // ends: the real ChannelClient of packages/agent, or a bare WebSocket that speaks the frames by hand.
 import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
-import { scaledSuite, startTestServer, type TestServer } from "../../../../test/harness.ts";
+import { startTestServer, type TestServer } from "../../../../test/harness.ts";
 import { ManualClock } from "../../../clock.ts";
-import { loadSigningKey } from "../../auth/index.ts";
-import { createChannel } from "./channel.feature.ts";
 import type { LivenessTimes } from "./channel-liveness.ts";
 import type { AgentAddress } from "./channel-messages.ts";
+import type { ChannelRegistry } from "./channel-registry.ts";
 import type { SessionDirectory, SessionWhereabouts } from "./session-directory.ts";
 import type { WebDriverCaller } from "./webdriver-caller.ts";
 
@@ -56,12 +55,10 @@ export class MapSessionDirectory implements SessionDirectory {
   }
 }
 
-export type ChannelFeature = Awaited<ReturnType<typeof createChannel>>;
-
 export interface ChannelTestServer {
   server: TestServer;
-  /** The relay of each instance, in the order of server.instances. */
-  channels: ChannelFeature[];
+  /** The channels held by each instance, in the order of server.instances. */
+  channels: ChannelRegistry[];
   directory: MapSessionDirectory;
   /** Agents whose channel stayed gone for the grace period (onChannelLost), from any instance. */
   lost: AsyncQueue<AgentAddress>;
@@ -79,47 +76,33 @@ export async function startChannelServer(
   const directory = new MapSessionDirectory();
   const lost = new AsyncQueue<AgentAddress>();
   const ended = new AsyncQueue<{ agent: AgentAddress; session: string; reason: string }>();
-  const channels: ChannelFeature[] = [];
   // Both instances of one test server share it; other suites on the same Redis use their own.
   const holderKeyPrefix = `testbay-test:channel:${randomBytes(6).toString("hex")}:`;
   // The server's clock, which issues the tokens whose expiry closes a channel.
   const clock = new ManualClock();
+  // The relay as app.ts builds it on each instance, with the test's own directory, hooks and times.
   const server = await startTestServer({
     clock,
-    beforeListen: async (app) => {
-      // What app.ts passes: the deployment's signing key (the one kept in the shared database here).
-      const signingKey = await loadSigningKey(app.services.database.db, undefined, clock);
-      const channel = await createChannel({
-        config: {
-          redisUrl: scaledSuite
-            ? (process.env.TESTBAY_TEST_REDIS_URL ?? "redis://127.0.0.1:6379")
-            : undefined,
-          instanceUrl: undefined,
-          host: "127.0.0.1",
-        },
-        signingKey,
-        clock,
-        log: app.log,
-        sessions: directory,
-        onChannelLost: (agent) => lost.push(agent),
-        onSessionEnded: (agent, session, reason) => ended.push({ agent, session, reason }),
-        holderKeyPrefix,
-        // A stand-in for setSessionStatus: answered by the server, never relayed.
-        answerHere: async (command) =>
-          command.path === "/execute/sync" &&
-          typeof command.body === "object" &&
-          command.body !== null &&
-          String((command.body as { script?: unknown }).script).startsWith("testbay:")
-            ? { status: 200, body: { value: null } }
-            : undefined,
-        ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
-        ...(options.liveness ? { liveness: options.liveness } : {}),
-      });
-      await channel.register(app);
-      app.addHook("preClose", () => channel.stop());
-      channels.push(channel);
+    channel: {
+      sessions: directory,
+      onChannelLost: (agent) => lost.push(agent),
+      onSessionEnded: (agent, session, reason) => ended.push({ agent, session, reason }),
+      holderKeyPrefix,
+      // A stand-in for setSessionStatus: answered by the server, never relayed.
+      answerHere: async (command) =>
+        command.path === "/execute/sync" &&
+        typeof command.body === "object" &&
+        command.body !== null &&
+        String((command.body as { script?: unknown }).script).startsWith("testbay:")
+          ? { status: 200, body: { value: null } }
+          : undefined,
+      ...(options.graceMs === undefined ? {} : { graceMs: options.graceMs }),
+      ...(options.liveness ? { liveness: options.liveness } : {}),
     },
   });
+  const channels = (server.instances.length > 0 ? server.instances : [server]).map(
+    (instance) => instance.app.services.channels,
+  );
   const agentCredentials = await server.createClient("acme", "agent");
   const ci = await server.createClient("acme", "ci");
   const ciToken = await server.token(ci);

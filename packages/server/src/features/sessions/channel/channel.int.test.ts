@@ -284,7 +284,7 @@ describe("the channel", () => {
     expect((await calls.next()).path).toBe("/slow");
     const reopened = new Promise<void>((resolve) => client.once("open", resolve));
     for (const channel of t.channels) {
-      channel.registry.drop({ organizationId: t.organizationId, agentId: "reconnects-1" });
+      channel.drop({ organizationId: t.organizationId, agentId: "reconnects-1" });
     }
     await reopened;
     // The server sent /slow again on the new channel; the agent answers it from the first run, not a second.
