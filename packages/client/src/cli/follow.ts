@@ -37,7 +37,9 @@ export interface FollowOptions {
 /** Plan names for the summary, in one list call per app; best effort (the summary shows IDs without them). */
 async function planNames(testbay: Testbay, executions: Execution[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  for (const packageName of new Set(executions.map((e) => e.package_name))) {
+  // A session that names no app has no package, and no plan to name (plan-label.ts).
+  const packageNames = new Set(executions.flatMap((e) => (e.package_name === null ? [] : [e.package_name])));
+  for (const packageName of packageNames) {
     try {
       const page = await testbay.testPlans.list({ package_name: packageName, limit: 200 });
       for (const plan of page.items) names.set(plan.id, plan.name);

@@ -6,6 +6,7 @@ import { junitReport } from "./junit.ts";
 function execution(id: string, devices: Execution["devices"], status: Execution["status"]): Execution {
   return {
     id,
+    kind: "run",
     test_plan_id: `tp_${id}`,
     package_name: "com.example",
     version: "1.0",

@@ -10,6 +10,7 @@ import {
   writeXml,
   type XmlNode,
 } from "./junit-xml.ts";
+import { planLabel, sessionLabel } from "./plan-label.ts";
 
 function seconds(start: string | null, end: string | null): string {
   if (!start || !end) return "0";
@@ -81,7 +82,7 @@ function agentSuites(report: string, plan: string) {
  * The suite of an execution no agent reported a test for: a <testcase> per device run, with <failure> for
  * failed runs and <error> for errored, cancelled or unfinished ones.
  */
-function deviceRunSuite(execution: Execution, plan: string | undefined) {
+function deviceRunSuite(execution: Execution, planNames: Map<string, string>) {
   // A host run has no device entry: only the fields the report reads are filled in.
   const runs: Array<Pick<DeviceRun, "device" | "status" | "attempt" | "started_at" | "finished_at">> =
     execution.devices.length
@@ -95,7 +96,12 @@ function deviceRunSuite(execution: Execution, plan: string | undefined) {
             finished_at: execution.finished_at,
           },
         ];
-  const classname = `${execution.package_name}.${plan ?? execution.test_plan_id}`;
+  // A session (API.md §12) has no plan, and no package when it names no app: its cases say what it is.
+  const label =
+    execution.test_plan_id === null
+      ? sessionLabel
+      : (planNames.get(execution.test_plan_id) ?? execution.test_plan_id);
+  const classname = execution.package_name === null ? label : `${execution.package_name}.${label}`;
   let failures = 0;
   let errors = 0;
   const cases = runs.map((run, index) => {
@@ -108,7 +114,10 @@ function deviceRunSuite(execution: Execution, plan: string | undefined) {
     if (kind === "passed") return element("testcase", attributes);
     if (kind === "failure") failures += 1;
     else errors += 1;
-    const why = `Execution ${execution.id} of plan ${execution.test_plan_id}: device run ${message}.`;
+    const why =
+      execution.test_plan_id === null
+        ? `${sessionLabel} ${execution.id}: device run ${message}.`
+        : `Execution ${execution.id} of plan ${execution.test_plan_id}: device run ${message}.`;
     return element("testcase", attributes, [
       element(kind, { type: run.status, message }, [{ "#text": why }]),
     ]);
@@ -117,9 +126,9 @@ function deviceRunSuite(execution: Execution, plan: string | undefined) {
   const suite = element(
     "testsuite",
     {
-      name: plan ? `${plan} (${execution.test_plan_id})` : execution.test_plan_id,
+      name: planLabel(execution, planNames),
       id: execution.id,
-      package: execution.package_name,
+      ...(execution.package_name === null ? {} : { package: execution.package_name }),
       tests: runs.length,
       failures,
       errors,
@@ -130,8 +139,8 @@ function deviceRunSuite(execution: Execution, plan: string | undefined) {
     [
       element("properties", {}, [
         property("execution_id", execution.id),
-        property("test_plan_id", execution.test_plan_id),
-        property("version", execution.version),
+        ...(execution.test_plan_id === null ? [] : [property("test_plan_id", execution.test_plan_id)]),
+        ...(execution.version === null ? [] : [property("version", execution.version)]),
         property("status", execution.status),
       ]),
       ...cases,
@@ -154,10 +163,10 @@ export function junitReport(
   const totals = { tests: 0, failures: 0, errors: 0 };
   const suites: XmlNode[] = [];
   for (const execution of executions) {
-    const plan = planNames.get(execution.test_plan_id);
+    const plan = execution.test_plan_id === null ? undefined : planNames.get(execution.test_plan_id);
     const part =
-      agentSuites(agentReports.get(execution.id) ?? "", plan ?? execution.test_plan_id) ??
-      deviceRunSuite(execution, plan);
+      agentSuites(agentReports.get(execution.id) ?? "", plan ?? execution.test_plan_id ?? sessionLabel) ??
+      deviceRunSuite(execution, planNames);
     totals.tests += part.tests;
     totals.failures += part.failures;
     totals.errors += part.errors;

@@ -9,6 +9,7 @@ import {
 import type { Execution, TestPlan } from "../sdk/models.ts";
 import { formatDuration } from "./duration.ts";
 import { UsageError } from "./exit-codes.ts";
+import { planLabel } from "./plan-label.ts";
 
 export interface Writer {
   write(text: string): unknown;
@@ -46,14 +47,13 @@ function elapsed(execution: Execution): string {
   return end === undefined ? "-" : formatDuration(end - Date.parse(execution.started_at));
 }
 
-/** The summary table of executions: one row each, with their plan's name when known. */
+/** The summary table of executions: one row each, with their plan's name when known (a session: plan-label.ts). */
 export function executionTable(executions: Execution[], planNames: Map<string, string> = new Map()): string {
   const rows = [["EXECUTION", "PLAN", "STATUS", "TESTS", "PASSED", "FAILED", "SKIPPED", "DEVICES", "TIME"]];
   for (const e of executions) {
-    const name = planNames.get(e.test_plan_id);
     rows.push([
       e.id,
-      name ? `${name} (${e.test_plan_id})` : e.test_plan_id,
+      planLabel(e, planNames),
       e.status,
       String(e.summary.tests),
       String(e.summary.passed),

@@ -38,6 +38,7 @@ function execution(
 ): Execution {
   return {
     id,
+    kind: "run",
     test_plan_id: `tp_${id}`,
     package_name: "com.example.basic",
     version: "1.2.3",

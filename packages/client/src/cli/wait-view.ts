@@ -1,4 +1,5 @@
 import { type Execution, isFinal, type TestCase } from "../sdk/models.ts";
+import { planLabel } from "./plan-label.ts";
 import { type ProgressStream, wantsProgressBar } from "./progress.ts";
 
 /** What a person sees while `run --wait` polls: a redrawn block on a terminal, a line per change elsewhere. */
@@ -6,11 +7,6 @@ export interface WaitView {
   update(executions: Execution[]): void;
   /** Leaves the last state on screen and the cursor below it. */
   stop(): void;
-}
-
-function planLabel(execution: Execution, names: Map<string, string>): string {
-  const name = names.get(execution.test_plan_id);
-  return name ? `${name} (${execution.test_plan_id})` : execution.test_plan_id;
 }
 
 /** One execution in one line: status, device runs, tests so far, and why it waits when it does. */

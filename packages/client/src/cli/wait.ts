@@ -21,13 +21,17 @@ export interface WaitResult {
 /**
  * Reads the current state of `pending` executions with as few calls as it can: they all belong to one
  * package and version, so one list call (newest first, 200 a page) usually covers them all; an execution
- * not found in the list is read by itself.
+ * not found in the list is read by itself, as is a session that names no app (API.md §12: no package, no
+ * version to list by).
  */
 async function refresh(testbay: Testbay, pending: Execution[], deadlineAt: number): Promise<Execution[]> {
   const wanted = new Map(pending.map((e) => [e.id, e]));
   const found = new Map<string, Execution>();
   const groups = new Map<string, { package_name: string; version: string }>();
-  for (const e of pending) groups.set(`${e.package_name}\n${e.version}`, e);
+  for (const { package_name, version } of pending) {
+    if (package_name !== null && version !== null)
+      groups.set(`${package_name}\n${version}`, { package_name, version });
+  }
   for (const { package_name, version } of groups.values()) {
     let cursor: string | undefined;
     do {

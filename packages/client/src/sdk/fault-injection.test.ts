@@ -57,6 +57,7 @@ async function cli(argv: string[], env: Record<string, string> = {}, options: { 
 function execution(id: string, status: Execution["status"], plan = `tp_${id}`): Execution {
   return {
     id,
+    kind: "run",
     test_plan_id: plan,
     package_name: "com.example.basic",
     version: "1.2.3",

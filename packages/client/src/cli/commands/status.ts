@@ -4,6 +4,7 @@ import { parseDuration } from "../duration.ts";
 import { ExitCode, UsageError } from "../exit-codes.ts";
 import { followExecutions } from "../follow.ts";
 import { executionTable } from "../output.ts";
+import { appVersionLabel, sessionLabel } from "../plan-label.ts";
 import type { Session } from "../session.ts";
 
 /** `testbay status`: executions as they are, or with --wait followed until they end. */
@@ -36,7 +37,7 @@ export function addStatusCommand(program: Command, session: Session): void {
         );
       }
       if (options.wait) {
-        const apps = [...new Set(executions.map((e) => `${e.package_name} ${e.version}`))];
+        const apps = [...new Set(executions.map((e) => appVersionLabel(e) ?? sessionLabel))];
         session.setOutcome(
           await followExecutions(session, testbay, executions, {
             timeoutMs,

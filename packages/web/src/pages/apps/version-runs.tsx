@@ -4,6 +4,7 @@ import { runsPerVersion, versionRunsQuery } from "../../api/apps.ts";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
+import { sessionLabel } from "../../format/session-label.ts";
 import { type AppRuns, mergeRuns, runsFromApp } from "./version-runs-source.ts";
 
 /**
@@ -46,7 +47,9 @@ export function VersionRuns({
               params={{ runId: run.id }}
               className="min-w-0 font-medium break-words text-accent hover:underline"
             >
-              {planNames.get(run.test_plan_id) ?? run.test_plan_id}
+              {run.test_plan_id === null
+                ? sessionLabel
+                : (planNames.get(run.test_plan_id) ?? run.test_plan_id)}
             </Link>
             <span className="text-xs">
               <SummaryCounts summary={run.summary} />

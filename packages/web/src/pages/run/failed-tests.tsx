@@ -82,7 +82,8 @@ export function FailedTests({ runId, live }: { runId: string; live: boolean }) {
   // The run is already loaded by its page; its plan's test history is one request for every failure, asked for
   // only when something failed.
   const run = useQuery(executionQuery(runId)).data;
-  const planId = run?.test_plan_id;
+  // A session (API.md §12) has no plan, so no plan's test history either.
+  const planId = run?.test_plan_id ?? undefined;
   const shards = run && shardCounts(run.devices);
   const history = useQuery({
     ...testHistoryQuery(planId ?? "", !live),

@@ -10,9 +10,17 @@ import { CancelRunButton } from "./cancel-run-dialog.tsx";
 
 const button = "rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken disabled:opacity-50";
 
+/** What Re-run triggers: the run's plan on its version; undefined for a session, which has no plan (API.md §12). */
+function rerunOf(run: Execution) {
+  const { test_plan_id: planId, package_name: packageName, version } = run;
+  return planId !== null && packageName !== null && version !== null
+    ? { planId, packageName, version }
+    : undefined;
+}
+
 /**
  * Cancel (while the run is queued or running; it asks first, as it cannot be undone) and Re-run (the same plan on the same version, a new run), for
- * members and admins; viewers do not see them.
+ * members and admins; viewers do not see them. A session can be cancelled, not re-run.
  */
 export function RunActions({ run }: { run: Execution }) {
   const mayChange = useMayChange();
@@ -25,7 +33,8 @@ export function RunActions({ run }: { run: Execution }) {
     onSuccess: (updated) => queries.setQueryData(["execution", run.id], updated),
   });
   const rerun = useMutation({
-    mutationFn: () => triggerPlan(run.test_plan_id, run.package_name, run.version, key),
+    mutationFn: (again: NonNullable<ReturnType<typeof rerunOf>>) =>
+      triggerPlan(again.planId, again.packageName, again.version, key),
     onSuccess: async (outcome) => {
       const next = outcome.executions[0];
       if (!next) return;
@@ -36,6 +45,7 @@ export function RunActions({ run }: { run: Execution }) {
 
   if (!mayChange) return null;
   const going = run.status === "queued" || run.status === "running";
+  const again = rerunOf(run);
   return (
     <>
       {going && (
@@ -45,9 +55,16 @@ export function RunActions({ run }: { run: Execution }) {
           onConfirm={() => cancel.mutate()}
         />
       )}
-      <button type="button" className={button} disabled={rerun.isPending} onClick={() => rerun.mutate()}>
-        {rerun.isPending ? "Starting…" : "Re-run"}
-      </button>
+      {again && (
+        <button
+          type="button"
+          className={button}
+          disabled={rerun.isPending}
+          onClick={() => rerun.mutate(again)}
+        >
+          {rerun.isPending ? "Starting…" : "Re-run"}
+        </button>
+      )}
       {(cancel.error || rerun.error || (rerun.data && rerun.data.failed.length > 0)) && (
         <div className="w-full">
           {cancel.error && <ProblemMessage error={cancel.error} />}

@@ -8,19 +8,30 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
+import { sessionLabel } from "../../format/session-label.ts";
 import { RunActions } from "./run-actions.tsx";
 import { TriggeredBy } from "./triggered-by.tsx";
 
-/** What ran (app, version, plan), what triggered it (CI), when and for how long, and how it came out. */
+/**
+ * What ran (app, version, plan), what triggered it (CI), when and for how long, and how it came out. A WebDriver
+ * session (API.md §12) has no plan, and no app or version when it names no registered app: it says what it is.
+ */
 export function RunHeader({ run }: { run: Execution }) {
-  const plan = useQuery(planQuery(run.test_plan_id));
+  const planId = run.test_plan_id;
+  const plan = useQuery({ ...planQuery(planId ?? ""), enabled: planId !== null });
   const took = runDuration(run.started_at, run.finished_at);
   const ci = run.ci;
   return (
     <header className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold break-all">
-          {run.package_name} <span className="text-muted">{run.version}</span>
+          {run.package_name === null ? (
+            sessionLabel
+          ) : (
+            <>
+              {run.package_name} {run.version !== null && <span className="text-muted">{run.version}</span>}
+            </>
+          )}
         </h1>
         <StatusChip status={run.status} />
         <div className="ml-auto flex flex-wrap items-center gap-2">
@@ -43,14 +54,18 @@ export function RunHeader({ run }: { run: Execution }) {
         </p>
       )}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-line bg-surface p-4 text-sm sm:grid-cols-3 lg:grid-cols-4">
-        <Fact label="Test plan">
-          <Link to="/runs" search={{ plan: run.test_plan_id }} className="text-accent hover:underline">
-            {plan.data?.name ?? run.test_plan_id}
-          </Link>
-          {plan.data && plan.data.state !== "active" && (
-            <span className="text-muted"> ({plan.data.state})</span>
-          )}
-        </Fact>
+        {planId === null ? (
+          <Fact label="Kind">{sessionLabel}</Fact>
+        ) : (
+          <Fact label="Test plan">
+            <Link to="/runs" search={{ plan: planId }} className="text-accent hover:underline">
+              {plan.data?.name ?? planId}
+            </Link>
+            {plan.data && plan.data.state !== "active" && (
+              <span className="text-muted"> ({plan.data.state})</span>
+            )}
+          </Fact>
+        )}
         <Fact label="Tests">
           <SummaryCounts summary={run.summary} />
         </Fact>

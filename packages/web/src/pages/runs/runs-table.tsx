@@ -5,6 +5,7 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
+import { sessionLabel } from "../../format/session-label.ts";
 import { RunPlan } from "./run-plan.tsx";
 
 /** One row per run; on a phone the columns step aside and the name carries the plan and the counts. */
@@ -15,9 +16,13 @@ export function RunsTable(props: {
 }) {
   const { runs } = props;
   const byId = new Map(props.plans?.map((plan) => [plan.id, plan]));
-  const planOf = (run: Execution) => (
-    <RunPlan planId={run.test_plan_id} listed={byId.get(run.test_plan_id)} lookUp={props.plansSettled} />
-  );
+  // A session has no plan to link to (API.md §12): it says what it is.
+  const planOf = (run: Execution) =>
+    run.test_plan_id === null ? (
+      <span className="text-muted">{sessionLabel}</span>
+    ) : (
+      <RunPlan planId={run.test_plan_id} listed={byId.get(run.test_plan_id)} lookUp={props.plansSettled} />
+    );
   return (
     <div className="overflow-x-auto rounded-lg border border-line bg-surface">
       <table className="w-full text-sm">
@@ -46,7 +51,13 @@ export function RunsTable(props: {
                     params={{ runId: run.id }}
                     className="font-medium text-accent hover:underline"
                   >
-                    {run.package_name} {run.version}
+                    {run.package_name === null ? (
+                      sessionLabel
+                    ) : (
+                      <>
+                        {run.package_name} {run.version}
+                      </>
+                    )}
                   </Link>
                   <div className="text-xs break-all text-muted">{run.id}</div>
                   {/* On a phone the plan, the counts and the duration ride under the name, their columns hidden. */}
