@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { AppOptions, AppServices } from "./app-options.ts";
 import { BackgroundJobs } from "./background-jobs.ts";
-import { type Clock, isoTime, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "./clock.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
 import type { Feature } from "./feature.ts";
@@ -19,7 +19,6 @@ import { healthRoutes } from "./features/health/health.routes.ts";
 import { createLive } from "./features/live/index.ts";
 import { createPeople } from "./features/people/index.ts";
 import { createRateLimiting } from "./features/ratelimit/index.ts";
-import { createChannel } from "./features/sessions/channel/index.ts";
 import { createSessions } from "./features/sessions/sessions.feature.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
@@ -173,12 +172,13 @@ async function assemble(
     workSignal: agent.workSignal,
     changes: live.changes,
   });
-  // Appium sessions (API.md §12): WebDriver sessions as executions, and the relay of their commands to the
-  // agents' channels (docs/appium-relay.md).
-  const sessions = createSessions({
+  // Appium sessions (API.md §12): WebDriver sessions as executions, their commands relayed to the agents.
+  const sessions = await createSessions({
     database,
     clock,
     config,
+    signingKey,
+    log,
     clients: clients.clients,
     tokens: auth.tokens,
     rateLimiting,
@@ -189,19 +189,7 @@ async function assemble(
     agents: agent.agents,
     workSignal: agent.workSignal,
     changes: live.changes,
-  });
-  const channel = await createChannel({
-    config,
-    signingKey,
-    clock,
-    log,
-    sessions: sessions.directory,
-    onSessionEnded: (_agent, session, reason) => {
-      sessions.sessions.markEnded(session, reason, isoTime(clock.now())).catch((error) => {
-        log.warn({ err: error, session }, "could not record the end of a WebDriver session");
-      });
-    },
-    ...options.channel,
+    ...(options.channel ? { channel: options.channel } : {}),
   });
   // Once live updates and the agents' work signal listen on it.
   await notifications?.start();
@@ -221,7 +209,6 @@ async function assemble(
     versions,
     triggers,
     sessions,
-    channel,
   ];
 
   const beforeClose: AppServices["beforeClose"] = [];
@@ -232,7 +219,7 @@ async function assemble(
     tokens: auth.tokens,
     agents: agent.agents,
     blobs: store,
-    channels: channel.registry,
+    channels: sessions.channels,
     beforeClose,
   });
   // Order matters: sessions are read from cookies, and who is calling must be known before their requests are counted.
@@ -269,7 +256,6 @@ async function assemble(
     agent.register,
     live.register,
     sessions.register,
-    channel.register,
     agent.registerArtifactRoutes,
   ];
   for (const register of routes) await register(app);

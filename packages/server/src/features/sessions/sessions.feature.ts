@@ -1,10 +1,10 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type Clock, isoTime } from "../../clock.ts";
 import type { Config } from "../../config.ts";
 import type { DatabaseHandle } from "../../db/kysely.ts";
 import { agentSessionRoutes } from "../agent/agent.routes.ts";
 import type { AgentService } from "../agent/index.ts";
-import type { TokenService } from "../auth/index.ts";
+import type { SigningKey, TokenService } from "../auth/index.ts";
 import type { ClientsService } from "../clients/index.ts";
 import type { DeviceRuns } from "../device-runs/index.ts";
 import type { ExecutionsService } from "../executions/index.ts";
@@ -12,6 +12,7 @@ import { sessionResultRoutes } from "../executions/session-result.routes.ts";
 import type { ExecutionChanges } from "../live/index.ts";
 import type { RateLimiter, RateLimitPolicies } from "../ratelimit/index.ts";
 import type { VersionsService } from "../versions/index.ts";
+import { type ChannelDeps, createChannel } from "./channel/index.ts";
 import { NewSessions } from "./new-session.ts";
 import { SessionDirectory } from "./session-directory.ts";
 import { SessionReportsStore } from "./session-reports.ts";
@@ -22,7 +23,10 @@ import { WebDriverAuthentication } from "./webdriver-authentication.ts";
 export interface SessionsDeps {
   database: DatabaseHandle;
   clock: Clock;
-  config: Pick<Config, "publicUrl">;
+  config: Pick<Config, "publicUrl" | "redisUrl" | "instanceUrl" | "host">;
+  /** Forwarded commands are signed with a key derived from it (channel/relay-signature.ts). */
+  signingKey: Pick<SigningKey, "privateKey">;
+  log: FastifyBaseLogger;
   clients: ClientsService;
   tokens: TokenService;
   rateLimiting: { limiter: RateLimiter; policies: RateLimitPolicies };
@@ -39,14 +43,16 @@ export interface SessionsDeps {
   changes: ExecutionChanges;
   /** How often a waiting new session reads its row again without a wake-up; default 1 s. */
   pollIntervalMs?: number;
+  /** The relay's parts a test replaces (AppOptions.channel). */
+  channel?: Partial<ChannelDeps>;
 }
 
 /**
  * WebDriver sessions' composition root (API.md §12, docs/appium-relay.md): the new session and status
- * endpoints, the agent's report of a session, a session's result, and the directory the command routes
- * (./channel/) find sessions in.
+ * endpoints, the agent's report of a session, a session's result, and the relay (./channel/) that takes their
+ * commands to the agents, finding sessions in this feature's directory.
  */
-export function createSessions(deps: SessionsDeps) {
+export async function createSessions(deps: SessionsDeps) {
   const { database, clock, changes } = deps;
   const sessions = new SessionsRepo(database.db);
   const directory = new SessionDirectory(sessions);
@@ -73,13 +79,35 @@ export function createSessions(deps: SessionsDeps) {
     const reason = ended.status === "cancelled" ? "cancelled" : (ended.reason ?? ended.status);
     await sessions.markEnded(ended.executionId, reason, isoTime(clock.now()));
   });
+  const channel = await createChannel({
+    config: deps.config,
+    signingKey: deps.signingKey,
+    clock,
+    log: deps.log,
+    sessions: directory,
+    // The agent ended a session on its own (idle timeout, maximum duration): its commands stop now.
+    onSessionEnded: (_agent, session, reason) => {
+      sessions.markEnded(session, reason, isoTime(clock.now())).catch((error) => {
+        deps.log.warn({ err: error, session }, "could not record the end of a WebDriver session");
+      });
+    },
+    // API.md §12: a session whose agent's channel is gone for more than the grace period is lost.
+    onChannelLost: async (lost) => {
+      await sessions.markEndedOnAgent(lost.organizationId, lost.agentId, "agent_lost", isoTime(clock.now()));
+    },
+    ...deps.channel,
+  });
   return {
     sessions,
     directory,
+    /** The agents' channels this instance holds. */
+    channels: channel.registry,
     async register(app: FastifyInstance): Promise<void> {
       await app.register(sessionResultRoutes, { executions: deps.executions, results: sessions });
       await app.register(agentSessionRoutes, { agents: deps.agents, sessions: reports });
       await app.register(sessionsRoutes, { authentication, newSessions, publicUrl: deps.config.publicUrl });
+      await channel.register(app);
     },
+    stop: () => channel.stop(),
   };
 }

@@ -135,6 +135,37 @@ export class SessionsRepo {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /**
+   * The agent's channel stayed gone (channel/channel-registry.ts): every session it held ends, so the next command
+   * is told so at once rather than when the device run's lease lapses. Returns how many ended.
+   */
+  async markEndedOnAgent(
+    organizationId: string,
+    agentId: string,
+    reason: string,
+    at: string,
+  ): Promise<number> {
+    const result = await this.db
+      .updateTable("webdriver_sessions")
+      .set({ state: "ended", end_reason: reason, ended_at: at })
+      .where("organization_id", "=", organizationId)
+      .where("state", "=", "ready")
+      .where((eb) =>
+        eb(
+          "execution_id",
+          "in",
+          eb
+            .selectFrom("device_runs")
+            .select("execution_id")
+            .where("organization_id", "=", organizationId)
+            .where("agent_id", "=", agentId)
+            .where("status", "=", "running"),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** What the client said of its session (POST /v1/executions/{id}/result); the last word stands. */
   async setResult(executionId: string, status: "passed" | "failed", reason: string | null): Promise<void> {
     await this.db
