@@ -159,6 +159,26 @@ describe("the merged JUnit report", () => {
     expect(report).toMatch(/name="device 1: Pixel 8 android, attempt 1"[^>]*>\s*<failure type="failed"/);
   });
 
+  it("names a WebDriver session's suite for what it is and leaves out the plan, package and version it lacks", () => {
+    const session: Execution = {
+      ...execution("s", [run("errored", "Pixel 8")], "errored"),
+      kind: "session",
+      test_plan_id: null,
+      package_name: null,
+      version: null,
+    };
+    const report = junitReport([session], new Map([["tp_s", "not this"]]));
+    expect(report).toContain(
+      '<testsuite name="Appium session" id="s" tests="1" failures="0" errors="1" skipped="0"',
+    );
+    expect(report).toContain(
+      '<testcase classname="Appium session" name="device 1: Pixel 8 android, attempt 1"',
+    );
+    expect(report).toContain("Appium session s: device run errored.");
+    expect(report).toContain('<property name="execution_id" value="s"/>');
+    expect(report).not.toMatch(/package=|name="test_plan_id"|name="version"|null/);
+  });
+
   it("escapes markup, keeps tabs and line breaks in attributes as references and drops characters XML 1.0 forbids", () => {
     const report = junitReport(
       [execution("a", [run("passed")], "passed")],

@@ -193,6 +193,32 @@ describe("run --wait, at the end", () => {
     expect(markdown).toMatch(/```\nexpected:<Welcome> but was:<Wrong password>\njava\.lang\.AssertionError/);
   });
 
+  it("follows a WebDriver session without an app by reading it alone, and names it in the summary (API.md §12)", async () => {
+    const session = (status: Execution["status"]) =>
+      execution("ex_s", status, { kind: "session", test_plan_id: null, package_name: null, version: null });
+    server.script(
+      "GET /executions/ex_s",
+      { status: 200, body: session("running") },
+      { status: 200, body: session("running") },
+      { status: 200, body: session("passed") },
+    );
+    const summary = path.join(dir, "session-summary.md");
+
+    const status = await cli(["status", "ex_s", "--wait", "--timeout", "10s"], {
+      GITHUB_STEP_SUMMARY: summary,
+    });
+
+    expect(status.code).toBe(0);
+    expect(server.count("GET /executions/ex_s")).toBe(3);
+    // No package or version to list by, and no plan to name.
+    expect(server.count("GET /executions")).toBe(0);
+    expect(server.count("GET /testplans")).toBe(0);
+    const markdown = await readFile(summary, "utf8");
+    expect(markdown).toContain("### Testbay: Appium session\n");
+    expect(markdown).toContain(" | Appium session | passed | 0 | 0 | 0 |");
+    expect(markdown).not.toContain("null");
+  });
+
   it("on Ctrl-C says the runs go on and how to follow them, and exits 130", async () => {
     server.script("GET /executions", list(execution("ex_a", "running"), execution("ex_b", "queued")));
     let interrupt: (() => void) | undefined;
@@ -247,6 +273,18 @@ describe("the live view", () => {
       waiting_reason: { code: "no_capable_agent", detail: "no android device matches model Pixel 8" },
     });
     expect(executionLine(waiting)).toMatch(/queued · .* · waiting: no android device matches model Pixel 8$/);
+  });
+
+  it("names a WebDriver session, which has no plan, for what it is (API.md §12)", () => {
+    const session = execution("ex_s", "running", {
+      kind: "session",
+      test_plan_id: null,
+      package_name: null,
+      version: null,
+    });
+    expect(executionLine(session, names)).toBe(
+      "ex_s  Appium session  running · device runs 0/1 ended, 1 running · tests 0 passed, 0 failed",
+    );
   });
 
   it("redraws one block in place on a terminal", () => {
