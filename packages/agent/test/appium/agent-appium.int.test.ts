@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { remote } from "webdriverio";
 import type { IssuedCredentials } from "../../../server/src/features/clients/index.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../server/test/harness.ts";
+import { isPortFree } from "../../src/appium/port-blocks.ts";
 import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "../agent-process.ts";
 import { createDeviceLab, type DeviceLab } from "../stand-ins/device-lab.ts";
 import { APPIUM_EXECUTABLE, FAKE_APP, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
@@ -28,7 +29,7 @@ const running: ChildProcess[] = [];
 
 const SERIAL = "emulator-5554";
 
-function startAgent(name: string, extraArgs: string[] = []): AgentProcess {
+function startAgent(name: string, extraArgs: string[] = [], allowLocalApps = true): AgentProcess {
   return startAgentProcess({
     name,
     baseUrl: server.baseUrl,
@@ -41,7 +42,7 @@ function startAgent(name: string, extraArgs: string[] = []): AgentProcess {
       "--appium",
       APPIUM_EXECUTABLE,
       // The fake driver's app is an XML file on this host.
-      "--appium-allow-local-apps",
+      ...(allowLocalApps ? ["--appium-allow-local-apps"] : []),
       // Apart from the other Appium suites' ranges (appium-session/appium-step.int.test.ts).
       "--appium-ports",
       "25130-25229",
@@ -259,5 +260,30 @@ describe("testbay-agent --appium with a webdriverio client", () => {
       await fetch(`${server.baseUrl}/executions/${id}/artifacts/appium.log`, { headers: ci })
     ).text();
     expect(appiumLog).toMatch(/com\.example\.basic\.apk/);
+  });
+
+  it("on SIGTERM ends its session after the grace, stops its Appium, and exits 0", async () => {
+    const agent = startAgent("appium-stop", ["--shutdown-grace", "1"]);
+    const browser = await newSession(agent);
+    const id = browser.sessionId;
+    expect(await browser.getPageSource()).toContain("Espresso beans");
+    // The session's Appium listens on the first block of the agent's range.
+    expect(await isPortFree(25130)).toBe(false);
+    agent.child.kill("SIGTERM");
+    expect(await agent.exited).toBe(0);
+    expect(await isPortFree(25130)).toBe(true);
+    const done = await finished(id);
+    expect(done.status).toBe("errored");
+    expect(agent.output()).toContain(`${id} ended errored (agent_stopped)`);
+    await expect(browser.getPageSource()).rejects.toThrow(/agent_stopped|agent holding its device stopped/);
+  });
+
+  it("refuses a local appium:app path without --appium-allow-local-apps, saying so to the client", async () => {
+    const agent = startAgent("appium-strict", [], false);
+    const refused = await newSession(agent).then(
+      () => null,
+      (error: Error) => error,
+    );
+    expect(refused?.message).toContain("--appium-allow-local-apps");
   });
 });
