@@ -63,7 +63,12 @@ const finished = (id: string) =>
 
 beforeAll(async () => {
   server = await startTestServer({
-    env: { TESTBAY_RATE_LIMIT_BURST: "100000", TESTBAY_AGENT_RATE_LIMIT_BURST: "100000" },
+    env: {
+      TESTBAY_RATE_LIMIT_BURST: "100000",
+      TESTBAY_AGENT_RATE_LIMIT_BURST: "100000",
+      // Heartbeats every 2 s, which is how the agent hears of a cancel.
+      TESTBAY_LEASE_TTL_SECONDS: "6",
+    },
   });
   scratch = await mkdtemp(path.join(tmpdir(), "testbay-agent-appium-"));
   ciCredentials = await server.createClient("acme", "ci");
@@ -285,5 +290,18 @@ describe("testbay-agent --appium with a webdriverio client", () => {
       (error: Error) => error,
     );
     expect(refused?.message).toContain("--appium-allow-local-apps");
+  });
+
+  it("ends a cancelled session cancelled: the agent hears it with its heartbeat, and the client's next command is told", async () => {
+    const agent = startAgent("appium-cancel");
+    const browser = await newSession(agent);
+    const id = browser.sessionId;
+    expect(await browser.getPageSource()).toContain("Espresso beans");
+    const cancel = await call(`${server.baseUrl}/executions/${id}/cancel`, { method: "POST", headers: ci });
+    expect(cancel.body.cancel_requested).toBe(true);
+    const done = await finished(id);
+    expect(done.status).toBe("cancelled");
+    await waitFor("the agent to say so", async () => agent.output().includes(`${id} ended cancelled`));
+    await expect(browser.getPageSource()).rejects.toThrow(/cancelled/);
   });
 });
