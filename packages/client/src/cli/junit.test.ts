@@ -7,6 +7,7 @@ function execution(id: string, devices: Execution["devices"], status: Execution[
   return {
     id,
     kind: "run",
+    name: "Smoke",
     test_plan_id: `tp_${id}`,
     package_name: "com.example",
     version: "1.0",
@@ -163,6 +164,7 @@ describe("the merged JUnit report", () => {
     const session: Execution = {
       ...execution("s", [run("errored", "Pixel 8")], "errored"),
       kind: "session",
+      name: "Appium session",
       test_plan_id: null,
       package_name: null,
       version: null,

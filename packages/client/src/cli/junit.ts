@@ -99,7 +99,7 @@ function deviceRunSuite(execution: Execution, planNames: Map<string, string>) {
   // A session (API.md §12) has no plan, and no package when it names no app: its cases say what it is.
   const label =
     execution.test_plan_id === null
-      ? sessionLabel
+      ? (execution.name ?? sessionLabel)
       : (planNames.get(execution.test_plan_id) ?? execution.test_plan_id);
   const classname = execution.package_name === null ? label : `${execution.package_name}.${label}`;
   let failures = 0;
@@ -165,8 +165,10 @@ export function junitReport(
   for (const execution of executions) {
     const plan = execution.test_plan_id === null ? undefined : planNames.get(execution.test_plan_id);
     const part =
-      agentSuites(agentReports.get(execution.id) ?? "", plan ?? execution.test_plan_id ?? sessionLabel) ??
-      deviceRunSuite(execution, planNames);
+      agentSuites(
+        agentReports.get(execution.id) ?? "",
+        plan ?? execution.test_plan_id ?? execution.name ?? sessionLabel,
+      ) ?? deviceRunSuite(execution, planNames);
     totals.tests += part.tests;
     totals.failures += part.failures;
     totals.errors += part.errors;

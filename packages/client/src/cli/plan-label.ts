@@ -6,9 +6,12 @@ import type { Execution } from "../sdk/models.ts";
  */
 export const sessionLabel = "Appium session";
 
-/** The plan an execution ran, by name and ID when its name is known, by ID otherwise; a session has none. */
-export function planLabel(execution: Pick<Execution, "test_plan_id">, names: Map<string, string>): string {
-  if (execution.test_plan_id === null) return sessionLabel;
+/** The plan an execution ran, by name and ID when its name is known, by ID otherwise; a session by its own name. */
+export function planLabel(
+  execution: Pick<Execution, "test_plan_id" | "name">,
+  names: Map<string, string>,
+): string {
+  if (execution.test_plan_id === null) return execution.name ?? sessionLabel;
   const name = names.get(execution.test_plan_id);
   return name ? `${name} (${execution.test_plan_id})` : execution.test_plan_id;
 }

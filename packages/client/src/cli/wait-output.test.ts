@@ -39,6 +39,7 @@ function execution(
   return {
     id,
     kind: "run",
+    name: "Smoke",
     test_plan_id: `tp_${id}`,
     package_name: "com.example.basic",
     version: "1.2.3",
@@ -195,7 +196,13 @@ describe("run --wait, at the end", () => {
 
   it("follows a WebDriver session without an app by reading it alone, and names it in the summary (API.md §12)", async () => {
     const session = (status: Execution["status"]) =>
-      execution("ex_s", status, { kind: "session", test_plan_id: null, package_name: null, version: null });
+      execution("ex_s", status, {
+        kind: "session",
+        name: "Appium session",
+        test_plan_id: null,
+        package_name: null,
+        version: null,
+      });
     server.script(
       "GET /executions/ex_s",
       { status: 200, body: session("running") },
@@ -278,6 +285,7 @@ describe("the live view", () => {
   it("names a WebDriver session, which has no plan, for what it is (API.md §12)", () => {
     const session = execution("ex_s", "running", {
       kind: "session",
+      name: "Appium session",
       test_plan_id: null,
       package_name: null,
       version: null,

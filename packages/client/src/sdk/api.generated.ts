@@ -1675,6 +1675,8 @@ export interface components {
              * @enum {string}
              */
             kind: "run" | "session";
+            /** @description The plan's name when it was triggered; for a session, testbay:options.name ("Appium session" when it gave none) */
+            name: string | null;
             /** @description The plan triggered; null for a session (kind session) */
             test_plan_id: string | null;
             /** @description The app's package name; null for a session that names no registered app */

@@ -58,6 +58,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
   return {
     id,
     kind: "run",
+    name: "Smoke",
     test_plan_id: plan,
     package_name: "com.example.basic",
     version: "1.2.3",

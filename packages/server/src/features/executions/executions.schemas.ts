@@ -98,6 +98,10 @@ export const ExecutionKind = Type.Union([Type.Literal("run"), Type.Literal("sess
 export const ExecutionView = Type.Object({
   id: Type.String(),
   kind: ExecutionKind,
+  name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The plan\'s name when it was triggered; for a session, testbay:options.name ("Appium session" when it gave none)',
+  }),
   test_plan_id: Type.Union([Type.String(), Type.Null()], {
     description: "The plan triggered; null for a session (kind session)",
   }),

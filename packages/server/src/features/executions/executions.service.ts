@@ -39,6 +39,7 @@ export function executionView(execution: ExecutionRecord, triggeredByName: strin
   return {
     id: execution.id,
     kind: execution.kind ?? "run",
+    name: typeof execution.plan.name === "string" ? execution.plan.name : null,
     test_plan_id: execution.testPlanId,
     package_name: execution.packageName,
     version: execution.version,

@@ -123,6 +123,8 @@ describe("a new session", () => {
     expect(view).toMatchObject({
       id: job.execution_id,
       kind: "session",
+      // No testbay:options.name given.
+      name: "Appium session",
       test_plan_id: null,
       package_name: null,
       version: null,
@@ -225,7 +227,7 @@ describe("a new session", () => {
     await registerBasicApp(server, ciHeaders, "2.0.0");
     const answer = newSession(ciHeaders, {
       ...appiumCapabilities,
-      "testbay:options": { app: "com.example.basic", version: "2.0.0" },
+      "testbay:options": { app: "com.example.basic", version: "2.0.0", name: "checkout flow" },
     });
     const job = await claimSessionJob();
     expect(job).toMatchObject({
@@ -239,6 +241,7 @@ describe("a new session", () => {
     expect((await answer).status).toBe(200);
     expect(await execution(job.execution_id)).toMatchObject({
       kind: "session",
+      name: "checkout flow",
       package_name: "com.example.basic",
       version: "2.0.0",
     });

@@ -48,7 +48,7 @@ export function VersionRuns({
               className="min-w-0 font-medium break-words text-accent hover:underline"
             >
               {run.test_plan_id === null
-                ? sessionLabel
+                ? (run.name ?? sessionLabel)
                 : (planNames.get(run.test_plan_id) ?? run.test_plan_id)}
             </Link>
             <span className="text-xs">

@@ -26,7 +26,7 @@ export function RunHeader({ run }: { run: Execution }) {
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-xl font-semibold break-all">
           {run.package_name === null ? (
-            sessionLabel
+            (run.name ?? sessionLabel)
           ) : (
             <>
               {run.package_name} {run.version !== null && <span className="text-muted">{run.version}</span>}

@@ -19,7 +19,7 @@ export function RunsTable(props: {
   // A session has no plan to link to (API.md §12): it says what it is.
   const planOf = (run: Execution) =>
     run.test_plan_id === null ? (
-      <span className="text-muted">{sessionLabel}</span>
+      <span className="text-muted">{run.name ?? sessionLabel}</span>
     ) : (
       <RunPlan planId={run.test_plan_id} listed={byId.get(run.test_plan_id)} lookUp={props.plansSettled} />
     );
