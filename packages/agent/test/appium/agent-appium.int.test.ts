@@ -151,6 +151,8 @@ describe("testbay-agent --appium with a webdriverio client", () => {
     expect(names).toEqual(expect.arrayContaining(["appium.log", "commands.jsonl"]));
     // The device log followed while the session ran, as for any device step.
     expect(names).toEqual(expect.arrayContaining([`device-${SERIAL}/logcat.txt`]));
+    // And its video (record_video is true unless the client says not).
+    expect(names.filter((name: string) => name.startsWith(`device-${SERIAL}/video/`))).not.toEqual([]);
 
     const commands = await (
       await fetch(`${server.baseUrl}/executions/${id}/artifacts/commands.jsonl`, { headers: ci })
