@@ -15,6 +15,7 @@ import type { IssuedCredentials } from "../../../server/src/features/clients/ind
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../server/test/harness.ts";
 import { isPortFree } from "../../src/appium/port-blocks.ts";
 import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "../agent-process.ts";
+import { createAppleLab } from "../stand-ins/apple-lab.ts";
 import { createDeviceLab, type DeviceLab } from "../stand-ins/device-lab.ts";
 import { APPIUM_EXECUTABLE, FAKE_APP, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
 
@@ -29,7 +30,12 @@ const running: ChildProcess[] = [];
 
 const SERIAL = "emulator-5554";
 
-function startAgent(name: string, extraArgs: string[] = [], allowLocalApps = true): AgentProcess {
+function startAgent(
+  name: string,
+  extraArgs: string[] = [],
+  allowLocalApps = true,
+  labEnv: Record<string, string> = lab.env,
+): AgentProcess {
   return startAgentProcess({
     name,
     baseUrl: server.baseUrl,
@@ -48,7 +54,7 @@ function startAgent(name: string, extraArgs: string[] = [], allowLocalApps = tru
       "25130-25229",
       ...extraArgs,
     ],
-    env: { ...lab.env, APPIUM_HOME: fake.home },
+    env: { ...labEnv, APPIUM_HOME: fake.home },
     running,
   });
 }
@@ -305,5 +311,48 @@ describe("testbay-agent --appium with a webdriverio client", () => {
     expect(done.status).toBe("cancelled");
     await waitFor("the agent to say so", async () => agent.output().includes(`${id} ended cancelled`));
     await expect(browser.getPageSource()).rejects.toThrow(/cancelled/);
+  });
+
+  it("holds a session on an iOS simulator (testbay:options.platform ios), with its device log and video", async () => {
+    const UDID = "5C0FFEE0-0000-4000-8000-000000000015";
+    const apple = await createAppleLab({
+      simulators: [
+        {
+          udid: UDID,
+          name: "iPhone 15",
+          runtime: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
+          state: "Booted",
+        },
+      ],
+      timeScale: 0.05,
+    });
+    try {
+      // The Android lab's adb beside Xcode's tools, as on a Mac with both.
+      const agent = startAgent("appium-mac", [], true, { ...lab.env, ...apple.env });
+      const browser = await newSession(agent, fakeOnAndroid({ platform: "ios" }));
+      const id = browser.sessionId;
+      expect(await browser.getPageSource()).toContain("Espresso beans");
+      await browser.deleteSession();
+      const done = await finished(id);
+      expect(done.status, agent.output()).toBe("passed");
+      const artifacts = await call(`${server.baseUrl}/executions/${id}/artifacts`, { headers: ci });
+      const names = artifacts.body.items.map((a: { name: string }) => a.name);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          "appium.log",
+          "commands.jsonl",
+          `device-${UDID}/device-log.txt`,
+          `device-${UDID}/video/part-01.mp4`,
+        ]),
+      );
+      const appiumLog = await (
+        await fetch(`${server.baseUrl}/executions/${id}/artifacts/appium.log`, { headers: ci })
+      ).text();
+      // XCUITest's port capabilities for an iOS device, and its UDID.
+      expect(appiumLog).toContain(UDID);
+      expect(appiumLog).toContain("wdaLocalPort");
+    } finally {
+      apple.cleanup();
+    }
   });
 });
