@@ -16,8 +16,10 @@ import { type ChannelDeps, createChannel } from "./channel/index.ts";
 import { NewSessions } from "./new-session.ts";
 import { SessionDirectory } from "./session-directory.ts";
 import { SessionReportsStore } from "./session-reports.ts";
+import { readSessionStatusScript } from "./session-status-script.ts";
 import { SessionsRepo } from "./sessions.repo.ts";
 import { sessionsRoutes } from "./sessions.routes.ts";
+import { w3cErrorAnswer } from "./w3c-errors.ts";
 import { WebDriverAuthentication } from "./webdriver-authentication.ts";
 
 export interface SessionsDeps {
@@ -94,6 +96,14 @@ export async function createSessions(deps: SessionsDeps) {
     // API.md §12: a session whose agent's channel is gone for more than the grace period is lost.
     onChannelLost: async (lost) => {
       await sessions.markEndedOnAgent(lost.organizationId, lost.agentId, "agent_lost", isoTime(clock.now()));
+    },
+    // setSessionStatus through /execute/sync is Testbay's to answer, never Appium's (API.md §12).
+    answerHere: async (command) => {
+      const said = readSessionStatusScript(command);
+      if (said === undefined) return undefined;
+      if ("refused" in said) return w3cErrorAnswer("invalid argument", said.refused);
+      await sessions.setResult(command.session, said.status, said.reason);
+      return { status: 200, body: { value: null } };
     },
     ...deps.channel,
   });
