@@ -355,4 +355,23 @@ describe("testbay-agent --appium with a webdriverio client", () => {
       apple.cleanup();
     }
   });
+
+  it("ends a session idle for idle_timeout_seconds: errored, the client's next command told, no video when record_video is false", async () => {
+    const agent = startAgent("appium-idle");
+    const browser = await newSession(agent, fakeOnAndroid({ idle_timeout_seconds: 1, record_video: false }));
+    const id = browser.sessionId;
+    // No command after the session's creation: the agent ends it after a second and says so on its channel.
+    const done = await finished(id);
+    expect(done.status).toBe("errored");
+    await waitFor("the agent to say why", async () =>
+      agent.output().includes(`${id} ended errored (idle_timeout)`),
+    );
+    await expect(browser.getPageSource()).rejects.toThrow(/idle_timeout|idle timeout/);
+    const artifacts = await call(`${server.baseUrl}/executions/${id}/artifacts`, { headers: ci });
+    const names: string[] = artifacts.body.items.map((a: { name: string }) => a.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["appium.log", "commands.jsonl", `device-${SERIAL}/logcat.txt`]),
+    );
+    expect(names.filter((name) => name.includes("/video/"))).toEqual([]);
+  });
 });
