@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import { WebSocket } from "ws";
+import { pause } from "../runtime/pause.ts";
 import {
   type ChannelAnswer,
   type ChannelCommand,
@@ -115,8 +116,9 @@ export class ChannelClient extends EventEmitter<{ open: []; close: [code: number
       }
       if (this.stopped) return;
       if (opened) attempt = 0;
-      await this.wait(
+      await pause(
         reconnectDelayMs(attempt++, this.options.random, this.options.backoff ?? defaultBackoffTimes),
+        this.stopWaiting.signal,
       );
     }
   }
@@ -211,18 +213,5 @@ export class ChannelClient extends EventEmitter<{ open: []; close: [code: number
       if (this.sessionTurns.get(frame.session) === answer) this.sessionTurns.delete(frame.session);
     });
     return answer;
-  }
-
-  private wait(ms: number): Promise<void> {
-    const signal = this.stopWaiting.signal;
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener("abort", done, { once: true });
-    });
   }
 }

@@ -19,6 +19,7 @@ import type { AppiumJobServices } from "./appium-job.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { DeviceHealth } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
+import { pause } from "./pause.ts";
 
 export interface AgentOptions {
   client: Testbay;
@@ -488,17 +489,4 @@ function anyOf(...inputs: AbortSignal[]): { signal: AbortSignal; dispose(): void
       for (const input of inputs) input.removeEventListener("abort", fire);
     },
   };
-}
-
-/** Waits `ms`, or less if `signal` fires first. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
