@@ -8,7 +8,7 @@ import { AppiumSessionRegistry } from "../appium/session-registry.ts";
 import { isAppiumJob, runAppiumJob } from "./appium-job.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
-import type { JobRunnerOptions } from "./job-runner.ts";
+import type { JobRunnerOptions } from "./job-runner-options.ts";
 
 /** A session's job as the server sends it (agent.schemas.ts): no version, an appium step. */
 function sessionJob(step: unknown): AgentJob {

@@ -26,7 +26,7 @@ import { XcodeTools } from "../apple/xcrun.ts";
 import type { StepContext } from "../steps/step-types.ts";
 import type { EventReporter } from "./event-reporter.ts";
 import { type AppJob, hasApp } from "./job-app.ts";
-import type { JobRunnerOptions } from "./job-runner.ts";
+import type { JobRunnerOptions } from "./job-runner-options.ts";
 
 /** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */
 export interface AppiumJobServices {

@@ -1,31 +1,19 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
-import { type AgentJob, type RunStatus, type Step, type Testbay, TestbayApiError } from "@testbay/client";
+import { type AgentJob, type RunStatus, type Step, TestbayApiError } from "@testbay/client";
 import { runStep } from "../steps/run-step.ts";
 import { skippedOnShard } from "../steps/shard-batches.ts";
 import type { ShardContext, StepContext, StepOutcome } from "../steps/step-types.ts";
 import { testMessage } from "../steps/test-message.ts";
-import { type AppiumJobServices, isAppiumJob, runAppiumJob } from "./appium-job.ts";
+import { isAppiumJob, runAppiumJob } from "./appium-job.ts";
 import { collectArtifacts } from "./artifacts.ts";
-import type { BinaryCache } from "./binary-cache.ts";
 import { EventReporter } from "./event-reporter.ts";
 import { type AppJob, hasApp } from "./job-app.ts";
+import type { JobRunnerOptions } from "./job-runner-options.ts";
 import { withShellAppium } from "./shell-appium.ts";
 
 /** Why a job stopped before its steps were done. */
 export type StopReason = "cancelled" | "timeout" | "lease_lost" | "shutdown";
-
-export interface JobRunnerOptions {
-  client: Testbay;
-  cache: BinaryCache;
-  /** Each job gets a fresh directory below this one, removed afterwards. */
-  workRoot: string;
-  log: (message: string) => void;
-  /** Aborted when the agent must hand its jobs back (shutdown past its grace period). */
-  shutdown: AbortSignal;
-  /** What an Appium session's job needs (appium-job.ts); absent when the agent was started without `--appium`. */
-  appium?: AppiumJobServices;
-}
 
 export interface JobResult {
   status: RunStatus | "abandoned";
