@@ -15,10 +15,10 @@ import {
 } from "../devices/discover-devices.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
-import type { AppiumJobServices } from "./appium-job.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { DeviceHealth } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
+import type { AppiumJobServices } from "./job-runner-options.ts";
 import { pause } from "./pause.ts";
 
 export interface AgentOptions {

@@ -14,11 +14,8 @@ import type { AgentJob, RunStatus } from "@testbay/client";
 import { Adb } from "../android/adb.ts";
 import { startCaptures } from "../android/device-captures.ts";
 import { apkNamed, installApk } from "../android/install-apk.ts";
-import type { AppiumDriverInfo } from "../appium/appium-inventory.ts";
-import type { SessionEndReason } from "../appium/appium-session.ts";
-import { type AppiumAgentOptions, type AppiumStepResult, runAppiumStep } from "../appium/appium-step.ts";
+import { type AppiumStepResult, runAppiumStep } from "../appium/appium-step.ts";
 import { readAppiumStep } from "../appium/read-appium-step.ts";
-import type { AppiumSessionRegistry } from "../appium/session-registry.ts";
 import { IosDevice } from "../apple/ios-device.ts";
 import { prepareIosDevice } from "../apple/prepare-ios-device.ts";
 import { startSimulatorCaptures } from "../apple/simulator-captures.ts";
@@ -27,19 +24,6 @@ import type { StepContext } from "../steps/step-types.ts";
 import type { EventReporter } from "./event-reporter.ts";
 import { type AppJob, hasApp } from "./job-app.ts";
 import type { JobRunnerOptions } from "./job-runner-options.ts";
-
-/** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */
-export interface AppiumJobServices {
-  agent: AppiumAgentOptions;
-  /** Appium's drivers (GET /agents' list): shell steps' capabilities name the platform's automationName. */
-  drivers: readonly AppiumDriverInfo[];
-  /** The channel's command handler looks sessions up here. */
-  registry: AppiumSessionRegistry;
-  /** The channel's `ended` message: the agent ended a session on its own. */
-  ended(session: string, reason: SessionEndReason): void;
-  /** How often the device is looked for while the session runs; 5 s by default. */
-  deviceCheckMs?: number;
-}
 
 export interface AppiumJobRun {
   jobDir: string;

@@ -1,5 +1,8 @@
 import type { Testbay } from "@testbay/client";
-import type { AppiumJobServices } from "./appium-job.ts";
+import type { AppiumDriverInfo } from "../appium/appium-inventory.ts";
+import type { SessionEndReason } from "../appium/appium-session.ts";
+import type { AppiumAgentOptions } from "../appium/appium-step.ts";
+import type { AppiumSessionRegistry } from "../appium/session-registry.ts";
 import type { BinaryCache } from "./binary-cache.ts";
 
 /** What runs a claimed job (job-runner.ts) and a WebDriver session's job (appium-job.ts) are given. */
@@ -13,4 +16,17 @@ export interface JobRunnerOptions {
   shutdown: AbortSignal;
   /** What an Appium session's job needs (appium-job.ts); absent when the agent was started without `--appium`. */
   appium?: AppiumJobServices;
+}
+
+/** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */
+export interface AppiumJobServices {
+  agent: AppiumAgentOptions;
+  /** Appium's drivers (GET /agents' list): shell steps' capabilities name the platform's automationName. */
+  drivers: readonly AppiumDriverInfo[];
+  /** The channel's command handler looks sessions up here. */
+  registry: AppiumSessionRegistry;
+  /** The channel's `ended` message: the agent ended a session on its own. */
+  ended(session: string, reason: SessionEndReason): void;
+  /** How often the device is looked for while the session runs; 5 s by default. */
+  deviceCheckMs?: number;
 }
