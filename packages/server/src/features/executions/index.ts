@@ -5,6 +5,7 @@ export { executionsRoutes } from "./executions.routes.ts";
 export { CiMetadata as CiMetadataSchema, ExecutionView } from "./executions.schemas.ts";
 export { ExecutionsService, emptySummary, executionView } from "./executions.service.ts";
 export { LogStore } from "./log-store.ts";
+export { queuedDeviceRun } from "./queued-device-run.ts";
 export { type ArtifactRecord, type AttemptRef, ResultsRepo, type RunEvent } from "./results.repo.ts";
 export { resultsRoutes } from "./results.routes.ts";
 export type { CapableAgent, WaitingReason } from "./waiting-reason.ts";

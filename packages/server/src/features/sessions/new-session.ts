@@ -3,7 +3,7 @@ import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { DeviceRuns } from "../device-runs/index.ts";
 import type { ExecutionRecord, ExecutionsService } from "../executions/index.ts";
-import { ciOf, emptySummary } from "../executions/index.ts";
+import { ciOf, emptySummary, queuedDeviceRun } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
 import type { VersionsService } from "../versions/index.ts";
 import { readNewSession, type SessionRequest } from "./capabilities.ts";
@@ -107,24 +107,14 @@ export class NewSessions {
       finishedAt: null,
       ci: ciOf(request.options.ci ?? undefined),
       deviceRuns: [
-        {
-          id: newId("dr", now),
+        queuedDeviceRun({
           executionId: id,
           position: 0,
           shard: 0,
           shardCount: 1,
           device: { ...device },
-          status: "queued",
-          attempt: 1,
-          createdAt,
-          startedAt: null,
-          finishedAt: null,
-          reason: null,
-          summary: null,
-          agentId: null,
-          claimedDevice: null,
-          steps: [],
-        },
+          now,
+        }),
       ],
     };
   }

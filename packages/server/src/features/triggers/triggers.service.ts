@@ -11,6 +11,7 @@ import {
   type ExecutionRecord,
   type ExecutionsRepo,
   emptySummary,
+  queuedDeviceRun,
 } from "../executions/index.ts";
 import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
@@ -166,24 +167,9 @@ export class TriggersService {
       ci: ciOf(request.ci),
       // Each device entry makes one device run per shard (API.md §5 `shards`), each claimed on its own device.
       deviceRuns: devices.flatMap((device, position) =>
-        Array.from({ length: shards }, (_, shard) => ({
-          id: newId("dr", now),
-          executionId: id,
-          position,
-          shard,
-          shardCount: shards,
-          device,
-          status: "queued" as const,
-          attempt: 1,
-          createdAt,
-          startedAt: null,
-          finishedAt: null,
-          reason: null,
-          summary: null,
-          agentId: null,
-          claimedDevice: null,
-          steps: [],
-        })),
+        Array.from({ length: shards }, (_, shard) =>
+          queuedDeviceRun({ executionId: id, position, shard, shardCount: shards, device, now }),
+        ),
       ),
     };
   }
