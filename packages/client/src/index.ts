@@ -18,6 +18,7 @@ export type {
   ShardTestsResult,
 } from "./sdk/agent-api.ts";
 export type { components, operations, paths } from "./sdk/api.generated.ts";
+export { testbayOwnedCapabilities } from "./sdk/appium-owned-capabilities.ts";
 export { type Download, Testbay, type TestbayOptions } from "./sdk/client.ts";
 export { type Clock, FakeClock, type Random, seededRandom, systemClock } from "./sdk/clock.ts";
 export {

@@ -1,3 +1,4 @@
+import { testbayOwnedCapabilities } from "@testbay/client";
 /**
  * What the agent sends to Appium's `POST /session`, built from the job's capabilities (W3C, already merged
  * `alwaysMatch` × `firstMatch` by the server into one flat object). Testbay owns a few of them (API.md §12): the
@@ -56,14 +57,7 @@ const portCapabilities = {
 } as const;
 
 /** Every key Testbay sets itself, whatever the platform: one platform's port keys make no sense on the other. */
-const ownedKeys = [
-  "appium:udid",
-  "appium:systemPort",
-  "appium:mjpegServerPort",
-  "appium:chromedriverPort",
-  "appium:wdaLocalPort",
-  "appium:webkitDebugProxyPort",
-];
+const ownedKeys: readonly string[] = testbayOwnedCapabilities;
 
 /**
  * `appium:options` holds `appium:` capabilities without their prefix (Appium merges it into the others), so

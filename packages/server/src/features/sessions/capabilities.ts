@@ -1,3 +1,4 @@
+import { testbayOwnedCapabilities } from "@testbay/client";
 import type { Platform } from "../../db/schema.ts";
 import { readSessionOptions, type SessionOptions, shown, testbayOptionsKey } from "./session-options.ts";
 import { WebDriverError } from "./w3c-errors.ts";
@@ -34,19 +35,6 @@ export type SessionApp =
   | { kind: "local"; path: string }
   /** No app: the session uses what is on the device (`appium:appPackage`, `appium:bundleId`). */
   | { kind: "none" };
-
-/**
- * Keys Testbay sets itself: the reserved device's `appium:udid` and the ports the agent assigns per device, so that
- * sessions on one host never collide. A client's own values would point Appium at another device or port.
- */
-export const testbayOwnedCapabilities = [
-  "appium:udid",
-  "appium:systemPort",
-  "appium:mjpegServerPort",
-  "appium:chromedriverPort",
-  "appium:wdaLocalPort",
-  "appium:webkitDebugProxyPort",
-] as const;
 
 /**
  * The capabilities the W3C specification defines (https://w3c.github.io/webdriver/#capabilities); every other key
