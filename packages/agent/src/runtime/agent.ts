@@ -369,6 +369,8 @@ export class Agent {
             ...(drained.length > 0 ? { drained_devices: drained } : {}),
             host: true,
             step_types: this.stepTypes as NonNullable<Parameters<typeof client.agent.claim>[0]["step_types"]>,
+            // What --appium found at start, for GET /agents (API.md §12): a claim without it offers no Appium.
+            ...(this.options.appium ? { appium: this.options.appium.inventory } : {}),
             wait_seconds: this.options.claimWaitSeconds ?? 30,
           },
           claim.signal,

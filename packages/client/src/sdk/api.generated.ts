@@ -1141,7 +1141,7 @@ export interface paths {
         };
         /**
          * List the organization's agents
-         * @description Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained) and the executions it runs now. online: seen within the last 75 s.
+         * @description Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.
          */
         get: operations["listAgents"];
         put?: never;
@@ -2175,6 +2175,19 @@ export interface components {
              *     ]
              */
             step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro" | "appium")[];
+            /** @description Only from an agent started with --appium: its Appium's version and installed drivers, shown by GET /agents. A claim without it says the agent offers no Appium. */
+            appium?: {
+                /** @description What `appium --version` printed */
+                version: string;
+                /** @description The installed drivers, by name */
+                drivers: {
+                    /** @description The driver's name in APPIUM_HOME: uiautomator2, xcuitest */
+                    name: string;
+                    /** @description What a session's appium:automationName names to pick it: UiAutomator2, XCUITest */
+                    automation_name: string;
+                    platform_names: string[];
+                }[];
+            };
             /** @default 0 */
             wait_seconds?: number;
             /** @description The agent's own id of this claim (a random UUID): if it gives up on the claim while it waits, it names it in abandoned_claims later. */
@@ -8330,6 +8343,19 @@ export interface operations {
                             }[];
                             /** @description The executions it runs now */
                             running: string[];
+                            /** @description The Appium an agent started with --appium offers (its version and installed drivers, as its last claim said); null for every other agent */
+                            appium: {
+                                /** @description What `appium --version` printed */
+                                version: string;
+                                /** @description The installed drivers, by name */
+                                drivers: {
+                                    /** @description The driver's name in APPIUM_HOME: uiautomator2, xcuitest */
+                                    name: string;
+                                    /** @description What a session's appium:automationName names to pick it: UiAutomator2, XCUITest */
+                                    automation_name: string;
+                                    platform_names: string[];
+                                }[];
+                            } | null;
                         }[];
                     };
                 };

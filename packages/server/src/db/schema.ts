@@ -288,6 +288,8 @@ export interface AgentsTable {
   devices: string;
   /** JSON: the devices the agent stopped offering after three infrastructure failures in a row. */
   drained_devices: string;
+  /** JSON: the Appium version and drivers an agent started with --appium offers (API.md §12); null otherwise. */
+  appium: string | null;
 }
 
 export interface IdempotencyKeysTable {

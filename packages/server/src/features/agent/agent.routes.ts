@@ -68,6 +68,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
           stepTypes: [...new Set(["inspect", ...(body.step_types ?? [])])],
           ...(body.claim_id === undefined ? {} : { claimId: body.claim_id }),
           ...(body.abandoned_claims === undefined ? {} : { abandonedClaims: body.abandoned_claims }),
+          ...(body.appium === undefined ? {} : { appium: body.appium }),
         },
         body.wait_seconds ?? 0,
         gone.signal,
@@ -91,7 +92,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       schema: {
         summary: "List the organization's agents",
         description:
-          "Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained) and the executions it runs now. online: seen within the last 75 s.",
+          "Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.",
         tags: ["agents"],
         response: { 200: AgentList, ...ProblemResponses },
       },

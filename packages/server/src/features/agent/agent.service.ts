@@ -19,7 +19,7 @@ import type {
 import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
 import { testPackageContent } from "../versions/index.ts";
-import type { AgentsRepo } from "./agents.repo.ts";
+import type { AgentAppium, AgentsRepo } from "./agents.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 
 export interface AgentServiceOptions {
@@ -50,6 +50,12 @@ export interface AgentServiceOptions {
 /** How often an agent claiming again with the same offer is recorded as seen again (see AgentService.seen). */
 const seenRefreshMs = 5_000;
 
+/** A claim as this feature takes it: what device-runs matches, and what only GET /agents shows (API.md §12). */
+export type AgentClaim = ClaimRequest & {
+  /** The Appium an agent started with --appium offers; absent from every other agent's claim. */
+  appium?: AgentAppium;
+};
+
 /** A device run that ended for good as its agent completed it (not re-queued). */
 export interface EndedRun {
   organizationId: string;
@@ -77,7 +83,7 @@ export class AgentService {
    * Claims the oldest run this agent can do, waiting up to `waitSeconds` for one to be queued. Returns
    * undefined when none came (the route answers 204). The wait ends early when the caller goes away.
    */
-  async claim(request: ClaimRequest, waitSeconds: number, abort: AbortSignal) {
+  async claim(request: AgentClaim, waitSeconds: number, abort: AbortSignal) {
     const deadline = performance.now() + waitSeconds * 1000;
     // Once per claim, not per look inside its long poll: the next claim comes within 30 s anyway.
     await this.seen(request);
@@ -319,10 +325,11 @@ export class AgentService {
    * last wrote it, far inside the online window (AgentsRepo's onlineWindowMs, 75 s), so GET /agents shows the
    * same agents, offers and online states, with a last_seen_at at most that much older.
    */
-  private async seen(request: ClaimRequest): Promise<void> {
+  private async seen(request: AgentClaim): Promise<void> {
     const now = this.options.clock.now();
     const key = `${request.organizationId}\u0000${request.agentId}`;
-    const offer = JSON.stringify([request.stepTypes, request.devices, request.drainedDevices ?? []]);
+    const appium = request.appium ?? null;
+    const offer = JSON.stringify([request.stepTypes, request.devices, request.drainedDevices ?? [], appium]);
     const last = this.lastSeen.get(key);
     if (last && last.offer === offer && now >= last.at && now - last.at < seenRefreshMs) return;
     await this.options.seen.seen(
@@ -331,6 +338,7 @@ export class AgentService {
       request.stepTypes,
       request.devices,
       request.drainedDevices ?? [],
+      appium,
       now,
     );
     // One entry per agent of the organizations this instance serves: a few hundred at most.

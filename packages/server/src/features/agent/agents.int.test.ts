@@ -91,6 +91,8 @@ describe("GET /v1/agents", () => {
           { ...pixel6, state: "idle" },
         ],
         running: [executionId],
+        // Not started with --appium: its claim said nothing of Appium.
+        appium: null,
       },
     ]);
     // Another organization never sees it, whatever its role.
@@ -129,6 +131,40 @@ describe("GET /v1/agents", () => {
     await claim(org, { agent_id: "a", devices: [], step_types: [] });
     const [agent] = await agents(org.ci);
     expect(agent).toMatchObject({ step_types: ["inspect"], devices: [], online: true });
+  });
+
+  it("shows the Appium an agent started with --appium offers, until a claim without it", async () => {
+    const org = await organization("massive-dynamic");
+    const appium = {
+      version: "2.19.0",
+      drivers: [
+        { name: "uiautomator2", automation_name: "UiAutomator2", platform_names: ["Android"] },
+        { name: "xcuitest", automation_name: "XCUITest", platform_names: ["iOS", "tvOS"] },
+      ],
+    };
+    expect(
+      (await claim(org, { agent_id: "appium-host", devices: [pixel7], step_types: ["appium"], appium }))
+        .status,
+    ).toBe(204);
+    expect((await claim(org, { agent_id: "plain-host", devices: [pixel6] })).status).toBe(204);
+    const [withAppium, without] = await agents(org.ci);
+    expect(withAppium).toMatchObject({ id: "appium-host", step_types: ["appium", "inspect"], appium });
+    expect(without).toMatchObject({ id: "plain-host", appium: null });
+
+    // The same agent restarted without --appium: its next claim takes the Appium away at once.
+    expect((await claim(org, { agent_id: "appium-host", devices: [pixel7] })).status).toBe(204);
+    const [restarted] = await agents(org.ci);
+    expect(restarted).toMatchObject({ id: "appium-host", appium: null });
+  });
+
+  it("refuses a claim whose appium is not what an agent's Appium says", async () => {
+    const org = await organization("wayne");
+    const refused = await claim(org, {
+      agent_id: "odd-host",
+      appium: { version: "2.19.0", drivers: [{ name: "uiautomator2", platform_names: ["Android"] }] },
+    });
+    expect(refused.status).toBe(400);
+    expect(await agents(org.ci)).toEqual([]);
   });
 });
 

@@ -10,6 +10,12 @@ import { type AgentDevice, stepTypeSet } from "../device-runs/index.ts";
  */
 export const onlineWindowMs = 2 * 30_000 + 15_000;
 
+/** What an agent started with --appium offers (API.md §12): the claim's `appium`, as GET /agents shows it. */
+export interface AgentAppium {
+  version: string;
+  drivers: Array<{ name: string; automation_name: string; platform_names: string[] }>;
+}
+
 export interface AgentView {
   id: string;
   name: string;
@@ -18,6 +24,8 @@ export interface AgentView {
   step_types: string[];
   devices: Array<AgentDevice & { state: "idle" | "busy" | "drained" }>;
   running: string[];
+  /** null: the agent's last claim offered no Appium. */
+  appium: AgentAppium | null;
 }
 
 /** The agents each organization has seen, from their claims (upsert) and heartbeats (last_seen_at). */
@@ -31,6 +39,7 @@ export class AgentsRepo {
     stepTypes: readonly string[],
     devices: readonly AgentDevice[],
     drainedDevices: readonly AgentDevice[],
+    appium: AgentAppium | null,
     now: number,
   ): Promise<void> {
     const row = {
@@ -38,6 +47,8 @@ export class AgentsRepo {
       step_types: stepTypeSet(stepTypes),
       devices: devicesJson(devices),
       drained_devices: devicesJson(drainedDevices),
+      // Replaced by every claim, like the devices: an agent restarted without --appium offers none.
+      appium: appium === null ? null : appiumJson(appium),
     };
     await this.db
       .insertInto("agents")
@@ -103,6 +114,7 @@ export class AgentsRepo {
           ...drained.map((d) => ({ ...d, state: "drained" as const })),
         ].sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0)),
         running: [...new Set(mine.map((run) => run.execution_id))],
+        appium: agent.appium === null ? null : (JSON.parse(agent.appium) as AgentAppium),
       };
     });
   }
@@ -118,4 +130,16 @@ function devicesJson(devices: readonly AgentDevice[]): string {
       os_version: d.os_version,
     })),
   );
+}
+
+/** Only the members the claim's schema names, in its order: stored as the view shows them. */
+function appiumJson(appium: AgentAppium): string {
+  return JSON.stringify({
+    version: appium.version,
+    drivers: appium.drivers.map((d) => ({
+      name: d.name,
+      automation_name: d.automation_name,
+      platform_names: [...d.platform_names],
+    })),
+  });
 }
