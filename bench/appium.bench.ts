@@ -176,7 +176,15 @@ function startAgent(set: TestbaySet, lab: DeviceLab, appiumHome: string, scratch
     env: { ...lab.env, APPIUM_HOME: appiumHome },
     running,
   });
-  return { agent, workDir: path.join(scratch, agentName), stop: () => stopAgentProcesses(running) };
+  // SIGTERM first, so the agent stops its Appium servers and device followers before the lab goes (SIGKILL after).
+  const stop = async () => {
+    if (agent.child.exitCode === null && agent.child.signalCode === null) {
+      agent.child.kill("SIGTERM");
+      await Promise.race([agent.exited, delay(15_000)]);
+    }
+    await stopAgentProcesses(running);
+  };
+  return { agent, workDir: path.join(scratch, agentName), stop };
 }
 
 async function newSession(origin: string, set: TestbaySet, label: string, agentOutput: () => string) {
@@ -369,6 +377,18 @@ async function concurrentSessions(
   return { sessions: plan.sessions, opened, commands, errors, openSeconds, commandMs };
 }
 
+/** Blocks of the run (the same rounds on both paths, as they were interleaved). */
+const blocks = 5;
+
+/** The added median block by block: a spread wider than the gap to the target means the run was noisy. */
+function addedByBlock(relayed: readonly number[], direct: readonly number[]): number[] {
+  const size = Math.ceil(direct.length / blocks);
+  return Array.from({ length: blocks }, (_, b) => {
+    const slice = (values: readonly number[]) => values.slice(b * size, (b + 1) * size);
+    return median(slice(relayed)) - median(slice(direct));
+  }).filter((v) => Number.isFinite(v));
+}
+
 const ms = (label: string, value: number) => ({ label, value, unit: "ms", decimals: 3 });
 
 export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
@@ -417,7 +437,12 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         const forwarded = s.label.includes("forwarded");
         const target = result.setup === "embedded" ? embeddedTarget : forwarded ? forwardedTarget : undefined;
         ratios.push(
-          ratio(`${result.setup}: ${s.label} − direct, added median ms`, stats(s.ms).p50 - d.p50, target),
+          ratio(
+            `${result.setup}: ${s.label} − direct, added median ms`,
+            stats(s.ms).p50 - d.p50,
+            target,
+            addedByBlock(s.ms, direct.ms),
+          ),
         );
       }
     }
@@ -450,7 +475,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const notes = [
       `client: Node's fetch (undici, keep-alive), one command at a time, timed to the answer's last byte; commands carry no credentials (only the new session has HTTP Basic), as webdriverio sends them`,
       `command: GET /session/{id}/source (getPageSource) of @appium/fake-driver's app (${results[0]?.bytes ?? 0} characters); direct = the same session on the Appium the agent started for it (its port and the Appium session ID read from its command line and log: the same Appium, the same flags), relayed = through /wd/hub`,
-      `interleaved: each round sends one command on every path, the order rotated round by round; ${plan.warmup} warm-up rounds, then ${plan.commands} measured (bounded to ${plan.timeLimitMs / 1000} s)`,
+      `interleaved: each round sends one command on every path, the order rotated round by round ("by round": the added median in each fifth of the run); ${plan.warmup} warm-up rounds, then ${plan.commands} measured (bounded to ${plan.timeLimitMs / 1000} s)`,
       "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database (127.0.0.1:5432) and Redis (127.0.0.1:6379), the agent's channel on the first, the forwarded commands sent to the second",
       `agent: bin/testbay-agent.js --appium (the repository's Appium) with APPIUM_HOME holding @appium/fake-driver, on stand-in adb devices (timeScale 0.05), record_video false; ${plan.sessions} devices for the concurrent sessions`,
       `load average (1, 5, 15 min): ${loadAtStart} at start, ${os
