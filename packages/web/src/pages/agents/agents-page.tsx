@@ -46,6 +46,19 @@ function AgentCard({ agent }: { agent: Agent }) {
           </>
         )}
       </div>
+      {agent.appium && (
+        // Started with --appium (API.md §12): which drivers, so a session's automationName can be chosen.
+        <p className="text-sm text-muted">
+          Appium {agent.appium.version}:{" "}
+          {agent.appium.drivers
+            .map((driver) =>
+              driver.platform_names.length > 0
+                ? `${driver.name} (${driver.platform_names.join(", ")})`
+                : driver.name,
+            )
+            .join(", ") || "no drivers installed"}
+        </p>
+      )}
       {agent.devices.length === 0 ? (
         <p className="text-sm text-muted">No devices connected: it runs host steps only.</p>
       ) : (
