@@ -6,6 +6,7 @@
 // the embedded server, counting errors. A real `testbay-agent --appium` process with the repository's Appium and
 // @appium/fake-driver (as packages/agent/test/appium/agent-appium.int.test.ts starts them) on stand-in adb devices.
 import type { ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -226,6 +227,15 @@ async function directSession(workDir: string, deadline: number) {
 interface Series {
   label: string;
   ms: number[];
+  /** Informational: no target. */
+  floor: boolean;
+}
+
+interface Path {
+  label: string;
+  url: string;
+  /** The server's own part, no relay: an unknown session's `404 invalid session id` after its lookup. */
+  floor?: boolean;
 }
 
 function stats(values: readonly number[]) {
@@ -237,16 +247,22 @@ function stats(values: readonly number[]) {
  * Each round sends one command to every URL, in an order rotated round by round, so no path always goes first
  * (right after an idle gap) or last. Every answer must be 200 with the same page source.
  */
-async function interleave(urls: Array<{ label: string; url: string }>, count: number, timeLimitMs: number) {
-  const series: Series[] = urls.map((u) => ({ label: u.label, ms: [] }));
+async function interleave(urls: readonly Path[], count: number, timeLimitMs: number) {
+  const series: Series[] = urls.map((u) => ({ label: u.label, ms: [], floor: u.floor === true }));
   const until = Date.now() + timeLimitMs;
   let bytes: number | undefined;
   for (let round = 0; round < count && Date.now() < until; round++) {
     for (let k = 0; k < urls.length; k++) {
       const index = (round + k) % urls.length;
-      const target = urls[index] as { label: string; url: string };
+      const target = urls[index] as Path;
       const answer = await timedGet(target.url);
-      if (answer.status !== 200) throw new Error(`${target.label}: ${answer.status} at command ${round + 1}`);
+      const expected = target.floor ? 404 : 200;
+      if (answer.status !== expected)
+        throw new Error(`${target.label}: ${answer.status} at command ${round + 1}, not ${expected}`);
+      if (target.floor) {
+        (series[index] as Series).ms.push(answer.ms);
+        continue;
+      }
       bytes ??= answer.bytes;
       if (answer.bytes !== bytes)
         throw new Error(`${target.label}: a page source of ${answer.bytes} bytes, not ${bytes}`);
@@ -292,7 +308,7 @@ async function measureLatency(
     const other = set.origins[1];
     const id = await newSession(other ?? holder, set, `bench ${setup}`, agent.agent.output);
     const direct = await directSession(agent.workDir, Date.now() + 60_000);
-    const urls = [
+    const urls: Path[] = [
       {
         label: "direct (the agent's Appium)",
         url: `${direct.base}/session/${direct.appiumSessionId}/source`,
@@ -304,6 +320,11 @@ async function measureLatency(
       ...(other
         ? [{ label: "relayed, forwarded (other instance)", url: `${other}/wd/hub/session/${id}/source` }]
         : []),
+      {
+        label: "floor: unknown session → 404 (route + session lookup, no relay)",
+        url: `${holder}/wd/hub/session/${randomUUID()}/source`,
+        floor: true,
+      },
     ];
     log(`appium: ${setup}: warm-up, ${plan.warmup} commands each`);
     await interleave(urls, plan.warmup, plan.timeLimitMs);
@@ -433,7 +454,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           ],
         });
       }
-      for (const s of relayed) {
+      for (const s of relayed.filter((r) => !r.floor)) {
         const forwarded = s.label.includes("forwarded");
         const target = result.setup === "embedded" ? embeddedTarget : forwarded ? forwardedTarget : undefined;
         ratios.push(
