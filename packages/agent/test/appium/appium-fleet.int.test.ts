@@ -205,6 +205,12 @@ describe("Appium sessions on a fleet of devices", () => {
     await third.deleteSession();
     for (const browser of [one, two, third]) {
       expect((await finished(roomy, browser.sessionId)).status, agent.output()).toBe("passed");
+      // The agent gave each session's Appium its own device as appium:udid (its log shows the capabilities).
+      const appiumLog = await artifactText(roomy, browser.sessionId, "appium.log");
+      const udid = await deviceOf(roomy, browser.sessionId);
+      const other = DEVICES.find((d) => d.serial !== udid)?.serial as string;
+      expect(appiumLog).toContain(udid);
+      expect(appiumLog).not.toContain(other);
     }
   }, 180_000);
 
