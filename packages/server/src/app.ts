@@ -182,7 +182,6 @@ async function assemble(
     clients: clients.clients,
     tokens: auth.tokens,
     rateLimiting,
-    deployment: signingKey.kid,
     executions: executions.executions,
     versions: versions.versions,
     runs: deviceRuns.runs,

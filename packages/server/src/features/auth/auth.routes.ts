@@ -13,7 +13,12 @@ import {
 } from "../ratelimit/index.ts";
 import { OAuthProblemResponses, TokenRequest, TokenResponse } from "./auth.schemas.ts";
 import { metadataRoutes } from "./authorization-server-metadata.ts";
-import { basicChallenge, clientCredentials, namedClientId } from "./client-credentials.ts";
+import {
+  basicChallenge,
+  clientCredentials,
+  failedCredentialsKey,
+  namedClientId,
+} from "./client-credentials.ts";
 import { type InvalidTokenReason, invalidToken, type TokenService, tokenLifetimeSeconds } from "./tokens.ts";
 
 export interface AuthRoutesOptions {
@@ -30,13 +35,6 @@ export interface AuthRoutesOptions {
    */
   deployment: string;
 }
-
-/**
- * The count a failed token call is charged to (API.md §1): the client ID it names *and* the caller's address,
- * apart from the client's own bucket. Charged to the client's bucket, a flood of wrong secrets from anyone who
- * knows the ID (audit entries, CI logs show it) emptied the bucket the real client's pipeline runs on.
- */
-const failedCallsKey = (clientId: string, address: string) => `token-failures:${clientId}:${address}`;
 
 export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, options) => {
   const { tokens, clients, limiter, policies } = options;
@@ -70,7 +68,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         await refuseWhenFailuresSpent(
           limiter,
           reply,
-          failedCallsKey(clientId, request.ip),
+          failedCredentialsKey(clientId, request.ip),
           policies.default,
           `Too many failed token calls for this client ID from this address: at most ${policies.default.burst} at once or ${policies.default.perSecond} per second over time.`,
         );
@@ -81,7 +79,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         if (reply.statusCode < 400 || reply.statusCode === 429 || reply.statusCode >= 500) return;
         const clientId = namedClientId(request.headers.authorization, request.body);
         if (clientId)
-          await chargeFailure(limiter, reply, failedCallsKey(clientId, request.ip), policies.default);
+          await chargeFailure(limiter, reply, failedCredentialsKey(clientId, request.ip), policies.default);
       },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
 import type { ClientRecord, ClientsService } from "../clients/index.ts";
+import { clientOfToken } from "./token-client.ts";
 import { invalidToken, type TokenService, type VerifiedToken } from "./tokens.ts";
 
 /**
@@ -60,23 +61,10 @@ export function registerAuthentication(
     request: FastifyRequest,
     reply: FastifyReply,
     verified: VerifiedToken,
-    client: ClientRecord | undefined,
+    found: ClientRecord | undefined,
     allowed: readonly ClientRole[] | undefined,
   ): void => {
-    if (!client || client.organizationId !== verified.organizationId || client.disabledAt) {
-      throw invalidToken(
-        "client_disabled",
-        "The client this token was issued to is disabled.",
-        tokens.audience,
-      );
-    }
-    if (client.tokensNotBefore !== null && verified.issuedAt < Date.parse(client.tokensNotBefore)) {
-      throw invalidToken(
-        "token_revoked",
-        "The token was issued before the client's secret was rotated or the client was re-enabled.",
-        tokens.audience,
-      );
-    }
+    const client = clientOfToken(verified, found, tokens.audience);
     request.principal = {
       clientId: client.id,
       organizationId: client.organizationId,

@@ -16,6 +16,16 @@ export interface CredentialFields {
 }
 
 /** Sent with every 401 of a request that used HTTP Basic, as RFC 6749 §5.2 requires. */
+/**
+ * The count a failed client-credential check is charged to (API.md §1): the client ID it names *and* the caller's
+ * address, apart from the client's own bucket. Charged to the client's bucket, a flood of wrong secrets from anyone
+ * who knows the ID (audit entries, CI logs show it) emptied the bucket the real client's pipeline runs on. Shared by the token endpoint (auth.routes.ts) and
+ * HTTP Basic at a WebDriver new session (features/sessions/webdriver-authentication.ts): guessing a secret costs
+ * the same in both places.
+ */
+export const failedCredentialsKey = (clientId: string, address: string) =>
+  `token-failures:${clientId}:${address}`;
+
 export const basicChallenge = 'Basic realm="testbay", charset="UTF-8"';
 
 /** The body schema's bounds, applied to what arrives in the Authorization header too. */

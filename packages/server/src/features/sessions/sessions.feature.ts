@@ -32,8 +32,6 @@ export interface SessionsDeps {
   clients: ClientsService;
   tokens: TokenService;
   rateLimiting: { limiter: RateLimiter; policies: RateLimitPolicies };
-  /** The signing key's ID: the per-address rate limit buckets of this deployment (features/ratelimit). */
-  deployment: string;
   executions: ExecutionsService;
   versions: VersionsService;
   runs: DeviceRuns;
@@ -63,7 +61,6 @@ export async function createSessions(deps: SessionsDeps) {
     clients: deps.clients,
     limiter: deps.rateLimiting.limiter,
     policies: deps.rateLimiting.policies,
-    deployment: deps.deployment,
   });
   const newSessions = new NewSessions({
     executions: deps.executions,

@@ -1,10 +1,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ClientRole } from "../../db/schema.ts";
 import { ApiError } from "../../errors.ts";
-// parseBasicAuthorization and basicChallenge are the token endpoint's reading of HTTP Basic (RFC 6749 §2.3.1),
-// not (yet) on auth's index: one reading of Basic credentials for both places that take them.
-import { basicChallenge, parseBasicAuthorization } from "../auth/client-credentials.ts";
-import type { TokenService } from "../auth/index.ts";
+import {
+  basicChallenge,
+  clientOfToken,
+  failedCredentialsKey,
+  parseBasicAuthorization,
+  type TokenService,
+} from "../auth/index.ts";
 import type { ClientRecord, ClientsService } from "../clients/index.ts";
 import {
   chargeFailure,
@@ -27,13 +30,6 @@ export interface WebDriverCaller {
 const sessionRoles: readonly ClientRole[] = ["ci", "admin"];
 
 /**
- * Failed Basic logins count where failed token calls do (features/auth/auth.routes.ts, API.md §1): per client
- * ID and caller address, so that guessing a secret here is no cheaper than at the token endpoint, and nobody who
- * merely knows a client ID can spend that client's own limit.
- */
-const failedCallsKey = (clientId: string, address: string) => `token-failures:${clientId}:${address}`;
-
-/**
  * The WebDriver client's refusal of its credentials. W3C WebDriver has no error code for authentication, and
  * API.md §12 names none: the answer is HTTP's 401 with `invalid argument`, the W3C code of a request the client
  * must change before sending it again (the credentials are part of the request). Not `unknown error`: that one is
@@ -51,8 +47,6 @@ export interface WebDriverAuthenticationOptions {
   clients: ClientsService;
   limiter: RateLimiter;
   policies: RateLimitPolicies;
-  /** The signing key's ID: the per-address buckets of one deployment (features/ratelimit). */
-  deployment: string;
 }
 
 /**
@@ -86,27 +80,16 @@ export class WebDriverAuthentication {
     return { clientId: client.id, organizationId: client.organizationId, role: client.role };
   }
 
-  /** The client a token names, checked as the /v1 hook checks it (features/auth/authenticate.ts). */
+  /** The client a token names, checked as the /v1 hook checks it (features/auth/token-client.ts). */
   private async byToken(token: string): Promise<ClientRecord> {
     const { tokens, clients } = this.options;
-    let verified: Awaited<ReturnType<TokenService["verify"]>>;
     try {
-      verified = tokens.verifiedBefore(token) ?? (await tokens.verify(token));
+      const verified = tokens.verifiedBefore(token) ?? (await tokens.verify(token));
+      return clientOfToken(verified, await clients.findForAuthentication(verified.clientId), tokens.audience);
     } catch (error) {
       if (error instanceof ApiError) throw unauthenticated(`x-api-key: ${error.detail} ${error.fix}`, false);
       throw error;
     }
-    const client = await clients.findForAuthentication(verified.clientId);
-    if (!client || client.organizationId !== verified.organizationId || client.disabledAt) {
-      throw unauthenticated("x-api-key: the client this token was issued to is disabled", false);
-    }
-    if (client.tokensNotBefore !== null && verified.issuedAt < Date.parse(client.tokensNotBefore)) {
-      throw unauthenticated(
-        "x-api-key: the token was issued before the client's secret was rotated or the client was re-enabled; get a new one (POST /v1/oauth/token)",
-        false,
-      );
-    }
-    return client;
   }
 
   private async byBasic(request: FastifyRequest, reply: FastifyReply): Promise<ClientRecord> {
@@ -124,7 +107,8 @@ export class WebDriverAuthentication {
       );
     }
     const { limiter, policies, clients } = this.options;
-    const failures = failedCallsKey(credentials.clientId, request.ip);
+    // Counted where failed token calls are (API.md §1): guessing a secret here is no cheaper than there.
+    const failures = failedCredentialsKey(credentials.clientId, request.ip);
     try {
       await refuseWhenFailuresSpent(
         limiter,
