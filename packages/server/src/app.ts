@@ -3,29 +3,15 @@ import { sql } from "kysely";
 import type { AppOptions, AppServices } from "./app-options.ts";
 import { BackgroundJobs } from "./background-jobs.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import { composeFeatures } from "./compose-features.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "./db/kysely.ts";
 import { PostgresNotifications } from "./db/postgres-notifications.ts";
-import type { Feature } from "./feature.ts";
-import { createAgent, createAgentRegistry } from "./features/agent/index.ts";
 import { apiIndexRoutes } from "./features/api-index/index.ts";
-import { createApps } from "./features/apps/index.ts";
-import { createAudit } from "./features/audit/index.ts";
-import { createAuth, loadSigningKey } from "./features/auth/index.ts";
-import { createClients } from "./features/clients/index.ts";
-import { createDeviceRuns } from "./features/device-runs/index.ts";
+import { loadSigningKey } from "./features/auth/index.ts";
 import { downloadsRoutes } from "./features/downloads/index.ts";
-import { createExecutions } from "./features/executions/index.ts";
 import { healthRoutes } from "./features/health/health.routes.ts";
-import { createLive } from "./features/live/index.ts";
-import { createPeople } from "./features/people/index.ts";
 import { createRateLimiting } from "./features/ratelimit/index.ts";
-import { createSessions } from "./features/sessions/sessions.feature.ts";
-import { createTestPlans } from "./features/testplans/index.ts";
-import { createTests } from "./features/tests/index.ts";
-import { createTriggers } from "./features/triggers/index.ts";
-import { createVersions } from "./features/versions/index.ts";
 import { webRoutes } from "./features/web/index.ts";
-import { createWebhooks } from "./features/webhooks/index.ts";
 import { makeDataDirPrivate, warnOfRestrictedPaths } from "./fs-permissions.ts";
 import { registerApiReference } from "./http/api-reference.ts";
 import { createHttpServer } from "./http/create-server.ts";
@@ -55,9 +41,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 }
 
 /**
- * Orders the features: builds each from what it needs (features/<name>/index.ts, createX) in dependency
- * order, registers their hooks and routes, starts their background work, and stops it all when the server
- * closes. What a feature is made of stays in its composition root.
+ * Makes what every feature shares, has the features built (compose-features.ts), registers their hooks and
+ * routes in order, starts their background work, and stops it all when the server closes. What a feature is
+ * made of stays in its composition root.
  */
 async function assemble(
   options: AppOptions,
@@ -83,147 +69,35 @@ async function assemble(
       ? new PostgresNotifications(config.databaseUrl, database.db, logger)
       : undefined;
 
-  // The features, each after those it uses.
-  const log = app.log;
-  const audit = createAudit({ database, clock });
-  const clients = createClients({
-    database,
+  const built = await composeFeatures({
+    options,
     clock,
-    audit: audit.audit,
-    config,
-    policies: rateLimiting.policies,
-  });
-  const people = createPeople({
     database,
-    clock,
     logger,
-    config,
-    audit: audit.audit,
+    log: app.log,
     signingKey,
-    limiter: rateLimiting.limiter,
-    loginLimits: options.loginLimits,
-  });
-  const auth = createAuth({
-    signingKey,
-    config,
-    clock,
-    clients: clients.clients,
-    sessions: people.sessions,
     rateLimiting,
-  });
-  const apps = createApps({ database, clock });
-  const testPlans = createTestPlans({ database, clock, apps: apps.apps, audit: audit.audit });
-  const tests = createTests({ database, clock, audit: audit.audit, plans: testPlans.plans });
-  const live = createLive({ notifications });
-  const deviceRuns = createDeviceRuns({ database });
-  const agentRegistry = createAgentRegistry({ database, clock });
-  const executions = createExecutions({
-    database,
-    clock,
-    log,
     store,
-    config,
-    audit: audit.audit,
-    changes: live.changes,
-    runs: deviceRuns.runs,
-    onlineAgents: agentRegistry.onlineAgents,
-    quarantines: tests.quarantines,
-  });
-  const agent = createAgent({
-    registry: agentRegistry,
-    clock,
-    store,
-    config,
     notifications,
-    runs: deviceRuns.runs,
-    results: executions.results,
-    logs: executions.logs,
-    changes: live.changes,
-    pollIntervalMs: options.claimPollIntervalMs ?? 5000,
-  });
-  const webhooks = createWebhooks({
-    database,
-    clock,
-    log,
-    config,
-    signingKey,
-    audit: audit.audit,
-    executions: executions.executions,
-    changes: live.changes,
-    backstopMs: options.webhookBackstopMs,
-  });
-  // After the webhooks: an upload's version.uploaded wakes their fan-out.
-  const versions = createVersions({
-    database,
-    clock,
-    log,
-    store,
-    config,
-    apps: apps.apps,
-    onEventAppended: webhooks.wakeFanOut,
-  });
-  const triggers = createTriggers({
-    database,
-    clock,
-    audit: audit.audit,
-    versions: versions.versions,
-    plans: testPlans.plans,
-    executions: executions.executions,
-    workSignal: agent.workSignal,
-    changes: live.changes,
-  });
-  // Appium sessions (API.md §12): WebDriver sessions as executions, their commands relayed to the agents.
-  const sessions = await createSessions({
-    database,
-    clock,
-    config,
-    signingKey,
-    log,
-    clients: clients.clients,
-    tokens: auth.tokens,
-    rateLimiting,
-    executions: executions.executions,
-    versions: versions.versions,
-    runs: deviceRuns.runs,
-    agents: agent.agents,
-    workSignal: agent.workSignal,
-    changes: live.changes,
-    ...(options.channel ? { channel: options.channel } : {}),
   });
   // Once live updates and the agents' work signal listen on it.
   await notifications?.start();
-  /** Started in this order, stopped in the reverse one. */
-  const features: Feature[] = [
-    audit,
-    clients,
-    people,
-    auth,
-    apps,
-    testPlans,
-    tests,
-    live,
-    executions,
-    agent,
-    webhooks,
-    versions,
-    triggers,
-    sessions,
-  ];
+  const features = built.inStartOrder;
 
   const beforeClose: AppServices["beforeClose"] = [];
   app.decorate("services", {
     database,
-    clients: clients.clients,
-    people: people.people,
-    tokens: auth.tokens,
-    agents: agent.agents,
+    clients: built.clients.clients,
+    people: built.people.people,
+    tokens: built.auth.tokens,
+    agents: built.agent.agents,
     blobs: store,
-    channels: sessions.channels,
+    channels: built.sessions.channels,
     beforeClose,
   });
   // Order matters: sessions are read from cookies, and who is calling must be known before their requests are counted.
-  await people.registerHooks(app);
-  auth.registerHooks(app);
+  await built.people.registerHooks(app);
+  built.auth.registerHooks(app);
   rateLimiting.registerHooks(app);
   registerExpectContinue(app);
   await registerOpenApi(app);
@@ -241,21 +115,21 @@ async function assemble(
   await app.register(problemsRoutes);
   // In the order the OpenAPI document lists their paths (openapi-drift.test.ts compares it as text).
   const routes: Array<(app: FastifyInstance) => Promise<void>> = [
-    auth.register,
-    people.register,
-    audit.register,
-    clients.register,
-    apps.register,
-    versions.register,
-    testPlans.register,
-    triggers.register,
-    executions.register,
-    tests.register,
-    webhooks.register,
-    agent.register,
-    live.register,
-    sessions.register,
-    agent.registerArtifactRoutes,
+    built.auth.register,
+    built.people.register,
+    built.audit.register,
+    built.clients.register,
+    built.apps.register,
+    built.versions.register,
+    built.testPlans.register,
+    built.triggers.register,
+    built.executions.register,
+    built.tests.register,
+    built.webhooks.register,
+    built.agent.register,
+    built.live.register,
+    built.sessions.register,
+    built.agent.registerArtifactRoutes,
   ];
   for (const register of routes) await register(app);
   // Last: the dashboard answers the GET paths no route above has (its deep links), and only those.

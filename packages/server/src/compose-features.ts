@@ -1,0 +1,187 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { AppOptions } from "./app-options.ts";
+import type { Clock } from "./clock.ts";
+import type { DatabaseHandle } from "./db/kysely.ts";
+import type { PostgresNotifications } from "./db/postgres-notifications.ts";
+import type { Feature } from "./feature.ts";
+import { createAgent, createAgentRegistry } from "./features/agent/index.ts";
+import { createApps } from "./features/apps/index.ts";
+import { createAudit } from "./features/audit/index.ts";
+import { createAuth, type SigningKey } from "./features/auth/index.ts";
+import { createClients } from "./features/clients/index.ts";
+import { createDeviceRuns } from "./features/device-runs/index.ts";
+import { createExecutions } from "./features/executions/index.ts";
+import { createLive } from "./features/live/index.ts";
+import { createPeople } from "./features/people/index.ts";
+import type { createRateLimiting } from "./features/ratelimit/index.ts";
+import { createSessions } from "./features/sessions/sessions.feature.ts";
+import { createTestPlans } from "./features/testplans/index.ts";
+import { createTests } from "./features/tests/index.ts";
+import { createTriggers } from "./features/triggers/index.ts";
+import { createVersions } from "./features/versions/index.ts";
+import { createWebhooks } from "./features/webhooks/index.ts";
+import type { BlobStore } from "./storage/index.ts";
+
+/** What every feature may use, made by app.ts before any of them. */
+export interface SharedParts {
+  options: AppOptions;
+  clock: Clock;
+  database: DatabaseHandle;
+  /** The server's logger as made (people's HTTPS proxy warning), and app.log, which features log through. */
+  logger: FastifyBaseLogger;
+  log: FastifyBaseLogger;
+  signingKey: SigningKey;
+  rateLimiting: Awaited<ReturnType<typeof createRateLimiting>>;
+  store: BlobStore;
+  /** With several API instances on one PostgreSQL database; none on SQLite. */
+  notifications: PostgresNotifications | undefined;
+}
+
+/**
+ * Builds the server's features, each after those it uses, from their composition roots
+ * (features/<name>/<name>.feature.ts). Which feature needs which is written here and only here; app.ts registers
+ * and starts what this returns.
+ */
+export async function composeFeatures(shared: SharedParts) {
+  const { options, clock, database, logger, log, signingKey, rateLimiting, store, notifications } = shared;
+  const { config } = options;
+  const audit = createAudit({ database, clock });
+  const clients = createClients({
+    database,
+    clock,
+    audit: audit.audit,
+    config,
+    policies: rateLimiting.policies,
+  });
+  const people = createPeople({
+    database,
+    clock,
+    logger,
+    config,
+    audit: audit.audit,
+    signingKey,
+    limiter: rateLimiting.limiter,
+    loginLimits: options.loginLimits,
+  });
+  const auth = createAuth({
+    signingKey,
+    config,
+    clock,
+    clients: clients.clients,
+    sessions: people.sessions,
+    rateLimiting,
+  });
+  const apps = createApps({ database, clock });
+  const testPlans = createTestPlans({ database, clock, apps: apps.apps, audit: audit.audit });
+  const tests = createTests({ database, clock, audit: audit.audit, plans: testPlans.plans });
+  const live = createLive({ notifications });
+  const deviceRuns = createDeviceRuns({ database });
+  const agentRegistry = createAgentRegistry({ database, clock });
+  const executions = createExecutions({
+    database,
+    clock,
+    log,
+    store,
+    config,
+    audit: audit.audit,
+    changes: live.changes,
+    runs: deviceRuns.runs,
+    onlineAgents: agentRegistry.onlineAgents,
+    quarantines: tests.quarantines,
+  });
+  const agent = createAgent({
+    registry: agentRegistry,
+    clock,
+    store,
+    config,
+    notifications,
+    runs: deviceRuns.runs,
+    results: executions.results,
+    logs: executions.logs,
+    changes: live.changes,
+    pollIntervalMs: options.claimPollIntervalMs ?? 5000,
+  });
+  const webhooks = createWebhooks({
+    database,
+    clock,
+    log,
+    config,
+    signingKey,
+    audit: audit.audit,
+    executions: executions.executions,
+    changes: live.changes,
+    backstopMs: options.webhookBackstopMs,
+  });
+  // After the webhooks: an upload's version.uploaded wakes their fan-out.
+  const versions = createVersions({
+    database,
+    clock,
+    log,
+    store,
+    config,
+    apps: apps.apps,
+    onEventAppended: webhooks.wakeFanOut,
+  });
+  const triggers = createTriggers({
+    database,
+    clock,
+    audit: audit.audit,
+    versions: versions.versions,
+    plans: testPlans.plans,
+    executions: executions.executions,
+    workSignal: agent.workSignal,
+    changes: live.changes,
+  });
+  // Appium sessions (API.md §12): WebDriver sessions as executions, their commands relayed to the agents.
+  const sessions = await createSessions({
+    database,
+    clock,
+    config,
+    signingKey,
+    log,
+    clients: clients.clients,
+    tokens: auth.tokens,
+    rateLimiting,
+    executions: executions.executions,
+    versions: versions.versions,
+    runs: deviceRuns.runs,
+    agents: agent.agents,
+    workSignal: agent.workSignal,
+    changes: live.changes,
+    ...(options.channel ? { channel: options.channel } : {}),
+  });
+  /** Started in this order (each after those it uses), stopped in the reverse one. */
+  const inStartOrder: Feature[] = [
+    audit,
+    clients,
+    people,
+    auth,
+    apps,
+    testPlans,
+    tests,
+    live,
+    executions,
+    agent,
+    webhooks,
+    versions,
+    triggers,
+    sessions,
+  ];
+  return {
+    audit,
+    clients,
+    people,
+    auth,
+    apps,
+    testPlans,
+    tests,
+    live,
+    executions,
+    agent,
+    webhooks,
+    versions,
+    triggers,
+    sessions,
+    inStartOrder,
+  };
+}
