@@ -22,19 +22,12 @@ import { createDeviceLab, type DeviceLab } from "../packages/agent/test/stand-in
 import { appiumProcessesUnder, sessionsInAppiumLog } from "./lib/appium-direct.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { unlimited } from "./lib/opening.ts";
-import { repoRoot } from "./lib/paths.ts";
 import { createBenchDatabase } from "./lib/postgres.ts";
-import {
-  type ReadyMessage,
-  type ServerProcess,
-  startServerProcess,
-  testbayNodeFlags,
-} from "./lib/server-process.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
+import { startTestbayInstances, type TestbayInstance } from "./lib/testbay-instances.ts";
 import type { RunOptions } from "./lib/types.ts";
 import { type BenchResult, type Ratio, type Row, ratio, type Section, type Target } from "./lib/types.ts";
-import type { WebhooksInstanceReady } from "./servers/webhooks-instance.ts";
 
 export const name = "appium";
 export const description =
@@ -50,7 +43,7 @@ const plans = {
 };
 type Plan = (typeof plans)["full"];
 
-type Instance = ServerProcess<WebhooksInstanceReady & ReadyMessage>;
+type Instance = TestbayInstance;
 type Setup = "embedded" | "scaled";
 
 /** The fake driver on a stand-in Android device (its platformName is "Fake": testbay:options.platform picks it). */
@@ -124,25 +117,7 @@ async function startSet(setup: Setup, dir: string, scope: CleanupScope, log: (li
     env.TESTBAY_REDIS_URL = process.env.TESTBAY_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
     count = 2;
   }
-  const instances: Instance[] = [];
-  // One after the other: the first makes the data dir's signing key and the clients, the second reads them.
-  // bench/servers/webhooks-instance.ts is Testbay as `testbay-server start` builds it, seeding ci + agent clients.
-  for (let i = 0; i < count; i++) {
-    log(`appium: starting ${setup} instance ${i + 1} of ${count}`);
-    instances.push(
-      await startServerProcess<WebhooksInstanceReady & ReadyMessage>(
-        {
-          label: `${setup}-${i}`,
-          entry: path.join(repoRoot, "bench/servers/webhooks-instance.ts"),
-          nodeFlags: testbayNodeFlags,
-          env: { ...env, BENCH_SEED: i === 0 ? "1" : "0" },
-          stdoutFile: path.join(dir, `${setup}-${i}.log`),
-          readyTimeoutMs: 60_000,
-        },
-        scope,
-      ),
-    );
-  }
+  const instances = await startTestbayInstances({ bench: "appium", setup, count, env, dir, scope, log });
   const first = instances[0]?.ready;
   if (!first?.clients) throw new Error("the seeding instance sent no clients");
   return {

@@ -16,15 +16,9 @@ import { formatNumber } from "./lib/format.ts";
 import { sdkFor } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
 import { createBenchDatabase } from "./lib/postgres.ts";
-import {
-  type ReadyMessage,
-  type ServerProcess,
-  startServerProcess,
-  testbayNodeFlags,
-} from "./lib/server-process.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
+import { startTestbayInstances } from "./lib/testbay-instances.ts";
 import { type BenchResult, type Row, type RunOptions, ratio } from "./lib/types.ts";
-import type { WebhooksInstanceReady } from "./servers/webhooks-instance.ts";
 
 export const name = "webhooks";
 export const description =
@@ -161,24 +155,15 @@ async function startSet(setup: Setup, dir: string, scope: CleanupScope, log: (li
     env.TESTBAY_REDIS_URL = process.env.TESTBAY_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
     instances = 2;
   }
-  const servers: Array<ServerProcess<WebhooksInstanceReady & ReadyMessage>> = [];
-  // One after the other: the first makes the data dir's signing key, which the second reads.
-  for (let i = 0; i < instances; i++) {
-    log(`webhooks: starting ${setup} instance ${i + 1} of ${instances}`);
-    servers.push(
-      await startServerProcess<WebhooksInstanceReady & ReadyMessage>(
-        {
-          label: `${setup}-${i}`,
-          entry: path.join(repoRoot, "bench/servers/webhooks-instance.ts"),
-          nodeFlags: testbayNodeFlags,
-          env: { ...env, BENCH_SEED: i === 0 ? "1" : "0" },
-          stdoutFile: path.join(dir, `${setup}-${i}.log`),
-          readyTimeoutMs: 60_000,
-        },
-        scope,
-      ),
-    );
-  }
+  const servers = await startTestbayInstances({
+    bench: "webhooks",
+    setup,
+    count: instances,
+    env,
+    dir,
+    scope,
+    log,
+  });
   return servers;
 }
 
