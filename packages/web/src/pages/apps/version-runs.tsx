@@ -5,6 +5,7 @@ import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
 import { sessionLabel } from "../../format/session-label.ts";
+import { SessionTag } from "../runs/session-tag.tsx";
 import { type AppRuns, mergeRuns, runsFromApp } from "./version-runs-source.ts";
 
 /**
@@ -51,9 +52,13 @@ export function VersionRuns({
                 ? (run.name ?? sessionLabel)
                 : (planNames.get(run.test_plan_id) ?? run.test_plan_id)}
             </Link>
-            <span className="text-xs">
-              <SummaryCounts summary={run.summary} />
-            </span>
+            {run.kind === "session" ? (
+              <SessionTag />
+            ) : (
+              <span className="text-xs">
+                <SummaryCounts summary={run.summary} />
+              </span>
+            )}
             {run.ci?.branch && <code className="text-xs text-muted">{run.ci.branch}</code>}
             <span className="ml-auto text-xs whitespace-nowrap text-muted">
               <Timestamp value={run.created_at} />

@@ -7,6 +7,13 @@ import { Timestamp } from "../../components/timestamp.tsx";
 import { formatDuration, runDuration } from "../../format/duration.ts";
 import { sessionLabel } from "../../format/session-label.ts";
 import { RunPlan } from "./run-plan.tsx";
+import { SessionTag } from "./session-tag.tsx";
+
+/** A run's test counts; a session has no tests of its own (its suite's results are its client's). */
+function TestCounts({ run }: { run: Execution }) {
+  if (run.kind === "session") return <span className="text-muted">—</span>;
+  return <SummaryCounts summary={run.summary} />;
+}
 
 /** One row per run; on a phone the columns step aside and the name carries the plan and the counts. */
 export function RunsTable(props: {
@@ -16,10 +23,13 @@ export function RunsTable(props: {
 }) {
   const { runs } = props;
   const byId = new Map(props.plans?.map((plan) => [plan.id, plan]));
-  // A session has no plan to link to (API.md §12): it says what it is.
+  // A session has no plan to link to (API.md §12): it says what it is, and its name when the app column does not.
   const planOf = (run: Execution) =>
     run.test_plan_id === null ? (
-      <span className="text-muted">{run.name ?? sessionLabel}</span>
+      <span className="break-words">
+        <SessionTag />
+        {run.package_name !== null && run.name && <span className="ml-1.5">{run.name}</span>}
+      </span>
     ) : (
       <RunPlan planId={run.test_plan_id} listed={byId.get(run.test_plan_id)} lookUp={props.plansSettled} />
     );
@@ -52,7 +62,8 @@ export function RunsTable(props: {
                     className="font-medium text-accent hover:underline"
                   >
                     {run.package_name === null ? (
-                      sessionLabel
+                      // A session without a registered app: its name is what people know it by.
+                      (run.name ?? sessionLabel)
                     ) : (
                       <>
                         {run.package_name} {run.version}
@@ -63,7 +74,7 @@ export function RunsTable(props: {
                   {/* On a phone the plan, the counts and the duration ride under the name, their columns hidden. */}
                   <div className="mt-1 text-xs sm:hidden">{planOf(run)}</div>
                   <div className="mt-1 text-xs sm:hidden">
-                    <SummaryCounts summary={run.summary} />
+                    <TestCounts run={run} />
                     {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
                   </div>
                 </td>
@@ -76,7 +87,7 @@ export function RunsTable(props: {
                   )}
                 </td>
                 <td className="hidden px-3 py-2 sm:table-cell">
-                  <SummaryCounts summary={run.summary} />
+                  <TestCounts run={run} />
                 </td>
                 <td className="hidden px-3 py-2 tabular-nums sm:table-cell">
                   {took === undefined ? <span className="text-muted">—</span> : formatDuration(took)}

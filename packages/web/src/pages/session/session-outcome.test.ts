@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import type { DeviceRun, ExecutionStatus } from "../../api/types.ts";
+import { sessionOutcome } from "./session-outcome.ts";
+
+const session = (status: ExecutionStatus, reason: string | null) => ({
+  status,
+  devices: [{ reason } as DeviceRun],
+});
+
+describe("sessionOutcome", () => {
+  it("says how a session ended when its status is what the end gives", () => {
+    expect(sessionOutcome(session("passed", "deleted"))).toEqual({
+      endReason: "deleted",
+      setByClient: false,
+      sentence: "The session ended because the client ended it (DELETE).",
+    });
+    expect(sessionOutcome(session("errored", "idle_timeout")).sentence).toBe(
+      "The session ended because no command came within its idle timeout.",
+    );
+    expect(sessionOutcome(session("cancelled", "cancelled")).setByClient).toBe(false);
+  });
+
+  it("tells a status the client set apart from the end's", () => {
+    const failed = sessionOutcome(session("failed", "deleted"));
+    expect(failed.setByClient).toBe(true);
+    expect(failed.sentence).toBe(
+      "Marked failed by the client (setSessionStatus or the result call). The session ended because the client ended it (DELETE).",
+    );
+    // A session marked passed that then timed out stays passed (docs/appium.md).
+    expect(sessionOutcome(session("passed", "idle_timeout")).setByClient).toBe(true);
+  });
+
+  it("says nothing while the session waits or runs, and an unknown end by its code", () => {
+    expect(sessionOutcome(session("running", null)).sentence).toBeNull();
+    expect(sessionOutcome(session("errored", "solar_flare")).sentence).toBe(
+      "The session ended because solar_flare.",
+    );
+  });
+});
