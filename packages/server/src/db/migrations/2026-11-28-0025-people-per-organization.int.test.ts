@@ -1,27 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Kysely, Migrator } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../test/harness.ts";
-import { type DatabaseHandle, openDatabase } from "../kysely.ts";
-import { migrations } from "./index.ts";
+import { storedAt as at, type MigrationUnderTest, migrationUnderTest } from "./migration-test.fixture.ts";
 
 /**
  * Migration 0025 makes an email unique within an organization instead of on the server, on both databases,
  * keeping the people and their sessions stored before it.
  */
 
-let dir: string;
-let database: TestDatabase;
-let handle: DatabaseHandle;
-// The tables as they were before migration 0025: untyped on purpose.
-let db: Kysely<any>;
-let migrator: Migrator;
-
-const before = "2026-11-28-0024-client-names";
-const after = "2026-11-28-0025-people-per-organization";
-const at = "2026-01-01T00:00:00.000Z";
+let migration: MigrationUnderTest;
 
 const person = (id: string, organization: string, email: string) => ({
   id,
@@ -36,13 +21,8 @@ const person = (id: string, organization: string, email: string) => ({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "testbay-0025-"));
-  database = await createTestDatabase(dir);
-  handle = openDatabase(database.url);
-  db = handle.db;
-  migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(before);
-  if (error) throw error;
+  migration = await migrationUnderTest("2026-11-28-0025-people-per-organization");
+  const { db } = migration;
   await db
     .insertInto("organizations")
     .values([
@@ -60,12 +40,11 @@ beforeAll(async () => {
     .execute();
 });
 afterAll(async () => {
-  await handle?.close();
-  await database?.drop();
-  await rm(dir, { recursive: true, force: true });
+  await migration?.close();
 });
 
 it("keeps every person and session, and lets an email have an account in each organization", async () => {
+  const { db } = migration;
   // Before it, one email is one account on the server.
   await expect(
     db
@@ -74,8 +53,7 @@ it("keeps every person and session, and lets an email have an account in each or
       .execute(),
   ).rejects.toThrow();
 
-  const { error } = await migrator.migrateTo(after);
-  if (error) throw error;
+  await migration.up();
 
   const users = await db.selectFrom("users").selectAll().orderBy("id").execute();
   expect(users).toEqual([
@@ -110,14 +88,13 @@ it("keeps every person and session, and lets an email have an account in each or
 });
 
 it("is undone only while no email has accounts in two organizations", async () => {
-  const refused = await migrator.migrateTo(before);
-  expect(refused.error).toBeDefined();
+  const { db } = migration;
+  await expect(migration.down()).rejects.toThrow();
   expect(await db.selectFrom("users").select("id").orderBy("id").execute()).toHaveLength(3);
 
   await db.deleteFrom("sessions").where("user_id", "=", "usr_3").execute();
   await db.deleteFrom("users").where("id", "=", "usr_3").execute();
-  const down = await migrator.migrateTo(before);
-  if (down.error) throw down.error;
+  await migration.down();
   await expect(
     db
       .insertInto("users")
@@ -126,8 +103,7 @@ it("is undone only while no email has accounts in two organizations", async () =
   ).rejects.toThrow();
   expect(await db.selectFrom("sessions").select("id_hash").execute()).toEqual([{ id_hash: "h1" }]);
 
-  const up = await migrator.migrateTo(after);
-  if (up.error) throw up.error;
+  await migration.up();
   await db
     .insertInto("users")
     .values(person("usr_6", "org_g", "ann@example.com"))

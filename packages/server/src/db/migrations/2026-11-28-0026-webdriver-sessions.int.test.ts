@@ -1,11 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Kysely, Migrator, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../test/harness.ts";
-import { type DatabaseHandle, openDatabase } from "../kysely.ts";
-import { migrations } from "./index.ts";
+import {
+  storedAt as at,
+  storedDeviceRun as deviceRun,
+  type MigrationUnderTest,
+  migrationUnderTest,
+  storedExecution,
+  storeOrganizationWithVersion,
+} from "./migration-test.fixture.ts";
 
 /**
  * Migration 0026 lets an execution be a WebDriver session (kind, no plan, no version) and adds
@@ -13,47 +15,14 @@ import { migrations } from "./index.ts";
  * and the indexes of executions (SQLite rebuilds the table).
  */
 
-let dir: string;
-let database: TestDatabase;
-let handle: DatabaseHandle;
-// The tables as they were before migration 0026: untyped on purpose.
-let db: Kysely<any>;
-let migrator: Migrator;
+let migration: MigrationUnderTest;
 
-const before = "2026-11-28-0025-people-per-organization";
-const after = "2026-11-28-0026-webdriver-sessions";
-const at = "2026-01-01T00:00:00.000Z";
-
-const execution = (id: string, overrides: Record<string, unknown> = {}) => ({
-  id,
-  organization_id: "org_a",
-  test_plan_id: "tp_1",
-  app_version_id: "ver_1",
-  package_name: "com.example.basic",
-  version: "1.0",
-  status: "passed",
-  plan: "{}",
-  env: "{}",
-  summary: "{}",
-  cancel_requested: 0,
-  triggered_by: "cl_1",
-  created_at: at,
-  started_at: null,
-  finished_at: null,
-  ...overrides,
-});
-
-const deviceRun = (id: string, executionId: string) => ({
-  id,
-  execution_id: executionId,
-  position: 0,
-  status: "passed",
-  attempt: 1,
-  created_at: at,
-});
+const execution = (id: string, overrides: Record<string, unknown> = {}) =>
+  storedExecution(id, "org_a", overrides);
 
 async function executionIndexes(): Promise<string[]> {
-  if (database.url.startsWith("sqlite:")) {
+  const { db } = migration;
+  if (migration.dialect === "sqlite") {
     const rows = await sql<{ name: string }>`select name from sqlite_master
       where type = 'index' and tbl_name = 'executions' and sql is not null order by name`.execute(db);
     return rows.rows.map((row) => row.name);
@@ -64,14 +33,9 @@ async function executionIndexes(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), "testbay-0026-"));
-  database = await createTestDatabase(dir);
-  handle = openDatabase(database.url);
-  db = handle.db;
-  migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(before);
-  if (error) throw error;
-  await db.insertInto("organizations").values({ id: "org_a", name: "acme", created_at: at }).execute();
+  migration = await migrationUnderTest("2026-11-28-0026-webdriver-sessions");
+  const { db } = migration;
+  await storeOrganizationWithVersion(db, "org_a");
   await db
     .insertInto("clients")
     .values({
@@ -85,42 +49,15 @@ beforeAll(async () => {
       name: null,
     })
     .execute();
-  await db
-    .insertInto("apps")
-    .values({
-      id: "app_1",
-      organization_id: "org_a",
-      package_name: "com.example.basic",
-      package_name_folded: "com.example.basic",
-      platform: "android",
-      display_name: null,
-      created_at: at,
-    })
-    .execute();
-  await db
-    .insertInto("app_versions")
-    .values({
-      id: "ver_1",
-      app_id: "app_1",
-      version: "1.0",
-      size_bytes: 1,
-      sha256: "00",
-      blob_key: "blob",
-      binary: "{}",
-      created_at: at,
-      deleted_at: null,
-    })
-    .execute();
   await db.insertInto("executions").values(execution("ex_1")).execute();
   await db.insertInto("device_runs").values(deviceRun("dr_1", "ex_1")).execute();
 });
 afterAll(async () => {
-  await handle?.close();
-  await database?.drop();
-  await rm(dir, { recursive: true, force: true });
+  await migration?.close();
 });
 
 it("keeps the executions and their runs, makes them runs, and lets a session have no plan nor version", async () => {
+  const { db } = migration;
   const indexesBefore = await executionIndexes();
   // Before it, every execution has a plan.
   await expect(
@@ -130,8 +67,7 @@ it("keeps the executions and their runs, makes them runs, and lets a session hav
       .execute(),
   ).rejects.toThrow();
 
-  const { error } = await migrator.migrateTo(after);
-  if (error) throw error;
+  await migration.up();
 
   const kept = await db.selectFrom("executions").selectAll().execute();
   expect(kept).toEqual([{ ...execution("ex_1"), kind: "run", ...ciColumns() }]);
@@ -189,15 +125,14 @@ it("keeps the executions and their runs, makes them runs, and lets a session hav
 });
 
 it("is undone only while no session execution is stored", async () => {
-  const refused = await migrator.migrateTo(before);
-  expect(refused.error).toBeDefined();
+  const { db } = migration;
+  await expect(migration.down()).rejects.toThrow(/executions of kind session are stored/);
   expect(await db.selectFrom("webdriver_sessions").select("execution_id").execute()).toHaveLength(1);
 
   await db.deleteFrom("webdriver_sessions").execute();
   await db.deleteFrom("device_runs").where("execution_id", "=", "ex_2").execute();
   await db.deleteFrom("executions").where("id", "=", "ex_2").execute();
-  const down = await migrator.migrateTo(before);
-  if (down.error) throw down.error;
+  await migration.down();
   expect(await db.selectFrom("executions").selectAll().execute()).toEqual([
     { ...execution("ex_1"), ...ciColumns() },
   ]);
@@ -208,8 +143,7 @@ it("is undone only while no session execution is stored", async () => {
       .execute(),
   ).rejects.toThrow();
 
-  const up = await migrator.migrateTo(after);
-  if (up.error) throw up.error;
+  await migration.up();
 });
 
 /** Migration 0012's columns, null for these rows. */
