@@ -171,7 +171,10 @@ export interface DeviceRunsTable {
   organization_id: string | null;
   required_platform: string | null;
   required_model: string | null;
+  /** A plan's os_version: the device's, exactly. */
   required_os_version: string | null;
+  /** A WebDriver session's appium:platformVersion: the start of the device's OS version (migration 0028). */
+  required_os_version_prefix: string | null;
   /** The plan's step types, sorted and comma-joined: "inspect,shell". */
   needs: string | null;
   max_attempts: number | null;

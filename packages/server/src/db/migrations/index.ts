@@ -26,6 +26,7 @@ import * as clientNames from "./2026-11-28-0024-client-names.ts";
 import * as peoplePerOrganization from "./2026-11-28-0025-people-per-organization.ts";
 import * as webdriverSessions from "./2026-11-28-0026-webdriver-sessions.ts";
 import * as agentAppium from "./2026-11-28-0027-agent-appium.ts";
+import * as sessionOsVersionPrefix from "./2026-11-28-0028-session-os-version-prefix.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28-0025-people-per-organization": peoplePerOrganization,
   "2026-11-28-0026-webdriver-sessions": webdriverSessions,
   "2026-11-28-0027-agent-appium": agentAppium,
+  "2026-11-28-0028-session-os-version-prefix": sessionOsVersionPrefix,
 };

@@ -8,6 +8,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { appendExecutionEvent, insertExecutionEvent } from "./execution-events.ts";
+import { osVersionPrefixes } from "./os-version-prefix.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { runnableSets } from "./requirements.ts";
 import type { AgentDevice, ClaimedRun, ClaimRequest } from "./types.ts";
@@ -18,16 +19,22 @@ export interface NewLease {
   at: string;
 }
 
+/**
+ * A run that needs a device fits this one: its platform, the model and the exact OS version of a plan's entry
+ * when given, and a session's OS version prefix when given (os-version-prefix.ts: the prefixes this device's
+ * version answers to, so the comparison is an IN list on both databases).
+ */
+function fitsDevice(d: AgentDevice): RawBuilder<unknown> {
+  return sql`required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}) and (required_os_version_prefix is null or required_os_version_prefix in (${sql.join(osVersionPrefixes(d.os_version))}))`;
+}
+
 /** What the agent can run, as a condition on device_runs (undefined: nothing it could run). */
 function runnableBy(request: ClaimRequest): RawBuilder<unknown> | undefined {
   const sets = runnableSets(request.stepTypes);
   if ((!request.host && request.devices.length === 0) || sets.length === 0) return undefined;
   const fits = [
     ...(request.host ? [sql`required_platform is null`] : []),
-    ...request.devices.map(
-      (d) =>
-        sql`(required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}))`,
-    ),
+    ...request.devices.map((d) => sql`(${fitsDevice(d)})`),
   ];
   return sql`organization_id = ${request.organizationId} and status = 'queued' and needs in (${sql.join(sets)}) and (${sql.join(fits, sql` or `)})`;
 }
@@ -42,10 +49,7 @@ export function nextRun(request: ClaimRequest): RawBuilder<{ id: string }> | und
 /** The first of the agent's devices the run fits (as JSON text), null on the host: the run's claimed_device. */
 function claimedDevice(devices: readonly AgentDevice[]): RawBuilder<unknown> {
   if (devices.length === 0) return sql`cast(null as text)`;
-  const cases = devices.map(
-    (d) =>
-      sql`when required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}) then cast(${JSON.stringify(d)} as text)`,
-  );
+  const cases = devices.map((d) => sql`when ${fitsDevice(d)} then cast(${JSON.stringify(d)} as text)`);
   return sql`case when required_platform is null then cast(null as text) ${sql.join(cases, sql` `)} else cast(null as text) end`;
 }
 

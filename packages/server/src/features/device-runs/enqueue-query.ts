@@ -66,6 +66,7 @@ function requirementColumns(run: RunToQueue) {
     required_platform: needs.platform,
     required_model: needs.model,
     required_os_version: needs.osVersion,
+    required_os_version_prefix: needs.osVersionPrefix,
     needs: needs.needs,
     max_attempts: run.plan.max_attempts ?? 1,
   };

@@ -12,6 +12,7 @@ export { createDeviceRuns } from "./device-runs.feature.ts";
 export { DeviceRuns, type Ended } from "./device-runs.ts";
 export { enqueueRuns, type RunToQueue } from "./enqueue-query.ts";
 export { addSummaries, executionStatus, type RunTally, tally } from "./execution-outcome.ts";
+export { osVersionMatches, osVersionPrefixes, osVersionPrefixShown } from "./os-version-prefix.ts";
 export {
   maxShards,
   type RunShard,

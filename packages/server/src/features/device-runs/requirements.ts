@@ -5,7 +5,10 @@
 export interface RunRequirements {
   platform: string | null;
   model: string | null;
+  /** A plan's `os_version`: the device's, exactly (API.md §5). */
   osVersion: string | null;
+  /** A session's `appium:platformVersion`: the start of the device's (os-version-prefix.ts, API.md §12). */
+  osVersionPrefix: string | null;
   /** Step types, sorted and comma-joined: "inspect,shell". */
   needs: string;
 }
@@ -18,6 +21,7 @@ export function requirementsOf(
     platform: typeof device?.platform === "string" ? device.platform : null,
     model: typeof device?.model === "string" ? device.model : null,
     osVersion: typeof device?.os_version === "string" ? device.os_version : null,
+    osVersionPrefix: typeof device?.os_version_prefix === "string" ? device.os_version_prefix : null,
     needs: stepTypeSet(plan.steps.map((step) => step.type)),
   };
 }

@@ -1,4 +1,10 @@
-import { requirementsOf, runsOnShard, type ShardableStep } from "../device-runs/index.ts";
+import {
+  osVersionMatches,
+  osVersionPrefixShown,
+  requirementsOf,
+  runsOnShard,
+  type ShardableStep,
+} from "../device-runs/index.ts";
 import type { ExecutionRecord } from "./executions.repo.ts";
 
 /** What an online agent can do, as its last claim said: its step types and its devices (free or busy). */
@@ -61,12 +67,15 @@ function blocker(needs: ReturnType<typeof requirementsOf>, online: readonly Capa
   const wanted = [
     needs.model === null ? null : `model ${needs.model}`,
     needs.osVersion === null ? null : `OS version ${needs.osVersion}`,
+    needs.osVersionPrefix === null ? null : `OS version ${osVersionPrefixShown(needs.osVersionPrefix)}`,
   ].filter((part) => part !== null);
+  // As the claim matches them (device-runs/claim-query.ts).
   const matches = devices.some(
     (device) =>
       device.platform === needs.platform &&
       (needs.model === null || device.model === needs.model) &&
-      (needs.osVersion === null || device.os_version === needs.osVersion),
+      (needs.osVersion === null || device.os_version === needs.osVersion) &&
+      (needs.osVersionPrefix === null || osVersionMatches(needs.osVersionPrefix, device.os_version)),
   );
   if (matches) return null;
   if (wanted.length === 0) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { osVersionMatches, readNewSession } from "./capabilities.ts";
+import { readNewSession } from "./capabilities.ts";
 import { WebDriverError } from "./w3c-errors.ts";
 
 /** The WebDriverError a body is refused with (fails the test when it is accepted). */
@@ -287,16 +287,6 @@ describe("the device selectors", () => {
     });
     expect(error.error).toBe("invalid argument");
     expect(error.message).toBe("appium:platformVersion must be a non-empty string; got 14");
-  });
-
-  it("matches an OS version prefix a whole component at a time", () => {
-    expect(osVersionMatches("14", "14")).toBe(true);
-    expect(osVersionMatches("14", "14.1.2")).toBe(true);
-    expect(osVersionMatches("14", "141")).toBe(false);
-    expect(osVersionMatches("17.4", "17.4.1")).toBe(true);
-    expect(osVersionMatches("17.4", "17.41")).toBe(false);
-    expect(osVersionMatches("17.", "17.2")).toBe(true);
-    expect(osVersionMatches("17.4", "17")).toBe(false);
   });
 });
 

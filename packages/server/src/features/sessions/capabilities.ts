@@ -22,7 +22,7 @@ export interface DeviceSelector {
   platform: Platform;
   /** `testbay:options.model`, else `appium:deviceName`: the device's model, matched as a whole. */
   model: string | null;
-  /** `appium:platformVersion`: the start of the device's OS version (see osVersionMatches). */
+  /** `appium:platformVersion`: the start of the device's OS version (device-runs/os-version-prefix.ts). */
   osVersionPrefix: string | null;
 }
 
@@ -253,14 +253,6 @@ function optionalText(capabilities: Record<string, unknown>, key: string): strin
     throw new WebDriverError("invalid argument", `${key} must be a non-empty string; got ${shown(value)}`);
   }
   return value;
-}
-
-/**
- * `appium:platformVersion` picks devices whose OS version starts with it, a whole component at a time:
- * "14" matches 14 and 14.1.2, not 141; "17.4" matches 17.4 and 17.4.1.
- */
-export function osVersionMatches(prefix: string, osVersion: string): boolean {
-  return osVersion === prefix || osVersion.startsWith(prefix.endsWith(".") ? prefix : `${prefix}.`);
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {

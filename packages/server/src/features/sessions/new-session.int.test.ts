@@ -223,6 +223,64 @@ describe("a new session", () => {
     });
   });
 
+  it("takes appium:platformVersion as the start of the device's OS version, a whole component at a time", async () => {
+    const android141 = { ...pixel, serial: "emulator-5556", model: "Pixel 8", os_version: "141" };
+    const android14dot1 = { ...pixel, serial: "emulator-5558", model: "Pixel 8", os_version: "14.1" };
+    const claim = (devices: (typeof pixel)[], waitSeconds: number) =>
+      agent.agent.claim({
+        agent_id: "agent-1",
+        devices,
+        step_types: ["appium"],
+        host: false,
+        wait_seconds: waitSeconds,
+      });
+    const answer = newSession(ciHeaders, { ...appiumCapabilities, "appium:platformVersion": "14" });
+    const id = await waitFor(async () => {
+      const queued = await server.app.services.database.db
+        .selectFrom("executions")
+        .select("id")
+        .where("kind", "=", "session")
+        .where("status", "=", "queued")
+        .executeTakeFirst();
+      return queued?.id;
+    });
+
+    // 141 is not 14: the session waits, and says for what.
+    expect(await claim([android141], 0)).toBeUndefined();
+    expect(await execution(id)).toMatchObject({
+      status: "queued",
+      waiting_reason: {
+        code: "no_capable_agent",
+        detail: expect.stringContaining("no android device matches OS version 14 or 14.*"),
+      },
+    });
+
+    // 14.1 is: offered both, the agent gets the session on that one.
+    const job = await claim([android141, android14dot1], 10);
+    expect(job).toMatchObject({ execution_id: id, device: android14dot1 });
+    if (!job) throw new Error("no session job");
+    await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: appiumCapabilities });
+    expect((await answer).status).toBe(200);
+    await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" });
+
+    // "1" is neither 141 nor 14.1: no device of that agent's is a 1.x, and the session fails naming it.
+    // (Created a second later than the first, so it is listed first.)
+    clock.advance(1_000);
+    const timedOut = await newSession(ciHeaders, {
+      ...appiumCapabilities,
+      "appium:platformVersion": "1",
+      "testbay:options": { queue_timeout_seconds: 0 },
+    });
+    expect(timedOut.status).toBe(500);
+    expect(timedOut.body.value.error).toBe("session not created");
+    expect(timedOut.body.value.message).toContain("no android device matches OS version 1 or 1.*");
+    expect(await execution(await newestExecutionId())).toMatchObject({
+      kind: "session",
+      status: "errored",
+      devices: [{ device: { platform: "android", os_version_prefix: "1" }, reason: "queue_timeout" }],
+    });
+  });
+
   it("names a registered version in testbay:options: its job carries the version's binary to install", async () => {
     await registerBasicApp(server, ciHeaders, "2.0.0");
     const answer = newSession(ciHeaders, {

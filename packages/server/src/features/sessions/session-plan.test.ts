@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { requirementsOf } from "../device-runs/index.ts";
 import { readNewSession } from "./capabilities.ts";
 import { sessionPlan } from "./session-plan.ts";
 
@@ -21,7 +22,15 @@ describe("a session's plan snapshot", () => {
       },
     });
     const { device, plan } = sessionPlan(request);
-    expect(device).toEqual({ platform: "android", model: "Pixel 7", os_version: "14" });
+    expect(device).toEqual({ platform: "android", model: "Pixel 7", os_version_prefix: "14" });
+    // Its device run asks for Android 14 and 14.x, not for exactly 14 as a plan's os_version would.
+    expect(requirementsOf(plan, { ...device })).toEqual({
+      platform: "android",
+      model: "Pixel 7",
+      osVersion: null,
+      osVersionPrefix: "14",
+      needs: "appium",
+    });
     expect(plan).toEqual({
       name: "checkout",
       build: "1.4.2 (812)",

@@ -20,11 +20,15 @@ export interface AppiumStep {
   ignored_capabilities: string[];
 }
 
-/** The device entry the session's device run asks for, as a plan's devices entry (device-runs/requirements.ts). */
+/**
+ * The device entry the session's device run asks for, read as a plan's devices entry is
+ * (device-runs/requirements.ts), except that the OS version is a prefix: a plan's `os_version` is the device's
+ * exactly, a session's `appium:platformVersion` its start (API.md §5 and §12; device-runs/os-version-prefix.ts).
+ */
 export interface SessionDevice {
   platform: string;
   model?: string;
-  os_version?: string;
+  os_version_prefix?: string;
 }
 
 /**
@@ -35,8 +39,7 @@ export interface SessionDevice {
 export function sessionPlan(request: SessionRequest) {
   const device: SessionDevice = { platform: request.device.platform };
   if (request.device.model !== null) device.model = request.device.model;
-  // Stored as the run's OS version requirement, which claims match exactly (device-runs/claim-query.ts).
-  if (request.device.osVersionPrefix !== null) device.os_version = request.device.osVersionPrefix;
+  if (request.device.osVersionPrefix !== null) device.os_version_prefix = request.device.osVersionPrefix;
   const { options } = request;
   const step: AppiumStep = {
     type: appiumStepType,
