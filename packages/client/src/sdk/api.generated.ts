@@ -1802,6 +1802,19 @@ export interface components {
             model: string;
             os_version: string;
         };
+        /** @description The Appium of an agent started with --appium: its version and installed drivers, as Appium told the agent at its start. Sent with each claim (a claim without it says the agent offers no Appium) and shown by GET /agents. */
+        AgentAppium: {
+            /** @description What `appium --version` printed */
+            version: string;
+            /** @description The installed drivers, by name */
+            drivers: {
+                /** @description The driver's name in APPIUM_HOME: uiautomator2, xcuitest */
+                name: string;
+                /** @description What a session's appium:automationName names to pick it: UiAutomator2, XCUITest */
+                automation_name: string;
+                platform_names: string[];
+            }[];
+        };
         AgentJob: {
             lease_id: string;
             /** Format: date-time */
@@ -2175,19 +2188,7 @@ export interface components {
              *     ]
              */
             step_types?: ("inspect" | "shell" | "instrumentation" | "xcuitest" | "maestro" | "appium")[];
-            /** @description Only from an agent started with --appium: its Appium's version and installed drivers, shown by GET /agents. A claim without it says the agent offers no Appium. */
-            appium?: {
-                /** @description What `appium --version` printed */
-                version: string;
-                /** @description The installed drivers, by name */
-                drivers: {
-                    /** @description The driver's name in APPIUM_HOME: uiautomator2, xcuitest */
-                    name: string;
-                    /** @description What a session's appium:automationName names to pick it: UiAutomator2, XCUITest */
-                    automation_name: string;
-                    platform_names: string[];
-                }[];
-            };
+            appium?: components["schemas"]["AgentAppium"];
             /** @default 0 */
             wait_seconds?: number;
             /** @description The agent's own id of this claim (a random UUID): if it gives up on the claim while it waits, it names it in abandoned_claims later. */
@@ -8344,18 +8345,7 @@ export interface operations {
                             /** @description The executions it runs now */
                             running: string[];
                             /** @description The Appium an agent started with --appium offers (its version and installed drivers, as its last claim said); null for every other agent */
-                            appium: {
-                                /** @description What `appium --version` printed */
-                                version: string;
-                                /** @description The installed drivers, by name */
-                                drivers: {
-                                    /** @description The driver's name in APPIUM_HOME: uiautomator2, xcuitest */
-                                    name: string;
-                                    /** @description What a session's appium:automationName names to pick it: UiAutomator2, XCUITest */
-                                    automation_name: string;
-                                    platform_names: string[];
-                                }[];
-                            } | null;
+                            appium: components["schemas"]["AgentAppium"] | null;
                         }[];
                     };
                 };

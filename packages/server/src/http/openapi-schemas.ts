@@ -1,5 +1,6 @@
 import { type TSchema, Type } from "typebox";
 import {
+  AgentAppium,
   AgentDevice,
   ArtifactResponse,
   ClaimBody,
@@ -64,10 +65,13 @@ const [LogEvent, StepStartedEvent, StepFinishedEvent, TestCaseEvent] = runEvent.
 
 /**
  * Schemas the routes leave open (free-form objects, for speed or because they were checked on the way in)
- * and the document describes exactly: documentation only, the routes validate and serialize as before.
+ * and the document describes exactly, and copies of named schemas that the document shows as the named one:
+ * documentation only, the routes validate and serialize as before.
  */
 export const documentedAs = new Map<object, TSchema>([
   [TestPlanView.properties.steps.items, Step],
+  // Type.Optional copies the object it marks optional, so the claim's appium is not AgentAppium by identity.
+  [ClaimBody.properties.appium, AgentAppium],
   [Job.properties.plan, JobPlan],
   // binary is null for an Appium session without a registered app (API.md §12): the object is its first choice.
   [Job.properties.binary.anyOf[0].properties.metadata, BinaryMetadataSchema],
@@ -118,6 +122,7 @@ export const namedSchemas: ReadonlyArray<readonly [string, object | undefined]> 
   ["BatchTriggerResponse", BatchTriggerResponse],
   ["FailedExecution", FailedExecution],
   ["AgentDevice", AgentDevice],
+  ["AgentAppium", AgentAppium],
   ["ClaimRequest", ClaimBody],
   ["ClaimResponse", ClaimResponse],
   ["JobPlan", JobPlan],

@@ -28,32 +28,37 @@ export const AgentDevice = Type.Object(
 /**
  * What an agent started with `--appium` offers (API.md §12), as Appium itself told it at the agent's start
  * (packages/agent/src/appium/appium-inventory.ts): its version and the drivers installed in its APPIUM_HOME.
- * The bounds are generous on purpose: an agent whose claim is refused for them could take no work at all.
+ * One schema for the claim that sends it and GET /agents that shows it, named AgentAppium in the OpenAPI
+ * document (http/openapi-schemas.ts). The bounds are generous on purpose: an agent whose claim is refused for
+ * them could take no work at all.
  */
-const agentAppium = (description?: string) =>
-  Type.Object(
-    {
-      version: Type.String({ maxLength: 100, description: "What `appium --version` printed" }),
-      drivers: Type.Array(
-        Type.Object(
-          {
-            name: Type.String({
-              maxLength: 200,
-              description: "The driver's name in APPIUM_HOME: uiautomator2, xcuitest",
-            }),
-            automation_name: Type.String({
-              maxLength: 200,
-              description: "What a session's appium:automationName names to pick it: UiAutomator2, XCUITest",
-            }),
-            platform_names: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),
-          },
-          { additionalProperties: false },
-        ),
-        { maxItems: 200, description: "The installed drivers, by name" },
+export const AgentAppium = Type.Object(
+  {
+    version: Type.String({ maxLength: 100, description: "What `appium --version` printed" }),
+    drivers: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({
+            maxLength: 200,
+            description: "The driver's name in APPIUM_HOME: uiautomator2, xcuitest",
+          }),
+          automation_name: Type.String({
+            maxLength: 200,
+            description: "What a session's appium:automationName names to pick it: UiAutomator2, XCUITest",
+          }),
+          platform_names: Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),
+        },
+        { additionalProperties: false },
       ),
-    },
-    { additionalProperties: false, ...(description === undefined ? {} : { description }) },
-  );
+      { maxItems: 200, description: "The installed drivers, by name" },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "The Appium of an agent started with --appium: its version and installed drivers, as Appium told the agent at its start. Sent with each claim (a claim without it says the agent offers no Appium) and shown by GET /agents.",
+  },
+);
 
 export const ClaimBody = Type.Object(
   {
@@ -83,11 +88,7 @@ export const ClaimBody = Type.Object(
           "The step types this agent can run: inspect always; shell only when started with shell steps allowed; instrumentation with adb and an Android device; xcuitest on macOS with Xcode and an iOS simulator or device; maestro with the maestro CLI; appium when started with --appium (WebDriver sessions, API.md §12).",
       }),
     ),
-    appium: Type.Optional(
-      agentAppium(
-        "Only from an agent started with --appium: its Appium's version and installed drivers, shown by GET /agents. A claim without it says the agent offers no Appium.",
-      ),
-    ),
+    appium: Type.Optional(AgentAppium),
     wait_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30, default: 0 })),
     claim_id: Type.Optional(
       Type.String({
@@ -348,7 +349,7 @@ export const AgentList = Type.Object({
         }),
       ),
       running: Type.Array(Type.String(), { description: "The executions it runs now" }),
-      appium: Type.Union([agentAppium(), Type.Null()], {
+      appium: Type.Union([AgentAppium, Type.Null()], {
         description:
           "The Appium an agent started with --appium offers (its version and installed drivers, as its last claim said); null for every other agent",
       }),
