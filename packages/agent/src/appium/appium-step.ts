@@ -25,6 +25,7 @@ import {
   privateAppUrlRefusal,
   type SessionDevice,
 } from "./session-capabilities.ts";
+import type { ServedSession } from "./session-registry.ts";
 import { SessionNotCreatedError } from "./w3c-error.ts";
 
 /** `testbay:options` the agent acts on (API.md §12); the server fills in the defaults. */
@@ -81,10 +82,11 @@ export interface AppiumStepIo {
    */
   reportReady(result: SessionReadiness): Promise<ReadinessAnswer | undefined>;
   /**
-   * Hands the session's relay to what delivers commands (session-registry.ts behind the agent's channel);
-   * returns how to take it back, called with how the session ended.
+   * Hands the session (its relay and its end, for a cancel the server sends down the channel) to what delivers
+   * commands (session-registry.ts behind the agent's channel); returns how to take it back, called with how the
+   * session ended.
    */
-  serveCommands(relay: Relay): (reason: SessionEndReason) => void;
+  serveCommands(session: ServedSession): (reason: SessionEndReason) => void;
   /** The agent ended the session on its own (idle timeout, max duration, Appium gone): the channel says so. */
   onEnded?(reason: SessionEndReason): void;
   /**
@@ -203,7 +205,10 @@ export async function runAppiumStep(run: AppiumStepRun, io: AppiumStepIo): Promi
     io.signal.addEventListener("abort", onAbort, { once: true });
     // Aborted between the session's creation and now: no abort event comes any more.
     if (io.signal.aborted) onAbort();
-    const detach = io.serveCommands((command) => session.relay(command));
+    const detach = io.serveCommands({
+      relay: (command) => session.relay(command),
+      end: (reason) => void session.end(reason),
+    });
     let endReason: SessionEndReason = "agent_stopped";
     try {
       io.log(`appium session ${session.appiumSessionId} ready on port ${block.appiumPort}`);

@@ -3,6 +3,8 @@
  * handler (packages/agent/src/channel/channel-client.ts `handle`): a command goes to its session's relay
  * (appium-session.ts), and one for a session the agent does not hold is answered `404 invalid session id`, with
  * the reason when the session ended here a short while ago (API.md §12: the next command says which end it was).
+ * A cancel comes the same way, as the server's own end command (channel-messages.ts `end`), so it is ordered
+ * with the session's commands: those sent after the cancel was answered find the session ended.
  */
 import type { AppiumAnswer } from "./appium-http.ts";
 import { endedMessage, type RelayedCommand, type SessionEndReason } from "./appium-session.ts";
@@ -11,25 +13,31 @@ import { w3cError } from "./w3c-error.ts";
 /** A command as the channel hands it over: the session it is for, and the command. */
 export interface SessionCommand extends RelayedCommand {
   session: string;
+  /** The server ends the session for this reason (a cancel) rather than relaying a command. */
+  end?: "cancelled";
 }
 
-type Relay = (command: RelayedCommand) => Promise<AppiumAnswer>;
+/** A live session as the registry serves it: its relay (appium-session.ts `relay`) and its end. */
+export interface ServedSession {
+  relay(command: RelayedCommand): Promise<AppiumAnswer>;
+  end(reason: SessionEndReason): void;
+}
 
 /** Ended sessions remembered for their reason; older ones get the plain answer (the server knows them too). */
 const REMEMBERED_ENDS = 1000;
 
 export class AppiumSessionRegistry {
-  private readonly live = new Map<string, Relay>();
+  private readonly live = new Map<string, ServedSession>();
   private readonly ends = new Map<string, SessionEndReason>();
 
   /**
-   * Serves a session's commands through `relay` until the returned function is called with how the session
-   * ended (null: it never started, nothing to remember).
+   * Serves a session's commands until the returned function is called with how the session ended (null: it
+   * never started, nothing to remember).
    */
-  serve(sessionId: string, relay: Relay): (reason: SessionEndReason | null) => void {
-    this.live.set(sessionId, relay);
+  serve(sessionId: string, session: ServedSession): (reason: SessionEndReason | null) => void {
+    this.live.set(sessionId, session);
     return (reason) => {
-      if (this.live.get(sessionId) !== relay) return;
+      if (this.live.get(sessionId) !== session) return;
       this.live.delete(sessionId);
       if (reason) this.remember(sessionId, reason);
     };
@@ -41,8 +49,13 @@ export class AppiumSessionRegistry {
   }
 
   handle(command: SessionCommand): Promise<AppiumAnswer> {
-    const relay = this.live.get(command.session);
-    if (relay) return relay({ method: command.method, path: command.path, body: command.body });
+    const session = this.live.get(command.session);
+    if (session && command.end) {
+      // Ended before the answer goes back: the session's next command is already refused (appium-session.ts).
+      session.end(command.end);
+      return Promise.resolve({ status: 200, body: { value: null } });
+    }
+    if (session) return session.relay({ method: command.method, path: command.path, body: command.body });
     const reason = this.ends.get(command.session);
     return Promise.resolve(
       w3cError(

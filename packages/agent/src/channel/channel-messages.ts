@@ -11,6 +11,11 @@ export interface ChannelCommand {
   path: string;
   /** The parsed JSON body; absent for GET and DELETE. */
   body?: unknown;
+  /**
+   * Set on the server's own `DELETE` of a session it cancelled (`POST /v1/executions/{id}/cancel`): the agent
+   * ends the session for this reason at once instead of relaying the DELETE to Appium as the client's.
+   */
+  end?: "cancelled";
 }
 
 /** Appium's answer, unchanged: its status and parsed JSON body (or the W3C error the agent gives). */
@@ -50,6 +55,7 @@ export function readCommandFrame(text: string): CommandFrame | undefined {
     method: f.method,
     path: f.path,
     ...("body" in f ? { body: f.body } : {}),
+    ...(f.end === "cancelled" ? { end: "cancelled" as const } : {}),
   };
 }
 

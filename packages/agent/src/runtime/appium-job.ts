@@ -188,7 +188,7 @@ async function session(
         },
         {
           reportReady: (readiness) => run.options.client.agent.reportSession(job.lease_id, readiness),
-          serveCommands: (relay) => services.registry.serve(job.execution_id, relay),
+          serveCommands: (session) => services.registry.serve(job.execution_id, session),
           onEnded: (reason) => services.ended(job.execution_id, reason),
           signal: sessionStop.signal,
           log,

@@ -300,17 +300,19 @@ describe("testbay-agent --appium with a webdriverio client", () => {
     expect(refused?.message).toContain("--appium-allow-local-apps");
   });
 
-  it("ends a cancelled session cancelled: the agent hears it with its heartbeat, and the client's next command is told", async () => {
+  it("ends a cancelled session before the cancel is answered: the client's next command is told, the run ends cancelled", async () => {
     const agent = startAgent("appium-cancel");
     const browser = await newSession(agent);
     const id = browser.sessionId;
+    // The server now knows the session's route (session-directory.ts keeps it a second): the cancel itself must
+    // reach the agent, not wait for its next heartbeat.
     expect(await browser.getPageSource()).toContain("Espresso beans");
     const cancel = await call(`${server.baseUrl}/executions/${id}/cancel`, { method: "POST", headers: ci });
     expect(cancel.body.cancel_requested).toBe(true);
+    await expect(browser.getPageSource()).rejects.toThrow(/cancelled/);
     const done = await finished(id);
     expect(done.status).toBe("cancelled");
     await waitFor("the agent to say so", async () => agent.output().includes(`${id} ended cancelled`));
-    await expect(browser.getPageSource()).rejects.toThrow(/cancelled/);
   });
 
   it("holds a session on an iOS simulator (testbay:options.platform ios), with its device log and video", async () => {

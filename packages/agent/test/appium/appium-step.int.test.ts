@@ -101,7 +101,7 @@ function startStep(
         return options.serverState ? { state: options.serverState } : undefined;
       },
       serveCommands: (given) => {
-        relay = given;
+        relay = given.relay;
         return (reason) => {
           relay = null;
           detachedWith.push(reason);

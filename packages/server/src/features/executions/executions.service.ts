@@ -78,6 +78,10 @@ export const emptySummary = { tests: 0, passed: 0, failed: 0, skipped: 0, flaky:
 const withQuarantined = (summary: Summary): Required<Summary> => ({ quarantined_failures: 0, ...summary });
 
 export class ExecutionsService {
+  private readonly cancelListeners = new Set<
+    (organizationId: string, executionId: string) => Promise<void>
+  >();
+
   constructor(
     readonly repo: ExecutionsRepo,
     private readonly clock: Clock,
@@ -156,13 +160,27 @@ export class ExecutionsService {
   }
 
   /**
+   * Calls `listener` (awaited before the cancel is answered) with each running execution cancelled, for
+   * features that can stop it sooner than the agent's next heartbeat (an Appium session: sessions.feature.ts).
+   * The listener must not reject. Returns the function that stops it.
+   */
+  onRunningCancelled(listener: (organizationId: string, executionId: string) => Promise<void>): () => void {
+    this.cancelListeners.add(listener);
+    return () => this.cancelListeners.delete(listener);
+  }
+
+  /**
    * A queued execution is cancelled at once; a running one is flagged, and its agent stops it at its next
-   * heartbeat. A finished one stays as it ended (cancelling it again is harmless).
+   * heartbeat (or at once, where a listener can tell it: onRunningCancelled). A finished one stays as it ended
+   * (cancelling it again is harmless).
    */
   async cancel(organizationId: string, id: string, actor?: Actor): Promise<ExecutionRecord> {
     const before = await this.get(organizationId, id);
     if (!this.runs) throw new Error("ExecutionsService: cancel needs the device runs");
     await this.runs.cancel(organizationId, id, isoTime(this.clock.now()));
+    if (before.status === "running") {
+      for (const listener of this.cancelListeners) await listener(organizationId, id);
+    }
     if (before.status === "queued" || before.status === "running") this.changed(organizationId, id);
     // Only a cancel that stopped something is worth a line: cancelling a finished run changes nothing.
     if (this.audit && actor && (before.status === "queued" || before.status === "running")) {

@@ -12,6 +12,7 @@ import { sessionResultRoutes } from "../executions/session-result.routes.ts";
 import type { ExecutionChanges } from "../live/index.ts";
 import type { RateLimiter, RateLimitPolicies } from "../ratelimit/index.ts";
 import type { VersionsService } from "../versions/index.ts";
+import { endCancelledSession } from "./cancelled-session.ts";
 import { type ChannelDeps, createChannel } from "./channel/index.ts";
 import { NewSessions } from "./new-session.ts";
 import { SessionDirectory } from "./session-directory.ts";
@@ -77,6 +78,7 @@ export async function createSessions(deps: SessionsDeps) {
   deps.agents.onRunEnded(async (ended) => {
     const reason = ended.status === "cancelled" ? "cancelled" : (ended.reason ?? ended.status);
     await sessions.markEnded(ended.executionId, reason, isoTime(clock.now()));
+    directory.forget(ended.executionId);
   });
   const channel = await createChannel({
     config: deps.config,
@@ -86,13 +88,17 @@ export async function createSessions(deps: SessionsDeps) {
     sessions: directory,
     // The agent ended a session on its own (idle timeout, maximum duration): its commands stop now.
     onSessionEnded: (_agent, session, reason) => {
-      sessions.markEnded(session, reason, isoTime(clock.now())).catch((error) => {
-        deps.log.warn({ err: error, session }, "could not record the end of a WebDriver session");
-      });
+      sessions
+        .markEnded(session, reason, isoTime(clock.now()))
+        .then(() => directory.forget(session))
+        .catch((error) => {
+          deps.log.warn({ err: error, session }, "could not record the end of a WebDriver session");
+        });
     },
     // API.md §12: a session whose agent's channel is gone for more than the grace period is lost.
     onChannelLost: async (lost) => {
       await sessions.markEndedOnAgent(lost.organizationId, lost.agentId, "agent_lost", isoTime(clock.now()));
+      directory.forgetAgent(lost);
     },
     // setSessionStatus through /execute/sync is Testbay's to answer, never Appium's (API.md §12).
     answerHere: async (command) => {
@@ -104,6 +110,13 @@ export async function createSessions(deps: SessionsDeps) {
     },
     ...deps.channel,
   });
+  deps.executions.onRunningCancelled((organizationId, executionId) =>
+    endCancelledSession(
+      { sessions, directory, relay: channel.relay, log: deps.log },
+      organizationId,
+      executionId,
+    ),
+  );
   return {
     sessions,
     directory,

@@ -17,6 +17,11 @@ export interface RelayedCommand {
   path: string;
   /** The parsed JSON body; absent for GET and DELETE. */
   body?: unknown;
+  /**
+   * Only on the server's own `DELETE` of a session it cancelled (sessions.feature.ts): the agent ends the
+   * session for this reason instead of relaying a client's DELETE to Appium.
+   */
+  end?: "cancelled";
 }
 
 /** Appium's answer, unchanged: its status and its parsed JSON body. */

@@ -79,6 +79,7 @@ function readForwarded(text: string): ForwardedMessage | undefined {
       method: command.method,
       path: command.path,
       ...("body" in command ? { body: command.body } : {}),
+      ...(command.end === "cancelled" ? { end: "cancelled" as const } : {}),
     },
     ...(typeof value.id === "string" ? { id: value.id } : {}),
   };

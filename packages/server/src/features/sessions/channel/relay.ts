@@ -1,6 +1,7 @@
+import { LRUCache } from "lru-cache";
 import { w3cErrorAnswer } from "../w3c-errors.ts";
-import type { ChannelHolders } from "./channel-holders.ts";
-import type { AgentAddress, RelayedAnswer, RelayedCommand } from "./channel-messages.ts";
+import type { ChannelHolder, ChannelHolders } from "./channel-holders.ts";
+import { type AgentAddress, agentKey, type RelayedAnswer, type RelayedCommand } from "./channel-messages.ts";
 import type { ChannelRegistry } from "./channel-registry.ts";
 import type { RelayForwarder } from "./relay-forwarder.ts";
 
@@ -26,6 +27,13 @@ const holderLookEveryMs = 250;
  * (movedAway, told by the new holder: channel.feature.ts), with their IDs, so the one in flight is not run twice.
  */
 export class ChannelRelay implements Relay {
+  /**
+   * Holders that answered the last command forwarded to them, so the next one skips the Redis lookup (a third
+   * of what forwarding added: docs/appium-relay.md "Speed"). Never stale for long: a holder that lost the
+   * channel answers 409 or cannot be reached, and the command is then sent as if nothing were known.
+   */
+  private readonly knownHolders = new LRUCache<string, ChannelHolder>({ max: 10_000 });
+
   constructor(
     private readonly registry: ChannelRegistry,
     private readonly holders: ChannelHolders,
@@ -36,12 +44,22 @@ export class ChannelRelay implements Relay {
 
   async send(agent: AgentAddress, command: RelayedCommand): Promise<RelayedAnswer> {
     if (this.registry.holds(agent) || !this.holders.shared) return this.registry.send(agent, command);
+    const key = agentKey(agent);
+    const known = this.knownHolders.get(key);
+    if (known) {
+      const answer = await this.forwarder.forward(known.url, agent, command);
+      if (answer) return answer;
+      this.knownHolders.delete(key);
+    }
     const deadline = Date.now() + this.graceMs;
     for (;;) {
       const holder = await this.holders.find(agent);
       if (holder && holder.instance !== this.instance) {
         const answer = await this.forwarder.forward(holder.url, agent, command);
-        if (answer) return answer;
+        if (answer) {
+          this.knownHolders.set(key, holder);
+          return answer;
+        }
       }
       const left = deadline - Date.now();
       // Here, or the time is up: the registry sends it now, or answers it once its own wait ends.

@@ -66,6 +66,8 @@ export async function webDriverCommandRoutes(
       ...(body === undefined ? {} : { body }),
     };
     const answer = (await answerHere?.(command, agent)) ?? (await relay.send(agent, command));
+    // Over, or unknown where it was relayed: the next command reads why from the database.
+    if (command.path === "" || isInvalidSessionId(answer)) directory.forget(sessionId);
     return sendAnswer(reply, answer);
   };
 
@@ -99,6 +101,11 @@ function readBody(request: FastifyRequest): unknown {
   } catch {
     return new Error("The command's body is not JSON.");
   }
+}
+
+function isInvalidSessionId(answer: RelayedAnswer): boolean {
+  const value = (answer.body as { value?: { error?: unknown } } | null)?.value;
+  return answer.status === 404 && value?.error === "invalid session id";
 }
 
 function sendAnswer(reply: FastifyReply, answer: W3cErrorAnswer | { status: number; body: unknown }) {
