@@ -18,11 +18,20 @@ import {
   seedDeviceRun,
   seedInspectRuns,
 } from "../test/sample-data.ts";
+import {
+  runSampleSession,
+  sessionDeviceError,
+  sessionName,
+  startSessionLab,
+} from "../test/sample-session.ts";
 import { flakyTest, seedShardedRun, shardedPlanName } from "../test/sharded-sample.ts";
 import { requireWebBuild } from "../test/web-build.ts";
 import { recordSampleCaptures } from "./sample-recording.ts";
 
-const outDir = fileURLToPath(new URL("../../../docs/screenshots/", import.meta.url));
+// TESTBAY_SCREENSHOTS_DIR writes them elsewhere (to look at a page without changing the committed pictures).
+const outDir =
+  process.env.TESTBAY_SCREENSHOTS_DIR ??
+  fileURLToPath(new URL("../../../docs/screenshots/", import.meta.url));
 
 const sizes = [
   { name: "desktop", width: 1440, height: 900 },
@@ -36,6 +45,7 @@ interface Sample {
   failedRun: string;
   liveRun: string;
   shardedRun: string;
+  session: string;
 }
 
 async function seed(): Promise<Sample> {
@@ -59,7 +69,24 @@ async function seed(): Promise<Sample> {
   const failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main", captures });
   clock.advance(5 * 60 * 1000);
   const shardedRun = await seedShardedRun(server, ci, { branch: "main" });
-  clock.advance(15 * 60 * 1000);
+  // An Appium session a team's suite ran through /wd/hub (before the live run, whose lease must not lapse while it
+  // runs): a real agent with Appium's fake driver on a stand-in device, stopped once the session's files are in.
+  clock.advance(5 * 60 * 1000);
+  const lab = await startSessionLab(server);
+  let session: string;
+  try {
+    const credentials = await server.app.services.clients.createClient(
+      organization,
+      "ci",
+      undefined,
+      "GitHub Actions: acme/app-e2e",
+    );
+    session = (await runSampleSession(server, lab, credentials)).id;
+    await waitUntilEnded(server, ci, session);
+  } finally {
+    await lab.close();
+  }
+  clock.advance(10 * 60 * 1000);
   const liveRun = await seedDeviceRun(server, ci, {
     finish: false,
     branch: "feature/checkout-v2",
@@ -69,7 +96,17 @@ async function seed(): Promise<Sample> {
   // A second later (versions list newest first), well within the live run's lease (60 s), which must not lapse.
   clock.advance(1000);
   await registerBasicApp(server, ci, "1.4.0");
-  return { server, person, failedRun, liveRun, shardedRun };
+  return { server, person, failedRun, liveRun, shardedRun, session };
+}
+
+async function waitUntilEnded(server: TestServer, ci: Record<string, string>, id: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const { body } = await call(`${server.baseUrl}/executions/${id}`, { headers: ci });
+    if (!["queued", "running"].includes(body.status)) return;
+    if (Date.now() > until) throw new Error(`session ${id} did not end`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 async function signIn(page: Page, origin: string, person: Person): Promise<void> {
@@ -183,6 +220,29 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     await page.evaluate(() => window.scrollTo(0, 0));
     await shoot(page, `run-cancel-confirm-${suffix}`, { fullPage: false });
     await page.getByRole("button", { name: "Keep running" }).click();
+
+    // An Appium session: its commands beside its video and device log, the failed command's moment shown.
+    await page.goto(`${origin}/runs/${sample.session}`);
+    await page.getByRole("heading", { level: 1, name: sessionName }).waitFor();
+    await page
+      .getByRole("region", { name: "Device log", exact: true })
+      .getByText(sessionDeviceError)
+      .waitFor();
+    await page.getByText("Marked failed by the client", { exact: false }).waitFor();
+    await page
+      .getByRole("listitem")
+      .filter({ hasText: "404 failed" })
+      .getByRole("button", { name: /show in the video/ })
+      .click();
+    await page.waitForFunction(() => {
+      const video = document.querySelector<HTMLVideoElement>("main video");
+      return !!video && video.readyState >= video.HAVE_FUTURE_DATA && !video.seeking && video.currentTime > 0;
+    });
+    // The log comes in its own request: a full-page shot taken before it lands is cut short.
+    await page.getByText("appium session ended: deleted").waitFor();
+    // The player's loading spinner fades out for a moment after the data is in.
+    await page.waitForTimeout(1_000);
+    await shoot(page, `session-${suffix}`);
 
     await page.goto(`${origin}/plans`);
     // A table from 640 px, cards on a phone: wait for whichever shows.

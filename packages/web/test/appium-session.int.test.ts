@@ -3,6 +3,7 @@
 // device, and a real webdriverio client that sends a few commands (one of them fails), marks the session failed
 // with setSessionStatus and deletes it (sample-session.ts). Then the runs list and the session's page, in Debian's
 // chromium, as a member sees them. Needs the dashboard built first (npm run build:web).
+import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IssuedCredentials } from "../../server/src/features/clients/index.ts";
@@ -15,6 +16,7 @@ import {
   type SampleSession,
   type SessionLab,
   sessionAgentName,
+  sessionDeviceError,
   sessionName,
   sessionSerial,
   startSessionLab,
@@ -61,6 +63,23 @@ afterAll(async () => {
   await lab?.close();
   await server?.close();
 });
+
+/** axe-core's WCAG 2.1 A/AA findings on the page, one line each (as accessibility.int.test.ts runs it). */
+async function accessibilityFindings(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve("axe-core/axe.min.js") });
+  return page.evaluate(async () => {
+    type Finding = { id: string; help: string; nodes: { target: string[] }[] };
+    const { axe } = globalThis as unknown as {
+      axe: { run(context: unknown, options: unknown): Promise<{ violations: Finding[] }> };
+    };
+    const result = await axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+    });
+    return result.violations.map(
+      (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`,
+    );
+  });
+}
 
 const commandRows = (page: Page) => page.getByRole("list", { name: "Commands" }).getByRole("listitem");
 
@@ -132,12 +151,11 @@ describe("an Appium session on the dashboard", () => {
       .toBeGreaterThan(0);
     await page.getByText(/showing \d+:\d\d after the session's start/).waitFor();
 
-    // The device log has its place beside the video (the stand-in device writes nothing: it says so).
-    await page
-      .getByRole("region", { name: "Device log" })
-      .getByText(/The device log is empty|Device log/)
-      .first()
-      .waitFor();
+    // The device log beside it, with the app's error logged during the session marked.
+    const deviceLog = page.getByRole("region", { name: "Device log", exact: true });
+    const error = deviceLog.getByText(sessionDeviceError);
+    await error.waitFor();
+    expect(await error.evaluate((line) => line.className)).toContain("bg-red");
     // Appium's log and the command log are among the artifacts, each to download.
     const artifacts = page.getByRole("region", { name: /^Artifacts/ });
     await artifacts.getByRole("link", { name: "Download appium.log" }).waitFor();
@@ -156,11 +174,32 @@ describe("an Appium session on the dashboard", () => {
     await header.getByText("running", { exact: true }).waitFor();
     await page.getByText(/The commands appear when the session ends/).waitFor();
 
-    await header.getByRole("button", { name: "Cancel run" }).click();
-    await page.getByRole("dialog").getByRole("button", { name: "Cancel run" }).click();
+    await header.getByRole("button", { name: "Cancel session" }).click();
+    await page
+      .getByRole("dialog", { name: "Cancel this session?" })
+      .getByRole("button", { name: "Cancel session" })
+      .click();
     await header.getByText("cancelled", { exact: true }).waitFor({ timeout: 60_000 });
     await header.getByLabel("Why").getByText("it was cancelled", { exact: false }).waitFor();
     await open.end();
     await page.context().close();
   });
+
+  for (const theme of ["light", "dark"] as const) {
+    it(`passes axe-core's WCAG 2.1 A/AA checks, ${theme} theme`, async () => {
+      // bypassCSP: axe is injected as an inline script, which the dashboard's own policy rightly refuses.
+      const page = await openSignedIn(browser, server.origin, person, `/runs/${session.id}`, {
+        colorScheme: theme,
+        bypassCSP: true,
+      });
+      await page
+        .getByRole("region", { name: "Device log", exact: true })
+        .getByText(sessionDeviceError)
+        .waitFor();
+      await expect.poll(() => commandRows(page).count()).toBe(session.commands.length);
+      const findings = await accessibilityFindings(page);
+      expect(findings, findings.join("\n")).toEqual([]);
+      await page.context().close();
+    });
+  }
 });

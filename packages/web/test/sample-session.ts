@@ -24,12 +24,16 @@ export const sessionAgentName = "appium-rack";
 export const sessionName = "checkout: coupon applies";
 /** What the client says failed (setSessionStatus), shown as the session's reason. */
 export const sessionFailureReason = "checkout button never shown";
+/** What the app logs as an error on the device while the session runs (the device log marks it). */
+export const sessionDeviceError = "checkout hidden: the cart total did not load (HTTP 503)";
 /** The element the suite looks for and the fake app does not have: its find command fails (404). */
 export const missingElement = "//MockButton[@id='checkout']";
 
 /** A device host offering Appium: the stand-in lab's Pixel 7 and an agent process started with --appium. */
 export interface SessionLab {
   agent: AgentProcess;
+  /** Writes a line into the device's log (logcat), as the app under test would. */
+  deviceLog(level: "I" | "W" | "E", tag: string, message: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -71,7 +75,20 @@ export async function startSessionLab(server: TestServer): Promise<SessionLab> {
       env: { ...lab.env, APPIUM_HOME: fake.home },
       running,
     });
-    return { agent, close };
+    const state = lab.env.FAKE_ADB_STATE;
+    const deviceLog = async (level: string, tag: string, message: string) => {
+      // The stand-in's log buffer is found through FAKE_ADB_STATE (stand-ins/state.mjs), set only for the call.
+      const { log } = await import("../../agent/test/stand-ins/logcat.mjs");
+      const before = process.env.FAKE_ADB_STATE;
+      process.env.FAKE_ADB_STATE = state;
+      try {
+        log(sessionSerial, 8123, 8123, level, tag, message);
+      } finally {
+        if (before === undefined) delete process.env.FAKE_ADB_STATE;
+        else process.env.FAKE_ADB_STATE = before;
+      }
+    };
+    return { agent, deviceLog, close };
   } catch (error) {
     await close();
     throw error;
@@ -111,8 +128,11 @@ export async function runSampleSession(
     const button = await browser.findElement("xpath", "//MockButton[@id='add-to-cart']");
     const buttonId = (button as Record<string, string>)["element-6066-11e4-a52e-4f735466cecf"] as string;
     await browser.elementClick(buttonId);
+    await lab.deviceLog("I", "ShopCart", "added item-1 (Espresso beans) to the cart");
     await browser.elementClick(buttonId);
+    await lab.deviceLog("I", "ShopCart", "added item-1 (Espresso beans) to the cart");
     await browser.getElementAttribute(buttonId, "clicks");
+    await lab.deviceLog("E", "ShopCheckout", sessionDeviceError);
     // The suite's failing check: Appium answers "no such element" (404), which webdriverio raises or returns.
     await Promise.resolve(browser.findElement("xpath", missingElement)).catch(() => undefined);
     await browser.execute(

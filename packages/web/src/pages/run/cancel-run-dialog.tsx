@@ -2,6 +2,13 @@ import { useId, useRef } from "react";
 
 const button = "rounded-md border border-line px-3 py-1.5 text-sm hover:bg-sunken disabled:opacity-50";
 
+/** What the dialog says of what stops: a run's tests, or a WebDriver session (API.md §12) its client drives. */
+const consequences = {
+  run: "Tests in progress stop; finished results are kept. A cancelled run cannot be resumed: re-run it to test again.",
+  session:
+    "The session ends at once: its client's next command is refused, and its command log, video and device log are kept. A session cannot be resumed: its client opens a new one.",
+} as const;
+
 /**
  * The run's Cancel button, which asks first: cancelling cannot be undone. The question is a modal dialog (focus
  * inside it on "Keep running", the safe answer; Escape keeps running too; focus goes back to the button after).
@@ -10,10 +17,12 @@ export function CancelRunButton({
   disabled,
   label,
   onConfirm,
+  what = "run",
 }: {
   disabled: boolean;
   label: string;
   onConfirm: () => void;
+  what?: keyof typeof consequences;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const id = useId();
@@ -35,11 +44,10 @@ export function CancelRunButton({
         className="m-auto w-[min(26rem,92vw)] rounded-lg border border-line bg-surface p-4 text-ink backdrop:bg-black/50"
       >
         <h2 id={`${id}-title`} className="font-semibold">
-          Cancel this run?
+          Cancel this {what}?
         </h2>
         <p id={`${id}-detail`} className="mt-1 text-sm text-muted">
-          Tests in progress stop; finished results are kept. A cancelled run cannot be resumed: re-run it to
-          test again.
+          {consequences[what]}
         </p>
         <div className="mt-4 flex flex-wrap justify-end gap-2">
           {/* autoFocus: the dialog opens on the answer that changes nothing. */}
@@ -55,7 +63,7 @@ export function CancelRunButton({
               onConfirm();
             }}
           >
-            Cancel run
+            Cancel {what}
           </button>
         </div>
       </dialog>

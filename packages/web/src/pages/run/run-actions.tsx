@@ -50,8 +50,11 @@ export function RunActions({ run }: { run: Execution }) {
     <>
       {going && (
         <CancelRunButton
+          what={run.kind}
           disabled={cancel.isPending || run.cancel_requested}
-          label={run.cancel_requested ? "Cancelling…" : "Cancel run"}
+          label={
+            run.cancel_requested ? "Cancelling…" : run.kind === "session" ? "Cancel session" : "Cancel run"
+          }
           onConfirm={() => cancel.mutate()}
         />
       )}

@@ -74,8 +74,14 @@ export function RunsTable(props: {
                   {/* On a phone the plan, the counts and the duration ride under the name, their columns hidden. */}
                   <div className="mt-1 text-xs sm:hidden">{planOf(run)}</div>
                   <div className="mt-1 text-xs sm:hidden">
-                    <TestCounts run={run} />
-                    {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
+                    {run.kind === "session" ? (
+                      took !== undefined && <span className="text-muted">{formatDuration(took)}</span>
+                    ) : (
+                      <>
+                        <SummaryCounts summary={run.summary} />
+                        {took !== undefined && <span className="text-muted"> · {formatDuration(took)}</span>}
+                      </>
+                    )}
                   </div>
                 </td>
                 <td className="hidden px-3 py-2 sm:table-cell">{planOf(run)}</td>

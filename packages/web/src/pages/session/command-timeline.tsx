@@ -1,11 +1,15 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useId, useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { commandFailed, type SessionCommand } from "../../api/command-log.ts";
+import { useMediaQuery } from "../../app/use-media-query.ts";
 import { formatDuration } from "../../format/duration.ts";
 import { commandName, displayPath, formatOffset } from "./command-words.ts";
 
-/** Every row is one line high, so the virtualizer places 10,000 commands without measuring them. */
-const rowHeight = 44;
+/**
+ * Rows are all the same height, so the virtualizer places 10,000 commands without measuring them: one line from
+ * 640 px, two on a phone (the command's name and path on a line of their own, not cut to a few letters).
+ */
+const rowHeights = { wide: 44, phone: 60 };
 
 const statusTone = (failed: boolean) =>
   failed
@@ -17,11 +21,13 @@ function CommandRow({
   offsetMs,
   onSeek,
   selected,
+  height,
 }: {
   command: SessionCommand;
   offsetMs: number;
   onSeek: ((command: SessionCommand) => void) | undefined;
   selected: boolean;
+  height: number;
 }) {
   const failed = commandFailed(command);
   const name = commandName(command);
@@ -31,12 +37,14 @@ function CommandRow({
     <li
       aria-label={`${command.index + 1}. ${command.method} ${path}: ${command.status}${failed ? " failed" : ""}`}
       data-failed={failed ? "" : undefined}
-      style={{ height: rowHeight }}
-      className={`flex items-center gap-2 border-b border-line px-2 text-sm last:border-0 ${
+      style={{ height }}
+      className={`flex flex-wrap content-center items-center gap-x-2 gap-y-1 border-b border-line px-2 text-sm last:border-0 sm:flex-nowrap ${
         failed ? "bg-red-50 dark:bg-red-950/40" : ""
       } ${selected ? "outline-2 -outline-offset-2 outline-accent" : ""}`}
     >
-      <span className="w-10 shrink-0 text-right text-xs text-muted tabular-nums">{command.index + 1}</span>
+      <span className="hidden w-10 shrink-0 text-right text-xs text-muted tabular-nums sm:inline">
+        {command.index + 1}
+      </span>
       {onSeek ? (
         <button
           type="button"
@@ -51,12 +59,15 @@ function CommandRow({
         <span className="w-24 shrink-0 px-1 font-mono text-xs tabular-nums">{time}</span>
       )}
       <span className="w-14 shrink-0 font-mono text-xs font-medium">{command.method}</span>
-      <span className="min-w-0 flex-1 truncate" title={`${command.method} ${path}`}>
+      <span
+        className="order-last min-w-0 basis-full truncate sm:order-none sm:flex-1 sm:basis-0"
+        title={`${command.method} ${path}`}
+      >
         {name && <span className="mr-2 font-medium">{name}</span>}
         <code className="text-xs text-muted">{path}</code>
       </span>
       <span
-        className={`shrink-0 rounded-full px-2 py-0.5 text-xs font-medium tabular-nums whitespace-nowrap ${statusTone(failed)}`}
+        className={`ml-auto shrink-0 rounded-full px-2 sm:ml-0 py-0.5 text-xs font-medium tabular-nums whitespace-nowrap ${statusTone(failed)}`}
       >
         {command.status}
         {failed && " failed"}
@@ -91,12 +102,16 @@ export function CommandTimeline({
   const shown = failuresOnly ? failures : commands;
   const scroller = useRef<HTMLDivElement>(null);
   const filterId = useId();
+  const rowHeight = useMediaQuery("(min-width: 640px)") ? rowHeights.wide : rowHeights.phone;
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => rowHeight,
     overscan: 12,
   });
+  // Turning a phone to landscape may change the rows' height: placed again from the new one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the virtualizer reads rowHeight through estimateSize
+  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   const visible = virtualizer.getVirtualItems();
   const before = visible[0]?.start ?? 0;
   const after = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);
@@ -136,6 +151,7 @@ export function CommandTimeline({
                 offsetMs={command.at - startedAt}
                 onSeek={seek}
                 selected={selected === command.index}
+                height={rowHeight}
               />
             );
           })}

@@ -16,5 +16,11 @@ export function DeviceLog({ runId, log }: { runId: string; log: Artifact }) {
       </p>
     );
   }
-  return <TextExcerpt url={artifactUrl(runId, log.name, log)} label="Device log" highlight={isErrorLine} />;
+  return (
+    <TextExcerpt
+      url={artifactUrl(runId, log.name, log)}
+      label="The device log of the session"
+      highlight={isErrorLine}
+    />
+  );
 }
