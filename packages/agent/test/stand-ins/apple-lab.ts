@@ -113,6 +113,85 @@ export interface SimulatorRecord extends SimulatorSpec {
   lastBootedAt?: string;
   crashes?: number;
   erased?: number;
+  /** Boots that failed on the lab's cue (failBoot, onCreate). */
+  failedBoots?: number;
+  /** When `simctl create` made it (absent for the lab's own simulators). */
+  createdAt?: number;
+}
+
+/** A device type of the lab's Xcode (`simctl list devicetypes`), which `simctl create` accepts by name or identifier. */
+export interface DeviceTypeSpec {
+  name: string;
+  identifier: string;
+  productFamily?: "iPhone" | "iPad";
+  /** E.g. "iPhone15,4". */
+  modelIdentifier?: string;
+  minRuntimeVersionString?: string;
+}
+
+/** An iOS runtime installed in the lab's Xcode (`simctl list runtimes`). */
+export interface RuntimeSpec {
+  /** "17.4". */
+  version: string;
+  /** Default "com.apple.CoreSimulator.SimRuntime.iOS-17-4". */
+  identifier?: string;
+  /** E.g. "21E213". */
+  buildversion?: string;
+  /** Device type identifiers it can run (default: every device type of the lab). */
+  supportedDeviceTypes?: string[];
+}
+
+/** One `simctl install` on a simulator, with what was installed there just before it. */
+export interface InstallRecord {
+  at: number;
+  bundleId: string;
+  alreadyInstalled: string[];
+}
+
+/** The device types of a lab that names none: iPhones and an iPad of recent Xcodes (identifiers as Apple's). */
+export const DEFAULT_DEVICE_TYPES: DeviceTypeSpec[] = [
+  {
+    name: "iPhone SE (3rd generation)",
+    identifier: "com.apple.CoreSimulator.SimDeviceType.iPhone-SE-3rd-generation",
+    modelIdentifier: "iPhone14,6",
+    minRuntimeVersionString: "15.4.0",
+  },
+  {
+    name: "iPhone 15",
+    identifier: "com.apple.CoreSimulator.SimDeviceType.iPhone-15",
+    modelIdentifier: "iPhone15,4",
+    minRuntimeVersionString: "17.0.0",
+  },
+  {
+    name: "iPhone 15 Pro",
+    identifier: "com.apple.CoreSimulator.SimDeviceType.iPhone-15-Pro",
+    modelIdentifier: "iPhone16,1",
+    minRuntimeVersionString: "17.0.0",
+  },
+  {
+    name: "iPhone 16 Pro",
+    identifier: "com.apple.CoreSimulator.SimDeviceType.iPhone-16-Pro",
+    modelIdentifier: "iPhone17,1",
+    minRuntimeVersionString: "18.0.0",
+  },
+  {
+    name: "iPad Air 11-inch (M2)",
+    identifier: "com.apple.CoreSimulator.SimDeviceType.iPad-Air-11-inch-M2",
+    productFamily: "iPad",
+    modelIdentifier: "iPad14,8",
+    minRuntimeVersionString: "17.4.0",
+  },
+];
+
+/** The runtimes of a lab that names none. */
+export const DEFAULT_RUNTIMES: RuntimeSpec[] = [
+  { version: "17.4", buildversion: "21E213" },
+  { version: "17.5", buildversion: "21F79" },
+  { version: "18.0", buildversion: "22A3351" },
+];
+
+function runtimeIdentifier(version: string): string {
+  return `com.apple.CoreSimulator.SimRuntime.iOS-${version.replaceAll(".", "-")}`;
 }
 
 export interface LogEntry {
@@ -127,6 +206,13 @@ export interface AppleLabOptions {
   devices?: PhysicalDeviceSpec[];
   /** By test target name (the xctestrun's BlueprintName). */
   suites?: Record<string, XcSuite>;
+  /** The device types `simctl create` can make (DEFAULT_DEVICE_TYPES unless given). */
+  deviceTypes?: DeviceTypeSpec[];
+  /**
+   * The installed iOS runtimes (DEFAULT_RUNTIMES unless given; a runtime a simulator of the lab names is added
+   * when missing, supporting every device type).
+   */
+  runtimes?: RuntimeSpec[];
   /** FAKE_XCODE_TIME_SCALE: 0.01 makes a 1000 ms test take 10 ms. Default 1. */
   timeScale?: number;
   /**
@@ -156,7 +242,19 @@ export interface AppleLab {
    */
   breakCoreSimulator(): void;
   mendCoreSimulator(): void;
+  /** Every simulator, the lab's own first, then those `simctl create` made; deleted ones are gone. */
   simulators(): SimulatorRecord[];
+  /**
+   * The next `times` boots of that simulator fail (every one from now on without `times`), with simctl's
+   * recorded launchd failure; it stays Shutdown. `times: 0` mends it.
+   */
+  failBoot(udid: string, times?: number): void;
+  /** Simulators `simctl create` makes under this name from now on get these: e.g. `{ bootFailures: -1 }`. */
+  onCreate(name: string, settings: { bootFailures?: number; speed?: number }): void;
+  /** Deletes a simulator behind everyone's back (as `simctl delete` by another user): it is no longer listed. */
+  vanish(udid: string): void;
+  /** Each `simctl install` on a simulator, oldest first, with what was installed just before it. */
+  installs(udid: string): InstallRecord[];
   /** How many times each test with `outcomes` ran there, by "Target/Class/method". */
   testRuns(id: string): Record<string, number>;
   /**
@@ -200,6 +298,31 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
   writeJson(file("simulators.json"), (options.simulators ?? []).map(simulatorRecord));
   writeJson(file("devices.json"), options.devices ?? []);
   writeJson(file("suites.json"), options.suites ?? {});
+  const deviceTypes = (options.deviceTypes ?? DEFAULT_DEVICE_TYPES).map((t) => ({
+    productFamily: "iPhone",
+    modelIdentifier: "iPhone15,4",
+    minRuntimeVersionString: "15.0.0",
+    ...t,
+  }));
+  const runtimes = (options.runtimes ?? DEFAULT_RUNTIMES).map((r) => ({
+    identifier: runtimeIdentifier(r.version),
+    buildversion: "21A000",
+    supportedDeviceTypes: deviceTypes.map((t) => t.identifier),
+    ...r,
+  }));
+  for (const sim of options.simulators ?? []) {
+    const version = /SimRuntime\.iOS-(\d+(?:-\d+)*)$/.exec(sim.runtime)?.[1]?.replaceAll("-", ".");
+    if (version && !runtimes.some((r) => r.identifier === sim.runtime)) {
+      runtimes.push({
+        identifier: sim.runtime,
+        version,
+        buildversion: "21A000",
+        supportedDeviceTypes: deviceTypes.map((t) => t.identifier),
+      });
+    }
+  }
+  writeJson(file("devicetypes.json"), deviceTypes);
+  writeJson(file("runtimes.json"), runtimes);
   const env = {
     PATH: [STAND_INS_BIN, options.path ?? process.env.PATH ?? ""].join(delimiter),
     FAKE_XCODE_STATE: stateDir,
@@ -245,11 +368,46 @@ export async function createAppleLab(options: AppleLabOptions = {}): Promise<App
     mendCoreSimulator() {
       rmSync(file("coresimulator-down.json"), { force: true });
     },
-    simulators: () =>
-      readJson<SimulatorRecord[]>(file("simulators.json"), []).map((s) => ({
-        ...s,
-        ...readJson<Partial<SimulatorRecord>>(join(target(s.udid), "simulator.json"), {}),
-      })),
+    simulators() {
+      const dev = join(stateDir, "dev");
+      const created = existsSync(dev)
+        ? readdirSync(dev)
+            .map((d) => readJson<SimulatorRecord | null>(join(dev, d, "created.json"), null))
+            .filter((s): s is SimulatorRecord => s !== null)
+            .sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0))
+        : [];
+      return [...readJson<SimulatorRecord[]>(file("simulators.json"), []), ...created]
+        .map((s) => ({
+          ...s,
+          ...readJson<Partial<SimulatorRecord> & { deleted?: boolean }>(
+            join(target(s.udid), "simulator.json"),
+            {},
+          ),
+        }))
+        .filter((s) => !(s as { deleted?: boolean }).deleted);
+    },
+    failBoot(udid, times = -1) {
+      if (!lab.simulators().some((s) => s.udid === udid)) throw new Error(`no simulator ${udid} in the lab`);
+      const path = join(target(udid), "simulator.json");
+      writeJson(path, { ...readJson(path, {}), bootFailures: times });
+    },
+    onCreate(name, settings) {
+      const path = file("create-policies.json");
+      writeJson(path, { ...readJson(path, {}), [name]: settings });
+    },
+    vanish(udid) {
+      if (!lab.simulators().some((s) => s.udid === udid)) throw new Error(`no simulator ${udid} in the lab`);
+      const path = join(target(udid), "simulator.json");
+      writeJson(path, { ...readJson(path, {}), state: "Shutdown", readyAt: null, deleted: true });
+    },
+    installs(udid) {
+      const path = join(target(udid), "installs.jsonl");
+      if (!existsSync(path)) return [];
+      return readFileSync(path, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as InstallRecord);
+    },
     testRuns: (id) => readJson(join(target(id), "test-runs.json"), {}),
     testSessions: (id) => readJson(join(target(id), "test-sessions.json"), []),
     setSuite(name, suite) {

@@ -23,6 +23,8 @@ export const applePaths = {
   calls: () => join(xcodeStateDir(), "calls.jsonl"),
   /** Present while CoreSimulatorService is unreachable (lab.breakCoreSimulator): every simctl command fails. */
   coreSimulatorDown: () => join(xcodeStateDir(), "coresimulator-down.json"),
+  /** What simulators created under a name get (lab.onCreate): e.g. `bootFailures`. */
+  createPolicies: () => join(xcodeStateDir(), "create-policies.json"),
   target: (id) => join(xcodeStateDir(), "dev", encodeURIComponent(id)),
   apps: (id) => join(applePaths.target(id), "apps.json"),
   /**
@@ -40,6 +42,10 @@ export const applePaths = {
    * under the bundle ID its tests drive (UI tests) or are hosted in (unit tests) when they ran.
    */
   testSessions: (id) => join(applePaths.target(id), "test-sessions.json"),
+  /** A simulator `simctl create` made (one file each: two creates at once must not lose one). */
+  created: (udid) => join(applePaths.target(udid), "created.json"),
+  /** Each `simctl install` there, with the bundle IDs that were installed just before it (append-only). */
+  installs: (id) => join(applePaths.target(id), "installs.jsonl"),
 };
 
 export function recordXcodeCall(tool, argv) {
@@ -66,12 +72,19 @@ export function sleepDevice(deviceMs, speed = 1) {
 /** Seconds a boot takes on a simulator (device time; FAKE_XCODE_TIME_SCALE shortens it). */
 export const BOOT_MS = 4000;
 
-/** The simulators as the lab made them, with what has changed on each since. */
+/**
+ * The simulators as the lab made them and as `simctl create` added them (in the order they were created), with
+ * what has changed on each since; a deleted one (`simctl delete`, lab.vanish) is no longer there.
+ */
 export function allSimulators() {
-  return readJson(applePaths.simulators(), []).map((s) => ({
-    ...s,
-    ...readJson(applePaths.simulatorState(s.udid), {}),
-  }));
+  const made = readJson(applePaths.simulators(), []);
+  const created = listDir(join(xcodeStateDir(), "dev"))
+    .map((dir) => readJson(applePaths.created(decodeURIComponent(dir)), null))
+    .filter(Boolean)
+    .sort((a, b) => a.createdAt - b.createdAt);
+  return [...made, ...created]
+    .map((s) => ({ ...s, ...readJson(applePaths.simulatorState(s.udid), {}) }))
+    .filter((s) => !s.deleted);
 }
 
 export function findSimulator(udid) {

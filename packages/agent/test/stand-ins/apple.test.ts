@@ -142,9 +142,13 @@ describe("simctl", () => {
     expect(listed.code).toBe(0);
     const real = fixture("simctl-list-devices-booted.json");
     const ours = JSON.parse(listed.stdout);
-    expect(shape(ours)).toEqual(
-      shape({ devices: { [RUNTIME]: real.devices["com.apple.CoreSimulator.SimRuntime.iOS-14-0"] } }),
+    expect(Object.keys(ours)).toEqual(["devices"]);
+    expect(shape(ours.devices[RUNTIME])).toEqual(
+      shape(real.devices["com.apple.CoreSimulator.SimRuntime.iOS-14-0"]),
     );
+    // Every installed runtime is listed, an empty one as `[\n\n    ]` (the recorded layout).
+    expect(ours.devices["com.apple.CoreSimulator.SimRuntime.iOS-17-4"]).toEqual([]);
+    expect(listed.stdout).toContain('"com.apple.CoreSimulator.SimRuntime.iOS-17-4" : [\n\n    ]');
     expect(ours.devices[RUNTIME][0]).toMatchObject({
       udid: UDID,
       state: "Booted",

@@ -1,11 +1,15 @@
-// `xcrun simctl …`: the simulators of the lab, their state (Shutdown → Booted → Shutdown), their installed
+// `xcrun simctl …`: the simulators of the lab, the device types and runtimes it can make more of (`create`,
+// `delete`), their state (Shutdown → Booted → Shutdown, a boot that fails on the lab's cue), their installed
 // apps, their log and their screen. Texts: CoreSimulator's errors as recorded in public issues and logs
 // (../fixtures/apple/SOURCES.md); the JSON layout of `list devices --json` as in
 // ../fixtures/apple/simctl-list-devices-booted.json.
+
+import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   allSimulators,
+  appendLine,
   applePaths,
   BOOT_MS,
   findSimulator,
@@ -18,6 +22,15 @@ import {
 } from "./apple-state.mjs";
 import { png } from "./screencap.mjs";
 import { moov } from "./screenrecord.mjs";
+import {
+  deviceTypes,
+  findDeviceType,
+  findRuntime,
+  listedDeviceType,
+  listedRuntime,
+  newestRuntimeFor,
+  runtimes,
+} from "./xc-catalog.mjs";
 import { appleJson, coreSimulatorError, readAppBundle, stateError, unsupported } from "./xc-common.mjs";
 import { followLog } from "./xc-log.mjs";
 
@@ -54,7 +67,9 @@ function list(args) {
   const section = ["devices", "runtimes", "devicetypes", "pairs"].includes(words[0])
     ? words.shift()
     : undefined;
-  if (section !== undefined && section !== "devices") return unsupported("xcrun", `simctl list ${section}`);
+  if (section === "pairs") return unsupported("xcrun", "simctl list pairs");
+  const types = deviceTypes();
+  const installedRuntimes = runtimes();
   let simulators = allSimulators();
   for (const word of words) {
     if (word === "available") simulators = simulators.filter((s) => s.isAvailable !== false);
@@ -69,24 +84,118 @@ function list(args) {
       );
     }
   }
+  // Every installed runtime is a key, with no simulators too (the recorded `[\n\n    ]`).
   const byRuntime = {};
-  for (const runtime of new Set(allSimulators().map((s) => s.runtime))) byRuntime[runtime] = [];
+  for (const runtime of installedRuntimes) byRuntime[runtime.identifier] = [];
+  for (const runtime of new Set(allSimulators().map((s) => s.runtime))) byRuntime[runtime] ??= [];
   for (const sim of simulators) byRuntime[sim.runtime].push(listed(sim));
   if (json) {
-    const doc = section
-      ? { devices: byRuntime }
-      : { devicetypes: [], runtimes: [], devices: byRuntime, pairs: {} };
+    const doc = {};
+    if (!section || section === "devicetypes") doc.devicetypes = types.map(listedDeviceType);
+    if (!section || section === "runtimes") doc.runtimes = installedRuntimes.map(listedRuntime);
+    if (!section || section === "devices") doc.devices = byRuntime;
+    if (!section) doc.pairs = {};
     process.stdout.write(appleJson(doc, { escapeSlashes: true }));
     return 0;
   }
-  let text = "== Devices ==\n";
-  for (const [runtime, sims] of Object.entries(byRuntime)) {
-    const m = /SimRuntime\.(\w+)-(\d+)-(\d+)/.exec(runtime);
-    text += `-- ${m ? `${m[1]} ${m[2]}.${m[3]}` : runtime} --\n`;
-    for (const s of sims) text += `    ${s.name} (${s.udid}) (${s.state})\n`;
+  let text = "";
+  if (!section || section === "devicetypes") {
+    text += "== Device Types ==\n";
+    for (const t of types) text += `${t.name} (${t.identifier})\n`;
+  }
+  if (!section || section === "runtimes") {
+    text += "== Runtimes ==\n";
+    for (const r of installedRuntimes)
+      text += `iOS ${r.version} (${r.version} - ${r.buildversion}) - ${r.identifier}\n`;
+  }
+  if (!section || section === "devices") {
+    text += "== Devices ==\n";
+    for (const [runtime, sims] of Object.entries(byRuntime)) {
+      const m = /SimRuntime\.(\w+)-(\d+)-(\d+)/.exec(runtime);
+      text += `-- ${m ? `${m[1]} ${m[2]}.${m[3]}` : runtime} --\n`;
+      for (const s of sims) text += `    ${s.name} (${s.udid}) (${s.state})\n`;
+    }
   }
   process.stdout.write(text);
   return 0;
+}
+
+/**
+ * `create NAME DEVICE_TYPE [RUNTIME]`: a new Shutdown simulator, its UDID on stdout. Refusals as recorded: an
+ * unknown device type (`Invalid device type: X`, exit 146: dotnet/xharness#1042), an unknown runtime (`Invalid
+ * runtime: X`, recorded without its exit status), a runtime that does not support the device type (`Unable to
+ * create a device for device type: …`, SimError 403: Kotlin/Storytale#80).
+ */
+function create(args) {
+  const [name, typeGiven, runtimeGiven] = args;
+  if (!name || !typeGiven) {
+    process.stderr.write(
+      "Create a new device.\nUsage: simctl create <name> <device type id> [<runtime id>]\n",
+    );
+    return 64;
+  }
+  const type = findDeviceType(typeGiven);
+  if (!type) {
+    process.stderr.write(`Invalid device type: ${typeGiven}\n`);
+    return 146;
+  }
+  const runtime = runtimeGiven === undefined ? newestRuntimeFor(type) : findRuntime(runtimeGiven);
+  if (!runtime) {
+    process.stderr.write(`Invalid runtime: ${runtimeGiven ?? "(none supports this device type)"}\n`);
+    return 146;
+  }
+  if (!runtime.supportedDeviceTypes.includes(type.identifier)) {
+    process.stderr.write(
+      `Unable to create a device for device type: ${type.name} (${type.identifier}), runtime: iOS ${runtime.version} (${runtime.version} - ${runtime.buildversion}) - ${runtime.identifier}\n`,
+    );
+    process.stderr.write(
+      "An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=403):\n",
+    );
+    return 403 & 0xff;
+  }
+  const udid = randomUUID().toUpperCase();
+  const created = findSimulatorPolicy(name);
+  writeJson(applePaths.created(udid), {
+    udid,
+    name,
+    runtime: runtime.identifier,
+    deviceTypeIdentifier: type.identifier,
+    osVersion: runtime.version,
+    isAvailable: true,
+    speed: 1,
+    state: "Shutdown",
+    createdAt: Date.now(),
+    ...created,
+  });
+  process.stdout.write(`${udid}\n`);
+  return 0;
+}
+
+/** What the lab set for simulators created under a name (lab.onCreate): e.g. one that never boots. */
+function findSimulatorPolicy(name) {
+  const policies = readJson(applePaths.createPolicies(), {});
+  return policies[name] ?? {};
+}
+
+/**
+ * A simulator the lab made fail to boot (lab.failBoot, or created under a name lab.onCreate marked): simctl's
+ * recorded failure when launchd_sim does not come up (futureware-tech/simulator-action#301), exit 60. It stays
+ * Shutdown. `bootFailures` counts the boots left to fail (-1: every one).
+ */
+function failsToBoot(sim) {
+  const left = sim.bootFailures ?? 0;
+  if (left === 0) return false;
+  updateSimulator(sim.udid, {
+    bootFailures: left > 0 ? left - 1 : left,
+    failedBoots: (sim.failedBoots ?? 0) + 1,
+  });
+  process.stderr.write(
+    "An error was encountered processing the command (domain=NSPOSIXErrorDomain, code=60):\n" +
+      "Unable to boot the Simulator.\nlaunchd failed to respond.\n" +
+      "Underlying error (domain=com.apple.SimLaunchHostService.RequestError, code=4):\n" +
+      "\tFailed to start launchd_sim: could not bind to session, launchd_sim may have crashed or quit responding\n",
+  );
+  return true;
 }
 
 function boot(sim) {
@@ -112,8 +221,9 @@ async function bootstatus(sim, args) {
     process.stdout.write("Device already booted, nothing to do.\n");
     return 0;
   }
-  if (sim.state === "Shutdown") {
-    if (args.includes("-b")) boot(sim);
+  if (sim.state === "Shutdown" && args.includes("-b")) {
+    if (failsToBoot(sim)) return 60;
+    boot(sim);
   }
   const started = Date.now();
   let waiting = false;
@@ -155,6 +265,10 @@ function install(sim, path) {
     ]);
   }
   const apps = installedApps(sim.udid);
+  appendLine(
+    applePaths.installs(sim.udid),
+    JSON.stringify({ at: Date.now(), bundleId: app.bundleId, alreadyInstalled: Object.keys(apps).sort() }),
+  );
   const before = apps[app.bundleId];
   apps[app.bundleId] = {
     bundleId: app.bundleId,
@@ -321,6 +435,7 @@ export async function simctl(args) {
   if (existsSync(applePaths.coreSimulatorDown())) return coreSimulatorDown();
   const [command, id, ...rest] = args;
   if (command === "list") return list(args.slice(1));
+  if (command === "create") return create(args.slice(1));
   const needsDevice = [
     "boot",
     "bootstatus",
@@ -332,6 +447,7 @@ export async function simctl(args) {
     "terminate",
     "spawn",
     "io",
+    "delete",
   ];
   if (!needsDevice.includes(command)) return unsupported("xcrun", `simctl ${command ?? ""}`.trim());
   const found = targets(id ?? "");
@@ -339,6 +455,11 @@ export async function simctl(args) {
   if (command === "shutdown") {
     if (id !== "all" && found[0].state === "Shutdown") return stateError("shutdown device", "Shutdown");
     for (const sim of found) updateSimulator(sim.udid, { state: "Shutdown", readyAt: null });
+    return 0;
+  }
+  if (command === "delete") {
+    // A booted simulator is shut down first, as simctl does; its files go with it.
+    for (const sim of found) updateSimulator(sim.udid, { state: "Shutdown", readyAt: null, deleted: true });
     return 0;
   }
   if (command === "erase") {
@@ -350,6 +471,7 @@ export async function simctl(args) {
   switch (command) {
     case "boot":
       if (sim.state !== "Shutdown") return stateError("boot device", sim.state);
+      if (failsToBoot(sim)) return 60;
       boot(sim);
       return 0;
     case "bootstatus":
