@@ -99,14 +99,61 @@ export interface InstalledPackage {
 }
 
 export interface Call {
-  tool: "adb" | "maestro";
+  tool: "adb" | "maestro" | "emulator" | "avdmanager";
   argv: string[];
   serial: string | null;
   at: number;
 }
 
+/**
+ * An Android Virtual Device the emulator stand-in can start (`emulator -avd NAME`): its instances are devices
+ * emulator-PORT with these properties. Times are device time, shortened by the lab's time scale.
+ */
+export interface AvdSpec {
+  name: string;
+  /** ro.product.model of its instances: "sdk_gphone64_x86_64" unless given, as Google's system images say. */
+  model?: string;
+  release?: string;
+  sdk?: number;
+  abis?: string[];
+  /** The system image's tag: "google_apis" unless given. */
+  tag?: string;
+  /** avdmanager's `Device:` (the hardware profile): "pixel_7" unless given. */
+  hardware?: string;
+  screen?: [number, number];
+  /** A cold boot, from the start of the process to sys.boot_completed=1: 20000 ms unless given. */
+  bootMs?: number;
+  /** A boot from a snapshot, and `emu avd snapshot load`: 2000 ms unless given. */
+  snapshotLoadMs?: number;
+}
+
+/** A running instance of the emulator stand-in, as the lab sees it. */
+export interface EmulatorInstance {
+  serial: string;
+  avd: string;
+  pid: number;
+  port: number;
+  readOnly: boolean;
+  /** The -snapshot it was started with, or null. */
+  snapshot: string | null;
+  state: "offline" | "device";
+  bootCompleted: boolean;
+}
+
+export interface EmulatorLaunch {
+  avd?: string;
+  port: number;
+  pid: number;
+  argv?: string[];
+  /** Present on the line written when the instance ended: its exit status. */
+  exit?: number;
+  at: number;
+}
+
 export interface DeviceLabOptions {
   devices?: DeviceSpec[];
+  /** AVDs for the emulator stand-in (bin/emulator, bin/avdmanager). */
+  avds?: AvdSpec[];
   suites?: Record<string, Suite>;
   /** FAKE_ADB_TIME_SCALE: 0.01 makes a 1000 ms test take 10 ms. Default 1. */
   timeScale?: number;
@@ -140,6 +187,19 @@ export interface DeviceLab {
     serial: string,
     pkg: Pick<InstalledPackage, "package" | "versionCode"> & Partial<InstalledPackage>,
   ): void;
+  /** The emulator stand-in's instances whose process is alive. */
+  emulators(): EmulatorInstance[];
+  /** Every emulator launch and exit so far, in order. */
+  emulatorLaunches(): EmulatorLaunch[];
+  /** The named snapshots an AVD holds (`emu avd snapshot save`), and the packages each keeps. */
+  snapshots(avd: string): Record<string, Record<string, InstalledPackage>>;
+  /** The instance's process dies at once (exit 139), its device gone from adb, as an emulator that crashed. */
+  crashEmulator(serial: string): void;
+  /**
+   * The AVD's next `count` launches do not boot: `exit` prints the recorded fatal snapshot-timeout line and
+   * exits 1; `hang` stays offline until killed.
+   */
+  failBoots(avd: string, count: number, mode: "exit" | "hang"): void;
   cleanup(): void;
 }
 
@@ -175,6 +235,24 @@ function record(spec: DeviceSpec, transportId: number): DeviceRecord {
   };
 }
 
+function avdRecord(spec: AvdSpec) {
+  const model = spec.model ?? "sdk_gphone64_x86_64";
+  return {
+    name: spec.name,
+    model,
+    release: spec.release ?? "14",
+    sdk: spec.sdk ?? 34,
+    abis: spec.abis ?? ["x86_64", "arm64-v8a"],
+    tag: spec.tag ?? "google_apis",
+    hardware: spec.hardware ?? "pixel_7",
+    product: model,
+    device: model.startsWith("sdk_gphone64") ? "emu64xa" : model.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
+    screen: spec.screen ?? [1080, 2400],
+    bootMs: spec.bootMs ?? 20_000,
+    snapshotLoadMs: spec.snapshotLoadMs ?? 2000,
+  };
+}
+
 function walk(root: string, dir: string, out: Record<string, Buffer>): void {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
@@ -201,6 +279,19 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
     (options.devices ?? []).map((d) => record(d, nextTransport++)),
   );
   writeJson(suitesFile, options.suites ?? {});
+  writeJson(
+    join(stateDir, "avds.json"),
+    Object.fromEntries((options.avds ?? []).map((avd) => [avd.name, avdRecord(avd)])),
+  );
+  const avdDir = (name: string) => join(stateDir, "avd", encodeURIComponent(name));
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
 
   const env = {
     PATH: [STAND_INS_BIN, options.path ?? process.env.PATH ?? ""].join(delimiter),
@@ -275,7 +366,56 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
       };
       writeJson(file, { ...readJson<Record<string, InstalledPackage>>(file, {}), [pkg.package]: full });
     },
+    emulators() {
+      return lab.devices().flatMap((d) => {
+        const e = (
+          d as DeviceRecord & { emulator?: Omit<EmulatorInstance, "serial" | "state" | "bootCompleted"> }
+        ).emulator;
+        if (!e || !d.attached || !alive(e.pid)) return [];
+        const bootCompleted = (d as { bootCompleted?: boolean }).bootCompleted === true;
+        return [
+          {
+            serial: d.serial,
+            avd: e.avd,
+            pid: e.pid,
+            port: e.port,
+            readOnly: e.readOnly,
+            snapshot: e.snapshot,
+            state: d.state as EmulatorInstance["state"],
+            bootCompleted,
+          },
+        ];
+      });
+    },
+    emulatorLaunches() {
+      const file = join(stateDir, "emulator-launches.jsonl");
+      if (!existsSync(file)) return [];
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as EmulatorLaunch);
+    },
+    snapshots(avd) {
+      const dir = join(avdDir(avd), "snapshots");
+      if (!existsSync(dir)) return {};
+      return Object.fromEntries(
+        readdirSync(dir).map((name) => [
+          decodeURIComponent(name),
+          readJson(join(dir, name, "packages.json"), {}),
+        ]),
+      );
+    },
+    crashEmulator(serial) {
+      mkdirSync(join(stateDir, "crash-requests"), { recursive: true });
+      writeFileSync(join(stateDir, "crash-requests", encodeURIComponent(serial)), "");
+    },
+    failBoots(avd, count, mode) {
+      mkdirSync(avdDir(avd), { recursive: true });
+      writeJson(join(avdDir(avd), "fail-boots.json"), { count, mode });
+    },
     cleanup() {
+      // The lab's emulators go with it: a test that failed before stopping its agent leaves none running.
+      for (const e of lab.emulators()) process.kill(e.pid, "SIGKILL");
       removeLabDir(stateDir);
     },
   };

@@ -17,7 +17,11 @@ export interface Running {
   done: Promise<Ran>;
 }
 
-export function start(lab: DeviceLab, tool: "adb" | "maestro", args: string[]): Running {
+export function start(
+  lab: DeviceLab,
+  tool: "adb" | "maestro" | "emulator" | "avdmanager",
+  args: string[],
+): Running {
   const child = spawn(tool, args, { env: { ...process.env, ...lab.env } });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -39,7 +43,11 @@ export function start(lab: DeviceLab, tool: "adb" | "maestro", args: string[]): 
   return { child, stdout: () => Buffer.concat(out).toString("utf8"), done };
 }
 
-export function run(lab: DeviceLab, tool: "adb" | "maestro", args: string[]): Promise<Ran> {
+export function run(
+  lab: DeviceLab,
+  tool: "adb" | "maestro" | "emulator" | "avdmanager",
+  args: string[],
+): Promise<Ran> {
   return start(lab, tool, args).done;
 }
 
