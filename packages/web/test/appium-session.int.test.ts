@@ -12,6 +12,7 @@ import { launchChromium } from "./browser.ts";
 import { createMember, organization, type Person } from "./sample-data.ts";
 import {
   openSampleSession,
+  runLongSession,
   runSampleSession,
   type SampleSession,
   type SessionLab,
@@ -181,7 +182,27 @@ describe("an Appium session on the dashboard", () => {
       .click();
     await header.getByText("cancelled", { exact: true }).waitFor({ timeout: 60_000 });
     await header.getByLabel("Why").getByText("it was cancelled", { exact: false }).waitFor();
+    // The command log the agent uploaded as the session ended comes in without a reload.
+    await page.getByText("1 command", { exact: true }).waitFor();
+    expect(await commandRows(page).first().getAttribute("aria-label")).toBe("1. GET /source: 200");
     await open.end();
+    await page.context().close();
+  });
+
+  it("keeps a long session's timeline quick: all its commands counted, only those in view drawn", async () => {
+    const id = await runLongSession(server, lab, credentials, 400);
+    const page = await openSignedIn(browser, server.origin, person, `/runs/${id}`);
+    // 400 page sources and the DELETE.
+    await page.getByText("401 commands", { exact: true }).waitFor({ timeout: 60_000 });
+    const drawn = await commandRows(page).count();
+    expect(drawn).toBeGreaterThan(5);
+    expect(drawn).toBeLessThan(100);
+    // Scrolled to its end, the list draws the last command.
+    await page
+      .getByRole("list", { name: "Commands" })
+      .evaluate((list) => list.parentElement?.scrollTo({ top: list.parentElement.scrollHeight }));
+    await commandRows(page).filter({ hasText: "Delete session" }).waitFor();
+    expect(await commandRows(page).last().getAttribute("aria-label")).toBe("401. DELETE /: 200");
     await page.context().close();
   });
 

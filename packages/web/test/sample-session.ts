@@ -200,3 +200,16 @@ export async function openSampleSession(
   await browser.getPageSource();
   return { id: browser.sessionId, end: () => browser.deleteSession().catch(() => undefined) };
 }
+
+/** A long session: `count` page-source commands, then DELETE (passed), for the timeline's many rows. */
+export async function runLongSession(
+  server: TestServer,
+  lab: SessionLab,
+  credentials: { client_id: string; client_secret: string },
+  count: number,
+): Promise<string> {
+  const browser = await connect(server, lab, credentials, { name: "long session", record_video: false });
+  for (let n = 0; n < count; n++) await browser.getPageSource();
+  await browser.deleteSession();
+  return browser.sessionId;
+}
