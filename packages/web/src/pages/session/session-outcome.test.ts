@@ -30,6 +30,21 @@ describe("sessionOutcome", () => {
     expect(sessionOutcome(session("passed", "idle_timeout")).setByClient).toBe(true);
   });
 
+  it("repeats why Appium refused a session that could not be created", () => {
+    const refused = {
+      status: "errored" as const,
+      devices: [
+        {
+          reason: "session_not_created",
+          steps: [{ message: "session not created: the app file was not found" }],
+        } as DeviceRun,
+      ],
+    };
+    expect(sessionOutcome(refused).sentence).toBe(
+      "The session ended because the session could not be created (session not created: the app file was not found).",
+    );
+  });
+
   it("says nothing while the session waits or runs, and an unknown end by its code", () => {
     expect(sessionOutcome(session("running", null)).sentence).toBeNull();
     expect(sessionOutcome(session("errored", "solar_flare")).sentence).toBe(

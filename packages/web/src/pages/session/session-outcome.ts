@@ -44,7 +44,9 @@ export function sessionOutcome(session: Pick<Execution, "status" | "devices">): 
     return { endReason: null, setByClient: false, sentence: null };
   }
   const setByClient = (status === "passed" || status === "failed") && status !== statusOfEnd(endReason);
-  const ended = `The session ended because ${endReasonWords(endReason)}`;
+  // A session Appium refused says why in its step's message ("session not created: …", appium-job.ts).
+  const detail = endReason === "session_not_created" ? session.devices[0]?.steps[0]?.message : undefined;
+  const ended = `The session ended because ${endReasonWords(endReason)}${detail ? ` (${detail})` : ""}`;
   const sentence = setByClient
     ? `Marked ${status} by the client (setSessionStatus or the result call). ${ended}.`
     : `${ended}.`;

@@ -111,7 +111,12 @@ export function SessionPage({ session }: { session: Execution }) {
               Video
             </h2>
             {parts.length > 0 ? (
-              <SessionVideo runId={session.id} parts={parts} seek={seek} />
+              <SessionVideo
+                runId={session.id}
+                parts={parts}
+                seek={seek}
+                afterInstall={session.package_name !== null}
+              />
             ) : (
               <p className="text-sm text-muted">
                 {live

@@ -11,17 +11,21 @@ export interface SeekRequest {
 
 /**
  * The session's screen recording, part by part (Android keeps 180 s parts). A command's time, clicked in the
- * timeline, opens the part it falls in at that moment. The recording begins as the session's device work does
- * (after the app's install, when the session installs one), so a moment is placed within a few seconds.
+ * timeline, opens the part it falls in at that moment, counted from the session's start on the device host: the
+ * recording begins then, or after the app's install when the session installs one (the API does not say when the
+ * recording began, so that is as close as the page can place it).
  */
 export function SessionVideo({
   runId,
   parts,
   seek,
+  afterInstall,
 }: {
   runId: string;
   parts: readonly Artifact[];
   seek: SeekRequest | undefined;
+  /** The session installed a registered version first: the recording began that much after the session. */
+  afterInstall: boolean;
 }) {
   const [partIndex, setPartIndex] = useState(0);
   const [unplayable, setUnplayable] = useState(false);
@@ -76,6 +80,9 @@ export function SessionVideo({
           {baseName(part.name)}
           {parts.length > 1 && ` (part ${partIndex + 1} of ${parts.length})`}
           {shownAt !== null && ` · showing ${videoTime(shownAt / 1000)} after the session's start`}
+          {shownAt !== null &&
+            afterInstall &&
+            " (the recording began after the app's install: the command may be a little earlier in it)"}
         </span>
         {parts.length > 1 && (
           <span className="flex gap-1">
