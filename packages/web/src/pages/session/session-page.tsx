@@ -45,7 +45,7 @@ function Commands({
     return (
       <p className="rounded-lg border border-dashed border-line p-4 text-sm text-muted">
         {live
-          ? "The commands appear when the session ends: the agent uploads its command log then, with the video and the device log. Until then the log below shows the session's progress."
+          ? "The commands appear when the session ends: the agent uploads its command log then, with the video and the device log. Until then the agent's log below shows the session's progress."
           : "This session kept no command log."}
       </p>
     );
@@ -139,7 +139,7 @@ export function SessionPage({ session }: { session: Execution }) {
           </section>
         </div>
       </div>
-      <RunLog runId={session.id} live={live} />
+      <RunLog runId={session.id} live={live} title="Agent log" />
       <ArtifactsPanel runId={session.id} devices={session.devices} live={live} />
     </div>
   );
