@@ -6,6 +6,13 @@ import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { type AppiumCliFlags, appiumSettings, describeAppiumSettings } from "../appium/appium-cli-options.ts";
 import { type AppiumOffer, prepareAppiumOffer } from "../appium/appium-offer.ts";
 import { parsePortRange } from "../appium/port-blocks.ts";
+import {
+  type EmulatorRequest,
+  mergeEmulatorRequests,
+  parseEmulatorOption,
+  parseLabelOption,
+} from "../managed/emulator-option.ts";
+import { ManagedEmulators } from "../managed/managed-emulators.ts";
 import { Agent } from "../runtime/agent.ts";
 import { withoutAgentSecrets } from "../steps/shell-step.ts";
 import { agentClientAdvice, credentialsRefused, refusedAtStart } from "./start-refusal.ts";
@@ -37,6 +44,23 @@ function concurrencyOption(value: string): number | "devices" {
 function portRangeOption(value: string) {
   try {
     return parsePortRange(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function emulatorOption(value: string, previous: EmulatorRequest[] = []): EmulatorRequest[] {
+  try {
+    return [...previous, parseEmulatorOption(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function labelOption(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  try {
+    const [key, label] = parseLabelOption(value);
+    return { ...previous, [key]: label };
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -112,6 +136,22 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       "loopback ports for Appium servers and their drivers, 4 per session (default 4723-4822)",
       portRangeOption,
     )
+    .option(
+      "--emulator <AVD[=N]>",
+      "start N (default 1) headless instances of this Android Virtual Device, reset after every run and restarted when they fail (repeatable; API.md §13)",
+      emulatorOption,
+    )
+    .option(
+      "--emulator-boot-timeout <seconds>",
+      "how long a managed emulator may take to boot (sys.boot_completed) before it is restarted",
+      whole(1, 3600),
+      300,
+    )
+    .option(
+      "--label <KEY=VALUE>",
+      "a label every device of this agent carries, for plans' labels (repeatable)",
+      labelOption,
+    )
     .option("--url <url>", "API base URL (TESTBAY_URL)")
     .option("--client-id <id>", "agent client ID (TESTBAY_CLIENT_ID)")
     .option("--client-secret <secret>", "agent client secret (TESTBAY_CLIENT_SECRET)")
@@ -138,6 +178,9 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       workDir: string;
       cacheDir: string;
       shutdownGrace: number;
+      emulator?: EmulatorRequest[];
+      emulatorBootTimeout: number;
+      label?: Record<string, string>;
       url?: string;
       clientId?: string;
       clientSecret?: string;
@@ -237,6 +280,25 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
   const forbidden = new Promise<TestbayApiError>((resolve) => {
     refused = resolve;
   });
+  let managedRefused: ((error: Error) => void) | undefined;
+  const cannotManage = new Promise<Error>((resolve) => {
+    managedRefused = resolve;
+  });
+  const emulators = flags.emulator ? mergeEmulatorRequests(flags.emulator) : [];
+  const managed =
+    emulators.length > 0
+      ? [
+          new ManagedEmulators({
+            requests: emulators,
+            env,
+            log: say,
+            bootTimeoutMs: flags.emulatorBootTimeout * 1000,
+          }),
+        ]
+      : [];
+  if (emulators.length > 0) {
+    say(`managed emulators: ${emulators.map((e) => `${e.avd} × ${e.instances}`).join(", ")}`);
+  }
   const agent = new Agent({
     client,
     name: flags.name,
@@ -248,6 +310,8 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     log: say,
     onForbidden: (error) => refused?.(error),
     ...(appiumOffer ? { appium: appiumOffer } : {}),
+    ...(managed.length > 0 ? { managed, onManagedRefused: (error: Error) => managedRefused?.(error) } : {}),
+    ...(flags.label ? { labels: flags.label } : {}),
   });
   await agent.start();
   const stopped = new Promise<"signal">((resolve) => {
@@ -263,7 +327,13 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       );
     });
   });
-  const why = await Promise.race([stopped, forbidden]);
+  const why = await Promise.race([stopped, forbidden, cannotManage]);
+  if (why instanceof Error && !(why instanceof TestbayApiError)) {
+    // An unknown AVD or no emulator on PATH: nothing a restart mends (exit 2, as for other configuration mistakes).
+    await agent.stop(0);
+    say(`stopped: ${why.message}`);
+    return 2;
+  }
   if (why instanceof TestbayApiError) {
     // The server no longer takes this client's results either: running jobs are cut short at once.
     await agent.stop(0);

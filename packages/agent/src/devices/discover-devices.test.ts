@@ -40,6 +40,9 @@ describe("discoverDevices", () => {
           os_version: "14",
           modelFrom: "getprop",
           transportId: "1",
+          api_level: 34,
+          abi: "x86_64",
+          emulator: true,
         },
         {
           serial: "2B161FDH2007TX",
@@ -48,6 +51,9 @@ describe("discoverDevices", () => {
           os_version: "15",
           modelFrom: "getprop",
           transportId: "2",
+          api_level: 34,
+          abi: "x86_64",
+          emulator: false,
         },
       ],
       // The lab's PATH has the stand-ins' xcrun, which without an Apple lab is a Mac's without Xcode.

@@ -34,6 +34,10 @@ export interface FoundDevice extends Device {
   modelFrom: "getprop" | "adb" | "xcrun";
   /** adb's transport_id: a device unplugged and plugged back between two looks gets a new one. */
   transportId: string | null;
+  /** API.md §13 facts read with getprop (Android): absent when unknown. */
+  api_level?: number | null;
+  abi?: string | null;
+  emulator?: boolean;
 }
 
 export type Platform = Device["platform"];
@@ -195,6 +199,10 @@ export async function describeDevice(
     os_version: facts.os_version,
     modelFrom: facts.modelFrom,
     transportId: entry.attributes.transport_id ?? null,
+    api_level: facts.api_level,
+    abi: facts.abi,
+    // An emulator says so in its properties; without them its serial (emulator-PORT) does.
+    emulator: facts.emulator || /^emulator-\d+$/.test(entry.serial),
   };
 }
 

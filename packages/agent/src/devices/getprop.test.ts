@@ -43,7 +43,20 @@ describe("deviceFacts", () => {
       model: "Pixel 8 Pro",
       os_version: "16",
       modelFrom: "getprop",
+      api_level: 36,
+      abi: "arm64-v8a",
+      emulator: false,
     });
+  });
+
+  it("reads the API level, the ABI and that an emulator is one (ro.kernel.qemu, or ro.boot.qemu from API 30)", () => {
+    const facts = deviceFacts(
+      parseGetprop(
+        "[ro.product.model]: [sdk_gphone64_x86_64]\n[ro.build.version.sdk]: [34]\n[ro.product.cpu.abi]: [x86_64]\n[ro.boot.qemu]: [1]\n",
+      ),
+      undefined,
+    );
+    expect(facts).toMatchObject({ api_level: 34, abi: "x86_64", emulator: true });
   });
 
   it("keeps underscores that are part of the real model", () => {
@@ -58,8 +71,11 @@ describe("deviceFacts", () => {
       model: "Pixel 7",
       os_version: "unknown",
       modelFrom: "adb",
+      api_level: null,
+      abi: null,
+      emulator: false,
     });
-    expect(deviceFacts(null, undefined)).toEqual({
+    expect(deviceFacts(null, undefined)).toMatchObject({
       model: "unknown",
       os_version: "unknown",
       modelFrom: "adb",
@@ -69,7 +85,7 @@ describe("deviceFacts", () => {
   it("falls back for the model alone when getprop answered without it", () => {
     expect(
       deviceFacts(parseGetprop("[ro.build.version.release]: [9]\n[ro.product.model]: [ ]\n"), "Moto_G"),
-    ).toEqual({
+    ).toMatchObject({
       model: "Moto G",
       os_version: "9",
       modelFrom: "adb",

@@ -25,6 +25,22 @@ export interface DeviceFacts {
   os_version: string;
   /** Where the model came from: getprop, or adb's `model:` attribute when getprop gave nothing. */
   modelFrom: "getprop" | "adb";
+  /** ro.build.version.sdk (API.md §13 `api_level`); null when not read. */
+  api_level: number | null;
+  /** ro.product.cpu.abi; null when not read. */
+  abi: string | null;
+  /** The emulator sets ro.kernel.qemu (ro.boot.qemu from API 30 on); a phone sets neither. */
+  emulator: boolean;
+}
+
+/** API level, ABI and whether it is an emulator, from the same getprop dump. */
+function hardwareFacts(props: DeviceProps | null): Pick<DeviceFacts, "api_level" | "abi" | "emulator"> {
+  const sdk = Number(props?.get("ro.build.version.sdk")?.trim());
+  return {
+    api_level: Number.isInteger(sdk) && sdk > 0 ? sdk : null,
+    abi: props?.get("ro.product.cpu.abi")?.trim() || null,
+    emulator: props?.get("ro.kernel.qemu") === "1" || props?.get("ro.boot.qemu") === "1",
+  };
 }
 
 /**
@@ -35,10 +51,12 @@ export interface DeviceFacts {
 export function deviceFacts(props: DeviceProps | null, adbModel: string | undefined): DeviceFacts {
   const model = props?.get("ro.product.model")?.trim();
   const release = props?.get("ro.build.version.release")?.trim();
-  if (model) return { model, os_version: release || "unknown", modelFrom: "getprop" };
+  if (model)
+    return { model, os_version: release || "unknown", modelFrom: "getprop", ...hardwareFacts(props) };
   return {
     model: adbModel ? adbModel.replaceAll("_", " ") : "unknown",
     os_version: release || "unknown",
     modelFrom: "adb",
+    ...hardwareFacts(props),
   };
 }

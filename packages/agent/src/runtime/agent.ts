@@ -13,13 +13,16 @@ import {
   type Platform,
   type Unlisted,
 } from "../devices/discover-devices.ts";
+import type { ManagedDevice, ManagedDevicePool } from "../managed/managed-device-pool.ts";
 import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
 import { BinaryCache } from "./binary-cache.ts";
-import { DeviceHealth } from "./device-health.ts";
+import { deviceFactsRefused, withDeviceFacts } from "./device-facts.ts";
+import { DEVICE_LOST, DeviceHealth } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
 import type { AppiumJobServices } from "./job-runner-options.ts";
 import { pause } from "./pause.ts";
+import { uninstallRunPackages } from "./uninstall-after-run.ts";
 
 export interface AgentOptions {
   client: Testbay;
@@ -62,7 +65,19 @@ export interface AgentOptions {
    * sessions, API.md §12) and keeps its channel to the server open for their commands.
    */
   appium?: AppiumOffer;
+  /**
+   * Devices the agent starts and looks after itself (`--emulator`, `--simulator`: API.md §13). Their devices are
+   * offered once idle, reset after every run, and stopped with the agent.
+   */
+  managed?: ManagedDevicePool[];
+  /** `--label KEY=VALUE`: every device of this agent carries them (API.md §13 `labels`). */
+  labels?: Record<string, string>;
+  /** A pool could not start at all (an unknown AVD, no emulator on PATH): the operator's to mend. */
+  onManagedRefused?: (error: Error) => void;
 }
+
+/** A device the agent may offer: one it found, or one of its managed pools' (with what the pool says of it). */
+export type OfferedDevice = FoundDevice & { managed?: ManagedDevice };
 
 /**
  * Answers about the client itself that no retry changes: 403 on a claim (not an agent client), or 401 from
@@ -155,6 +170,7 @@ export class Agent {
     this.tools = await detectTools(env.PATH ?? "");
     this.stepTypes = this.runnableStepTypes();
     if (this.options.appium) this.startChannel(this.options.appium);
+    this.startPools();
     const workers = this.wantedWorkers();
     log(
       `agent ${this.options.name}: step types ${this.stepTypes.join(", ")}; devices ${
@@ -177,11 +193,38 @@ export class Agent {
     try {
       await Promise.all([...this.workers, this.refreshing]);
     } finally {
+      // API.md §13: on SIGTERM the agent stops the emulators and simulators it started, and nothing else.
+      await Promise.all((this.options.managed ?? []).map((pool) => pool.stop()));
       clearTimeout(grace);
       // Sessions still running during the grace needed the channel for their commands: it closes after them.
       // Every Appium this process started is stopped too, whichever job started it (API.md §12: SIGTERM).
       await this.channel?.stop();
       if (this.options.appium) await stopAllAppiumServers();
+    }
+  }
+
+  /**
+   * Starts the managed pools without waiting for their boots (minutes, for emulators): their devices are offered
+   * as each becomes idle, and SIGTERM can stop them while they boot.
+   */
+  private startPools(): void {
+    const { log } = this.options;
+    for (const pool of this.options.managed ?? []) {
+      pool.onChange?.(() => {
+        if (!this.stopClaiming.signal.aborted) void this.offerChange();
+      });
+      pool.start().then(
+        () => {
+          const devices = pool.devices();
+          const ready = devices.filter((d) => d.state === "idle").map((d) => d.serial);
+          log(`managed devices ready: ${ready.join(", ") || "none"} of ${devices.length}`);
+          if (!this.stopClaiming.signal.aborted) void this.offerChange();
+        },
+        (error: Error) => {
+          log(`managed devices cannot start: ${error.message}`);
+          this.options.onManagedRefused?.(error);
+        },
+      );
     }
   }
 
@@ -231,9 +274,74 @@ export class Agent {
   }
 
   /** The connected devices the agent may still offer: not drained. */
-  private offerable(): FoundDevice[] {
-    return (this.tracker?.devices() ?? []).filter((d) => !this.health.isDrained(d.serial));
+  private offerable(): OfferedDevice[] {
+    const pools = this.options.managed ?? [];
+    const managed = pools.flatMap((pool) => pool.devices());
+    // adb lists the managed emulators too; they are offered as the pool describes them, and only when idle.
+    const managedSerials = new Set(managed.map((d) => d.serial));
+    const found = (this.tracker?.devices() ?? []).filter(
+      (d) => !managedSerials.has(d.serial) && !this.health.isDrained(d.serial),
+    );
+    const ready = managed
+      .filter((d) => d.state === "idle")
+      .map(
+        (d): OfferedDevice => ({
+          serial: d.serial,
+          platform: d.platform,
+          model: d.model,
+          os_version: d.os_version,
+          modelFrom: d.platform === "ios" ? "xcrun" : "getprop",
+          transportId: null,
+          api_level: d.api_level,
+          abi: d.abi,
+          emulator: true,
+          managed: d,
+        }),
+      );
+    return [...found, ...ready];
   }
+
+  /** The pool that manages `serial`, if any. */
+  private poolOf(serial: string): ManagedDevicePool | undefined {
+    return (this.options.managed ?? []).find((pool) => pool.devices().some((d) => d.serial === serial));
+  }
+
+  /** What a claim says of a device: the §7 fields, and the §13 facts while the server takes them. */
+  private describeForClaim(device: OfferedDevice, state: ManagedDevice["state"]): AgentDevice {
+    const base = claimDevice(device);
+    if (!this.sendDeviceFacts) return base;
+    return withDeviceFacts(base, {
+      api_level: device.api_level ?? null,
+      abi: device.abi ?? null,
+      emulator: device.emulator ?? null,
+      managed: device.managed !== undefined,
+      pool: device.managed?.pool ?? null,
+      labels: this.options.labels ?? {},
+      state,
+      error: device.managed?.error ?? null,
+    });
+  }
+
+  /** Managed devices that are `failed` (restart budget spent): claimed as drained, with their error. */
+  private failedManaged(): AgentDevice[] {
+    return (this.options.managed ?? [])
+      .flatMap((pool) => pool.devices())
+      .filter((d) => d.state === "failed")
+      .map((d) =>
+        this.describeForClaim(
+          { ...d, modelFrom: "getprop", transportId: null, emulator: true, managed: d },
+          "failed",
+        ),
+      );
+  }
+
+  /**
+   * Whether claims carry API.md §13's device facts. A server from before §13 refuses unknown device fields
+   * (400): the agent then offers the §7 fields only, says so once, and keeps working.
+   */
+  private sendDeviceFacts = true;
+  /** How long the reset before a device's next run took, by serial: sent with that run's completion. */
+  private readonly setupMs = new Map<string, number>();
 
   private runnableStepTypes(): string[] {
     const facts = {
@@ -333,6 +441,10 @@ export class Agent {
     const previous = this.offerChanged;
     this.offerChanged = new AbortController();
     previous.abort();
+    // Managed devices become idle one by one after the start: one worker each, as for devices plugged in.
+    if (this.options.concurrency === "devices" && !this.stopClaiming.signal.aborted) {
+      this.addWorkers(this.wantedWorkers());
+    }
   }
 
   private async work(worker: number): Promise<void> {
@@ -352,7 +464,7 @@ export class Agent {
       // Taken before the devices are read, so a change from here on ends this claim.
       const offer = this.offerChanged.signal;
       const free = this.offerable().filter((d) => !this.busySerials.has(d.serial));
-      const drained = this.health.drained();
+      const drained = [...this.health.drained(), ...this.failedManaged()];
       const claim = anyOf(this.stopClaiming.signal, offer);
       let job: AgentJob | undefined;
       const claimedAt = performance.now();
@@ -364,7 +476,7 @@ export class Agent {
             agent_id: this.options.name,
             claim_id: claimId,
             ...(abandoned.length > 0 ? { abandoned_claims: abandoned } : {}),
-            devices: free.map(claimDevice),
+            devices: free.map((d) => this.describeForClaim(d, "idle")),
             // Kept as they were offered (claimDevice already applied): no second underscore pass.
             ...(drained.length > 0 ? { drained_devices: drained } : {}),
             host: true,
@@ -385,6 +497,14 @@ export class Agent {
         if (error instanceof TestbayApiError && refusesThisClient(error)) {
           this.refuse(error);
           return;
+        }
+        if (this.sendDeviceFacts && deviceFactsRefused(error)) {
+          this.sendDeviceFacts = false;
+          log(
+            `the server does not take API.md §13 device facts yet (${(error as Error).message}); offering serial, platform, model and os_version only`,
+          );
+          endTurn();
+          continue;
         }
         // A claim that failed on the way back (a proxy's 502, a reset) may have been granted all the same.
         this.abandoned.set(claimId, performance.now());
@@ -430,6 +550,8 @@ export class Agent {
       log(
         `worker ${worker}: running ${job.execution_id} (attempt ${job.device_run.attempt}) on ${device?.serial ?? "host"}`,
       );
+      const setupMs = device ? this.setupMs.get(device.serial) : undefined;
+      if (device) this.setupMs.delete(device.serial);
       const result = await (this.options.runJob ?? runJob)(job, {
         client,
         cache: this.cache,
@@ -437,13 +559,25 @@ export class Agent {
         log,
         shutdown: this.shutdown.signal,
         ...(this.appiumServices ? { appium: this.appiumServices } : {}),
+        ...(setupMs !== undefined ? { setupMs } : {}),
       });
       log(
         `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
       );
+      const pool = device ? this.poolOf(device.serial) : undefined;
+      if (device && pool) {
+        // API.md §13: the next run on a managed device finds nothing this one left; the reset's time is the next
+        // run's setup_ms. The device stays busy (not offered) until the reset is done.
+        pool.runFinished(device.serial, result.reason !== DEVICE_LOST);
+        const reset = await pool.reset(device.serial);
+        this.setupMs.set(device.serial, reset.setupMs);
+        log(`device ${device.serial} reset in ${reset.setupMs} ms`);
+      } else if (device?.platform === "android" && result.reason !== DEVICE_LOST) {
+        await uninstallRunPackages(job, device.serial, { env: this.options.env ?? process.env, log });
+      }
       // Our own picture of the device when it is still here (the job echoes what the claim offered).
       const known = device && this.tracker?.devices().find((d) => d.serial === device.serial);
-      if (device && this.health.record(known ? claimDevice(known) : device, result)) {
+      if (device && !pool && this.health.record(known ? claimDevice(known) : device, result)) {
         log(
           `device ${device.serial} drained after 3 infrastructure failures in a row; restart the agent to offer it again`,
         );

@@ -16,6 +16,11 @@ export interface JobRunnerOptions {
   shutdown: AbortSignal;
   /** What an Appium session's job needs (appium-job.ts); absent when the agent was started without `--appium`. */
   appium?: AppiumJobServices;
+  /**
+   * How long the reset before this run took on its managed device (API.md §13): sent with the completion as
+   * `setup_ms`. Absent for a device's first run and for devices the agent does not manage.
+   */
+  setupMs?: number;
 }
 
 /** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */

@@ -77,11 +77,12 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
     await uploadArtifacts(job, artifactsDir, reporter, options);
     await reporter.flush();
     const result = sessionResult ?? finalResult(outcomes, stopped);
+    const completion = {
+      status: result.status,
+      ...(result.reason ? { reason: result.reason } : {}),
+    };
     try {
-      await client.agent.complete(job.lease_id, {
-        status: result.status,
-        ...(result.reason ? { reason: result.reason } : {}),
-      });
+      await completeWithSetup(job, completion, options);
     } catch (error) {
       // A completion resent after a lost answer finds the lease already ended: it did complete.
       if (!(error instanceof TestbayApiError && error.code === "lease_lost")) throw error;
@@ -92,6 +93,27 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
     clearTimeout(timeout);
     options.shutdown.removeEventListener("abort", onShutdown);
     await rm(jobDir, { recursive: true, force: true });
+  }
+}
+
+type Completion = Parameters<JobRunnerOptions["client"]["agent"]["complete"]>[1];
+
+/**
+ * Completes with the device's `setup_ms` (API.md §13). A server from before §13 refuses the unknown field (400):
+ * the completion is sent again without it, so the run's result is never lost for it.
+ */
+async function completeWithSetup(job: AgentJob, completion: Completion, options: JobRunnerOptions) {
+  const { client } = options;
+  if (options.setupMs === undefined) return client.agent.complete(job.lease_id, completion);
+  try {
+    return await client.agent.complete(job.lease_id, {
+      ...completion,
+      setup_ms: Math.round(options.setupMs),
+    } as Completion);
+  } catch (error) {
+    if (!(error instanceof TestbayApiError && error.status === 400)) throw error;
+    options.log(`the server does not take setup_ms yet (${error.message}); completed without it`);
+    return client.agent.complete(job.lease_id, completion);
   }
 }
 

@@ -187,6 +187,11 @@ export interface DeviceLab {
     serial: string,
     pkg: Pick<InstalledPackage, "package" | "versionCode"> & Partial<InstalledPackage>,
   ): void;
+  /**
+   * Every successful `adb install`, in order, with whether the package was already on the device then: the lab's
+   * record, which survives snapshot loads and restarts (unlike the device's own packages).
+   */
+  installLog(): Array<{ serial: string; package: string; alreadyInstalled: boolean; at: number }>;
   /** The emulator stand-in's instances whose process is alive. */
   emulators(): EmulatorInstance[];
   /** Every emulator launch and exit so far, in order. */
@@ -386,6 +391,14 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
           },
         ];
       });
+    },
+    installLog() {
+      const file = join(stateDir, "installs.jsonl");
+      if (!existsSync(file)) return [];
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
     },
     emulatorLaunches() {
       const file = join(stateDir, "emulator-launches.jsonl");

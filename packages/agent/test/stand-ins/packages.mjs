@@ -9,7 +9,8 @@
 // version #N (current version is #M)]", "INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected:
 // Update version code N is older than current M", "INSTALL_PARSE_FAILED_NOT_APK: Failed to parse …").
 import { existsSync, statSync } from "node:fs";
-import { paths, readJson, writeJson } from "./state.mjs";
+import { join } from "node:path";
+import { appendLine, paths, readJson, stateDir, writeJson } from "./state.mjs";
 
 export function installedPackages(serial) {
   return readJson(paths.packages(serial), {});
@@ -97,6 +98,16 @@ export async function install(serial, device, args) {
     dataClears: existing?.dataClears ?? 0,
   };
   writeJson(paths.packages(serial), packages);
+  // The lab's own record (not adb's output), kept across resets: whether the package was already on the device.
+  appendLine(
+    join(stateDir(), "installs.jsonl"),
+    JSON.stringify({
+      serial,
+      package: manifest.package,
+      alreadyInstalled: existing !== undefined,
+      at: Date.now(),
+    }),
+  );
   process.stdout.write("Success\n");
   return 0;
 }
