@@ -12,7 +12,9 @@ import {
   parseEmulatorOption,
   parseLabelOption,
 } from "../managed/emulator-option.ts";
+import type { ManagedDevicePool } from "../managed/managed-device-pool.ts";
 import { ManagedEmulators } from "../managed/managed-emulators.ts";
+import { ManagedSimulators, parseSimulatorSpec, type SimulatorSpec } from "../managed/simulators/index.ts";
 import { Agent } from "../runtime/agent.ts";
 import { withoutAgentSecrets } from "../steps/shell-step.ts";
 import { agentClientAdvice, credentialsRefused, refusedAtStart } from "./start-refusal.ts";
@@ -52,6 +54,14 @@ function portRangeOption(value: string) {
 function emulatorOption(value: string, previous: EmulatorRequest[] = []): EmulatorRequest[] {
   try {
     return [...previous, parseEmulatorOption(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function simulatorOption(value: string, previous: SimulatorSpec[] = []): SimulatorSpec[] {
+  try {
+    return [...previous, parseSimulatorSpec(value)];
   } catch (error) {
     throw new InvalidArgumentError((error as Error).message);
   }
@@ -148,6 +158,11 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       300,
     )
     .option(
+      "--simulator <DEVICE_TYPE@OS[=N]>",
+      'macOS: keep N (default 1) simulators of this device type and iOS version ("iPhone 15@17.4=2"), created if missing, erased and booted again after every run, restarted when they fail (repeatable; API.md §13)',
+      simulatorOption,
+    )
+    .option(
       "--label <KEY=VALUE>",
       "a label every device of this agent carries, for plans' labels (repeatable)",
       labelOption,
@@ -180,6 +195,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       shutdownGrace: number;
       emulator?: EmulatorRequest[];
       emulatorBootTimeout: number;
+      simulator?: SimulatorSpec[];
       label?: Record<string, string>;
       url?: string;
       clientId?: string;
@@ -285,7 +301,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     managedRefused = resolve;
   });
   const emulators = flags.emulator ? mergeEmulatorRequests(flags.emulator) : [];
-  const managed =
+  const managed: ManagedDevicePool[] =
     emulators.length > 0
       ? [
           new ManagedEmulators({
@@ -298,6 +314,12 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       : [];
   if (emulators.length > 0) {
     say(`managed emulators: ${emulators.map((e) => `${e.avd} × ${e.instances}`).join(", ")}`);
+  }
+  if (flags.simulator) {
+    managed.push(new ManagedSimulators({ specs: flags.simulator, workDir, env, log: say }));
+    say(
+      `managed simulators: ${flags.simulator.map((s) => `${s.deviceType}@${s.os} × ${s.count}`).join(", ")}`,
+    );
   }
   const agent = new Agent({
     client,
