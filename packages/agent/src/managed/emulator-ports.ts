@@ -15,7 +15,7 @@ export function pickPorts(count: number, taken: Iterable<number>): number[] {
   }
   if (ports.length < count) {
     throw new Error(
-      `no free emulator ports for ${count} instances: the range ${FIRST_PORT}-${LAST_PORT} holds 64 and ${busy.size} are taken`,
+      `no free emulator ports for ${count} instances: the range ${FIRST_PORT}-${LAST_PORT} holds ${(LAST_PORT - FIRST_PORT) / 2 + 1} and ${busy.size} are taken`,
     );
   }
   return ports;
