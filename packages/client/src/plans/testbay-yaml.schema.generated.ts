@@ -41,11 +41,70 @@ export const testbayYamlSchema: Record<string, unknown> = {
           type: "string",
           minLength: 1,
           maxLength: 100,
+          description: "The device's model, exactly",
         },
         os_version: {
           type: "string",
           minLength: 1,
           maxLength: 50,
+          description: "The device's OS version, exactly",
+        },
+        api_level_min: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000,
+          description: "Android devices of this API level (ro.build.version.sdk) or newer",
+        },
+        api_level_max: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000,
+          description: "Android devices of this API level or older",
+        },
+        os_version_min: {
+          type: "string",
+          pattern: "^[0-9]{1,6}(\\.[0-9]{1,6}){0,5}$",
+          maxLength: 50,
+          description:
+            "Devices of this OS version or newer, compared as versions a component at a time: 9 < 10 < 10.1 (10 = 10.0)",
+        },
+        os_version_max: {
+          type: "string",
+          pattern: "^[0-9]{1,6}(\\.[0-9]{1,6}){0,5}$",
+          maxLength: 50,
+          description:
+            "Devices of this OS version or older, compared as versions: 17 admits 17.0, not 17.4 (write 17.99 for every 17.x)",
+        },
+        models: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+          },
+          minItems: 1,
+          maxItems: 20,
+          uniqueItems: true,
+          description: "Any of these models (not with model)",
+        },
+        abi: {
+          type: "string",
+          minLength: 1,
+          maxLength: 50,
+          description: "The device's ABI (ro.product.cpu.abi): x86_64, arm64-v8a",
+        },
+        emulator: {
+          type: "boolean",
+          description: "true: emulators and simulators only; false: real devices only",
+        },
+        labels: {
+          type: "object",
+          maxProperties: 16,
+          description: "Labels the device's agent gives it (--label KEY=VALUE): every one must match",
+          additionalProperties: {
+            type: "string",
+            maxLength: 200,
+          },
         },
       },
       additionalProperties: false,
@@ -227,11 +286,33 @@ export const testbayYamlSchema: Record<string, unknown> = {
           description: "A screenshot the moment a test fails (default true)",
         },
         shards: {
+          anyOf: [
+            {
+              type: "integer",
+              minimum: 1,
+              maximum: 50,
+              description:
+                "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+            },
+            {
+              type: "string",
+              description:
+                "As many shards as fit target_minutes (API.md §13): at trigger, the sum of the plan's tests' p80 durations (GET /v1/tests) ÷ target_minutes, rounded up, capped by max_shards and by the matching devices online; max_shards (so capped) for a plan without history. Each device run says what was chosen and why (shards_planned); the execution's copy of the plan has the number.",
+              enum: ["auto"],
+            },
+          ],
+        },
+        target_minutes: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1440,
+          description: 'With shards "auto": how long each shard should run, in minutes (default 10)',
+        },
+        max_shards: {
           type: "integer",
           minimum: 1,
           maximum: 50,
-          description:
-            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+          description: 'With shards "auto": the most shards it may choose (default 10)',
         },
         sharding: {
           description:
@@ -299,11 +380,33 @@ export const testbayYamlSchema: Record<string, unknown> = {
           description: "A screenshot the moment a test fails (default true)",
         },
         shards: {
+          anyOf: [
+            {
+              type: "integer",
+              minimum: 1,
+              maximum: 50,
+              description:
+                "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+            },
+            {
+              type: "string",
+              description:
+                "As many shards as fit target_minutes (API.md §13): at trigger, the sum of the plan's tests' p80 durations (GET /v1/tests) ÷ target_minutes, rounded up, capped by max_shards and by the matching devices online; max_shards (so capped) for a plan without history. Each device run says what was chosen and why (shards_planned); the execution's copy of the plan has the number.",
+              enum: ["auto"],
+            },
+          ],
+        },
+        target_minutes: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1440,
+          description: 'With shards "auto": how long each shard should run, in minutes (default 10)',
+        },
+        max_shards: {
           type: "integer",
           minimum: 1,
           maximum: 50,
-          description:
-            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+          description: 'With shards "auto": the most shards it may choose (default 10)',
         },
         sharding: {
           description:
@@ -495,11 +598,33 @@ export const testbayYamlSchema: Record<string, unknown> = {
           description: "A screenshot the moment a test fails (default true)",
         },
         shards: {
+          anyOf: [
+            {
+              type: "integer",
+              minimum: 1,
+              maximum: 50,
+              description:
+                "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+            },
+            {
+              type: "string",
+              description:
+                "As many shards as fit target_minutes (API.md §13): at trigger, the sum of the plan's tests' p80 durations (GET /v1/tests) ÷ target_minutes, rounded up, capped by max_shards and by the matching devices online; max_shards (so capped) for a plan without history. Each device run says what was chosen and why (shards_planned); the execution's copy of the plan has the number.",
+              enum: ["auto"],
+            },
+          ],
+        },
+        target_minutes: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1440,
+          description: 'With shards "auto": how long each shard should run, in minutes (default 10)',
+        },
+        max_shards: {
           type: "integer",
           minimum: 1,
           maximum: 50,
-          description:
-            "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+          description: 'With shards "auto": the most shards it may choose (default 10)',
         },
         sharding: {
           description:

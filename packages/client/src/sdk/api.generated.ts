@@ -1490,8 +1490,28 @@ export interface components {
         };
         DeviceSpec: {
             platform: components["schemas"]["Platform"];
+            /** @description The device's model, exactly */
             model?: string;
+            /** @description The device's OS version, exactly */
             os_version?: string;
+            /** @description Android devices of this API level (ro.build.version.sdk) or newer */
+            api_level_min?: number;
+            /** @description Android devices of this API level or older */
+            api_level_max?: number;
+            /** @description Devices of this OS version or newer, compared as versions a component at a time: 9 < 10 < 10.1 (10 = 10.0) */
+            os_version_min?: string;
+            /** @description Devices of this OS version or older, compared as versions: 17 admits 17.0, not 17.4 (write 17.99 for every 17.x) */
+            os_version_max?: string;
+            /** @description Any of these models (not with model) */
+            models?: string[];
+            /** @description The device's ABI (ro.product.cpu.abi): x86_64, arm64-v8a */
+            abi?: string;
+            /** @description true: emulators and simulators only; false: real devices only */
+            emulator?: boolean;
+            /** @description Labels the device's agent gives it (--label KEY=VALUE): every one must match */
+            labels?: {
+                [key: string]: string;
+            };
         };
         Step: components["schemas"]["InspectStep"] | components["schemas"]["ShellStep"] | components["schemas"]["InstrumentationStep"] | components["schemas"]["XcuitestStep"] | components["schemas"]["MaestroStep"];
         /** @description Checks the uploaded binary's metadata; needs no device. */
@@ -1569,8 +1589,11 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
-            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
-            shards?: number;
+            shards?: number | "auto";
+            /** @description With shards "auto": how long each shard should run, in minutes (default 10) */
+            target_minutes?: number;
+            /** @description With shards "auto": the most shards it may choose (default 10) */
+            max_shards?: number;
             /**
              * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
              * @enum {string}
@@ -1604,8 +1627,11 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
-            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
-            shards?: number;
+            shards?: number | "auto";
+            /** @description With shards "auto": how long each shard should run, in minutes (default 10) */
+            target_minutes?: number;
+            /** @description With shards "auto": the most shards it may choose (default 10) */
+            max_shards?: number;
             /**
              * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
              * @enum {string}
@@ -1636,8 +1662,11 @@ export interface components {
             logcat?: boolean;
             /** @description A screenshot the moment a test fails (default true) */
             screenshot_on_failure?: boolean;
-            /** @description Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding). */
-            shards?: number;
+            shards?: number | "auto";
+            /** @description With shards "auto": how long each shard should run, in minutes (default 10) */
+            target_minutes?: number;
+            /** @description With shards "auto": the most shards it may choose (default 10) */
+            max_shards?: number;
             /**
              * @description How the listed tests are split over the shards: duration (the default) cuts them, longest first by each test's p80 duration over this plan's recent runs (15 s for a test never seen), into batches of a queue all shards take from, so a device that finishes early takes more; uniform gives each shard a fixed list of equal count
              * @enum {string}
@@ -1746,6 +1775,15 @@ export interface components {
             device: components["schemas"]["DeviceSpec"] | null;
             /** @description Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded */
             shard: number;
+            /** @description How shards: "auto" chose its entry's device runs at trigger (API.md §13); null when no step asked for it */
+            shards_planned: {
+                /** @description The device runs its entry was given */
+                count: number;
+                /** @description Why, e.g. "19 min of tests ÷ 5 min = 4 shards; 3 matching devices online → 3" */
+                reason: string;
+            } | null;
+            /** @description How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none */
+            setup_ms: number | null;
             status: components["schemas"]["ExecutionStatus"];
             /** @description The current (or last) attempt, from 1 to the plan's max_attempts */
             attempt: number;
@@ -1754,7 +1792,7 @@ export interface components {
             /** @description The last finished attempt's test counts */
             summary: components["schemas"]["Summary"] | null;
             agent_id: string | null;
-            /** @description The agent's device it ran on (serial, model, OS version); null on the agent host */
+            /** @description The agent's device it ran on, as the agent described it when it claimed the run (serial, platform, model, os_version, and API.md §13's api_level, abi, emulator, managed, pool, labels, state, error when the agent sends them); null on the agent host */
             claimed_device: {
                 [key: string]: unknown;
             } | null;
@@ -1801,6 +1839,23 @@ export interface components {
             platform: "android" | "ios";
             model: string;
             os_version: string;
+            api_level?: number | null;
+            abi?: string | null;
+            /** @description true for emulators and simulators */
+            emulator?: boolean;
+            /** @description Started and looked after by the agent (--emulator, --simulator) */
+            managed?: boolean;
+            pool?: string | null;
+            /** @description The agent's --label KEY=VALUE, which a plan's devices[].labels selects on */
+            labels?: {
+                [key: string]: string;
+            };
+            /**
+             * @description booting until it can take a run; idle: it can (only idle devices, or devices without a state, get runs); busy; resetting after a run; drained after three failed runs in a row; failed when its restarts are spent
+             * @enum {string}
+             */
+            state?: "booting" | "idle" | "busy" | "resetting" | "drained" | "failed";
+            error?: string | null;
         };
         /** @description The Appium of an agent started with --appium: its version and installed drivers, as Appium told the agent at its start. Sent with each claim (a claim without it says the agent offers no Appium) and shown by GET /agents. */
         AgentAppium: {
@@ -2220,6 +2275,8 @@ export interface components {
             summary?: {
                 [key: string]: unknown;
             };
+            /** @description How long making the device clean before this run took, in ms (API.md §13: a managed emulator's snapshot load or restart, a simulator's erase and boot; the reset after the previous run on the device). Shown as the device run's setup_ms. */
+            setup_ms?: number;
         };
         CompleteResponse: {
             /** @description How the attempt ended (a passed report with failed tests is failed). */
@@ -8336,11 +8393,17 @@ export interface operations {
                                 platform: string;
                                 model: string;
                                 os_version: string;
-                                /**
-                                 * @description busy: a device run is leased on it; drained: not offered after repeated device failures
-                                 * @enum {string}
-                                 */
-                                state: "idle" | "busy" | "drained";
+                                /** @enum {string} */
+                                state: "booting" | "idle" | "busy" | "resetting" | "drained" | "failed";
+                                api_level?: number | null;
+                                abi?: string | null;
+                                emulator?: boolean;
+                                managed?: boolean;
+                                pool?: string | null;
+                                labels?: {
+                                    [key: string]: string;
+                                };
+                                error?: string | null;
                             }[];
                             /** @description The executions it runs now */
                             running: string[];

@@ -16,6 +16,7 @@ export interface Database {
   device_runs: DeviceRunsTable;
   idempotency_keys: IdempotencyKeysTable;
   device_run_attempts: DeviceRunAttemptsTable;
+  device_run_selector_values: DeviceRunSelectorValuesTable;
   step_results: StepResultsTable;
   test_cases: TestCasesTable;
   log_lines: LogLinesTable;
@@ -194,6 +195,30 @@ export interface DeviceRunsTable {
   shard_count: Generated<number>;
   /** The agent's id of the claim that took the run (migration 2026-11-24-0021); null for older claims. */
   claim_id: string | null;
+  /** A plan entry's selectors (API.md §13, migration 0029; device-runs/device-selectors.ts); null: any. */
+  required_api_level_min: number | null;
+  required_api_level_max: number | null;
+  /** Version keys (device-selectors.ts versionKey), not the versions as written. */
+  required_os_version_min: string | null;
+  required_os_version_max: string | null;
+  required_abi: string | null;
+  /** 1: an emulator or simulator; 0: a real device; null: either. */
+  required_emulator: number | null;
+  /** How many models (any of) and labels (all of) the entry names: their rows in device_run_selector_values. */
+  required_models: Generated<number>;
+  required_labels: Generated<number>;
+  /** JSON {count, reason}: how `shards: "auto"` chose the entry's device runs at trigger; null otherwise. */
+  shards_planned: string | null;
+  /** How long the agent took to make the device clean for this run (its latest attempt), as it reported. */
+  setup_ms: number | null;
+}
+
+/** The models and labels a device run's entry names (migration 0029): what a claim looks the run's sets up in. */
+export interface DeviceRunSelectorValuesTable {
+  device_run_id: string;
+  selector: "model" | "label";
+  /** A model as devices name it, or a label as KEY=VALUE. */
+  value: string;
 }
 
 export interface DeviceRunAttemptsTable {

@@ -206,6 +206,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
         request.params.lease_id,
         request.body.status,
         request.body.reason ?? null,
+        request.body.setup_ms,
       ),
   );
 };

@@ -15,12 +15,65 @@ const StepTypeName = Type.Union(
   ["inspect", "shell", "instrumentation", "xcuitest", "maestro", "appium"].map((t) => Type.Literal(t)),
 );
 
+const deviceStates = ["booting", "idle", "busy", "resetting", "drained", "failed"];
+
+/**
+ * A device as an agent describes it. The members after os_version are API.md §13's, all optional so that agents
+ * older than them are understood (a device without `state` is idle); null where the agent does not know.
+ * Label keys hold no "=" (a label is KEY=VALUE, device-runs/device-selectors.ts).
+ */
 export const AgentDevice = Type.Object(
   {
     serial: Type.String({ minLength: 1, maxLength: 200 }),
     platform: Type.Union([Type.Literal("android"), Type.Literal("ios")]),
     model: Type.String({ maxLength: 100 }),
     os_version: Type.String({ maxLength: 50 }),
+    api_level: Type.Optional(
+      Type.Union([
+        Type.Integer({ minimum: 1, maximum: 1000, description: "Android's ro.build.version.sdk" }),
+        Type.Null(),
+      ]),
+    ),
+    abi: Type.Optional(
+      Type.Union([
+        Type.String({ maxLength: 50, description: "ro.product.cpu.abi: arm64-v8a, x86_64" }),
+        Type.Null(),
+      ]),
+    ),
+    emulator: Type.Optional(Type.Boolean({ description: "true for emulators and simulators" })),
+    managed: Type.Optional(
+      Type.Boolean({ description: "Started and looked after by the agent (--emulator, --simulator)" }),
+    ),
+    pool: Type.Optional(
+      Type.Union([
+        Type.String({
+          maxLength: 200,
+          description: "The AVD or device type a managed device is an instance of",
+        }),
+        Type.Null(),
+      ]),
+    ),
+    labels: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[^=]{1,64}$" }), Type.String({ maxLength: 200 }), {
+        maxProperties: 32,
+        description: "The agent's --label KEY=VALUE, which a plan's devices[].labels selects on",
+      }),
+    ),
+    state: Type.Optional(
+      Type.Union(
+        deviceStates.map((s) => Type.Literal(s)),
+        {
+          description:
+            "booting until it can take a run; idle: it can (only idle devices, or devices without a state, get runs); busy; resetting after a run; drained after three failed runs in a row; failed when its restarts are spent",
+        },
+      ),
+    ),
+    error: Type.Optional(
+      Type.Union([
+        Type.String({ maxLength: 4000, description: "Why, when failed or drained: the tool's last lines" }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -300,6 +353,14 @@ export const CompleteBody = Type.Object(
         },
       ),
     ),
+    setup_ms: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 24 * 3600 * 1000,
+        description:
+          "How long making the device clean before this run took, in ms (API.md §13: a managed emulator's snapshot load or restart, a simulator's erase and boot; the reset after the previous run on the device). Shown as the device run's setup_ms.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -323,6 +384,26 @@ export const ArtifactResponse = Type.Object({
   created: Type.Boolean({ description: "false when it replaced an artifact of the same name" }),
 });
 
+/**
+ * A device as GET /agents shows it: as its agent last described it (API.md §13), with its state. busy while a
+ * device run is leased on it; else what the agent said, idle when it said none (older agents), and drained for
+ * what an older agent listed in drained_devices.
+ */
+const ListedDevice = Type.Object({
+  serial: Type.String(),
+  platform: Type.String(),
+  model: Type.String(),
+  os_version: Type.String(),
+  state: Type.Union(deviceStates.map((s) => Type.Literal(s))),
+  api_level: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+  abi: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  emulator: Type.Optional(Type.Boolean()),
+  managed: Type.Optional(Type.Boolean()),
+  pool: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  error: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
 export const AgentList = Type.Object({
   items: Type.Array(
     Type.Object({
@@ -333,21 +414,7 @@ export const AgentList = Type.Object({
       }),
       last_seen_at: Timestamp,
       step_types: Type.Array(Type.String()),
-      devices: Type.Array(
-        Type.Object({
-          serial: Type.String(),
-          platform: Type.String(),
-          model: Type.String(),
-          os_version: Type.String(),
-          state: Type.Union(
-            ["idle", "busy", "drained"].map((s) => Type.Literal(s)),
-            {
-              description:
-                "busy: a device run is leased on it; drained: not offered after repeated device failures",
-            },
-          ),
-        }),
-      ),
+      devices: Type.Array(ListedDevice),
       running: Type.Array(Type.String(), { description: "The executions it runs now" }),
       appium: Type.Union([AgentAppium, Type.Null()], {
         description:

@@ -195,7 +195,15 @@ export class AgentService {
     };
   }
 
-  async complete(organizationId: string, leaseId: string, status: FinalStatus, reason: string | null) {
+  async complete(
+    organizationId: string,
+    leaseId: string,
+    status: FinalStatus,
+    reason: string | null,
+    setupMs?: number,
+  ) {
+    // Before the end, while the lease still names the run (a re-queued run's next claim clears it).
+    if (setupMs !== undefined) await this.options.runs.recordSetup(organizationId, leaseId, setupMs);
     const done = await this.options.runs.complete(
       organizationId,
       leaseId,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { isoTime } from "../../clock.ts";
 import type { Database } from "../../db/schema.ts";
-import { type AgentDevice, stepTypeSet } from "../device-runs/index.ts";
+import { type AgentDevice, type DeviceState, stepTypeSet } from "../device-runs/index.ts";
 
 /**
  * An agent is online while it was seen within two claim long-polls (each waits at most 30 s, and an idle
@@ -22,7 +22,7 @@ export interface AgentView {
   online: boolean;
   last_seen_at: string;
   step_types: string[];
-  devices: Array<AgentDevice & { state: "idle" | "busy" | "drained" }>;
+  devices: Array<AgentDevice & { state: DeviceState }>;
   running: string[];
   /** null: the agent's last claim offered no Appium. */
   appium: AgentAppium | null;
@@ -108,10 +108,12 @@ export class AgentsRepo {
         online: agent.last_seen_at >= since,
         last_seen_at: agent.last_seen_at,
         step_types: agent.step_types === "" ? [] : agent.step_types.split(","),
+        // What the agent said of each device (API.md §13), or what its list says for older agents: the free
+        // ones idle, the drained ones drained; busy while a run is leased on it whatever the agent said.
         devices: [
-          ...free.map((d) => ({ ...d, state: "idle" as const })),
+          ...free.map((d) => ({ ...d, state: d.state ?? ("idle" as const) })),
           ...busy.map((d) => ({ ...d, state: "busy" as const })),
-          ...drained.map((d) => ({ ...d, state: "drained" as const })),
+          ...drained.map((d) => ({ ...d, state: d.state ?? ("drained" as const) })),
         ].sort((a, b) => (a.serial < b.serial ? -1 : a.serial > b.serial ? 1 : 0)),
         running: [...new Set(mine.map((run) => run.execution_id))],
         appium: agent.appium === null ? null : (JSON.parse(agent.appium) as AgentAppium),
@@ -120,16 +122,32 @@ export class AgentsRepo {
   }
 }
 
-/** Only the four members a device has: a claim's device objects are stored as the agent sent them. */
+/**
+ * Only the members a device has (device-runs/types.ts AgentDevice), those the agent did not send left out:
+ * a claim's device objects are stored as the agent described them, nothing more.
+ */
 function devicesJson(devices: readonly AgentDevice[]): string {
-  return JSON.stringify(
-    devices.map((d) => ({
-      serial: d.serial,
-      platform: d.platform,
-      model: d.model,
-      os_version: d.os_version,
-    })),
-  );
+  return JSON.stringify(devices.map(deviceRecord));
+}
+
+export function deviceRecord(d: AgentDevice): AgentDevice {
+  const optional = {
+    api_level: d.api_level,
+    abi: d.abi,
+    emulator: d.emulator,
+    managed: d.managed,
+    pool: d.pool,
+    labels: d.labels,
+    state: d.state,
+    error: d.error,
+  };
+  return {
+    serial: d.serial,
+    platform: d.platform,
+    model: d.model,
+    os_version: d.os_version,
+    ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)),
+  };
 }
 
 /** Only the members the claim's schema names, in its order: stored as the view shows them. */

@@ -7,6 +7,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
+import { isClaimable, meetsSelectorsSql } from "./device-selectors.ts";
 import { appendExecutionEvent, insertExecutionEvent } from "./execution-events.ts";
 import { osVersionPrefixes } from "./os-version-prefix.ts";
 import type { RunShard } from "./plan-shards.ts";
@@ -22,19 +23,26 @@ export interface NewLease {
 /**
  * A run that needs a device fits this one: its platform, the model and the exact OS version of a plan's entry
  * when given, and a session's OS version prefix when given (os-version-prefix.ts: the prefixes this device's
- * version answers to, so the comparison is an IN list on both databases).
+ * version answers to, so the comparison is an IN list on both databases), and the entry's selectors of API.md
+ * §13 (device-selectors.ts, the rule the waiting reason and shards: "auto" use too).
  */
 function fitsDevice(d: AgentDevice): RawBuilder<unknown> {
-  return sql`required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}) and (required_os_version_prefix is null or required_os_version_prefix in (${sql.join(osVersionPrefixes(d.os_version))}))`;
+  return sql`required_platform = ${d.platform} and (required_model is null or required_model = ${d.model}) and (required_os_version is null or required_os_version = ${d.os_version}) and (required_os_version_prefix is null or required_os_version_prefix in (${sql.join(osVersionPrefixes(d.os_version))})) and ${meetsSelectorsSql(d)}`;
+}
+
+/** The offered devices a run may go to: idle ones (device-selectors.ts isClaimable). */
+function claimableDevices(request: ClaimRequest): readonly AgentDevice[] {
+  return request.devices.filter(isClaimable);
 }
 
 /** What the agent can run, as a condition on device_runs (undefined: nothing it could run). */
 function runnableBy(request: ClaimRequest): RawBuilder<unknown> | undefined {
   const sets = runnableSets(request.stepTypes);
-  if ((!request.host && request.devices.length === 0) || sets.length === 0) return undefined;
+  const devices = claimableDevices(request);
+  if ((!request.host && devices.length === 0) || sets.length === 0) return undefined;
   const fits = [
     ...(request.host ? [sql`required_platform is null`] : []),
-    ...request.devices.map((d) => sql`(${fitsDevice(d)})`),
+    ...devices.map((d) => sql`(${fitsDevice(d)})`),
   ];
   return sql`organization_id = ${request.organizationId} and status = 'queued' and needs in (${sql.join(sets)}) and (${sql.join(fits, sql` or `)})`;
 }
@@ -92,8 +100,8 @@ export async function claimRun(
   const next = nextRun(request);
   if (!next) return undefined;
   const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
-    agent_id = ${request.agentId}, claim_id = ${request.claimId ?? null}, claimed_device = ${claimedDevice(request.devices)}, started_at = ${lease.at},
-    finished_at = null, reason = null`;
+    agent_id = ${request.agentId}, claim_id = ${request.claimId ?? null}, claimed_device = ${claimedDevice(claimableDevices(request))}, started_at = ${lease.at},
+    finished_at = null, reason = null, setup_ms = null`;
   const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device`;
   let row: ClaimedRow | undefined;
   if (dialect === "postgres") {

@@ -86,6 +86,20 @@ export class DeviceRuns {
   }
 
   /**
+   * How long the agent took to make the run's device clean before this attempt (API.md §13 `setup_ms`), as it
+   * reports it: kept on the run while the lease is held, cleared when a new attempt is claimed.
+   */
+  async recordSetup(organizationId: string, leaseId: string, setupMs: number): Promise<void> {
+    await this.db
+      .updateTable("device_runs")
+      .set({ setup_ms: setupMs })
+      .where("organization_id", "=", organizationId)
+      .where("lease_id", "=", leaseId)
+      .where("status", "=", "running")
+      .execute();
+  }
+
+  /**
    * The agent ends its attempt (POST …/complete). Undefined when the lease is no longer held. The lease is
    * read once (with the attempt's test cases), the end decided (reportedEnd), and written with the settled
    * execution's status returned, so nothing is read again.

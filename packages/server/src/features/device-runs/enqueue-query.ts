@@ -6,6 +6,7 @@
  */
 import type { Kysely } from "kysely";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
+import { storedSelectors } from "./device-selectors.ts";
 import { runsOnShard, type ShardableStep } from "./plan-shards.ts";
 import { requirementsOf } from "./requirements.ts";
 
@@ -25,6 +26,8 @@ export interface RunToQueue {
   shard?: number;
   /** How many device runs its entry makes; absent: 1. */
   shardCount?: number;
+  /** How `shards: "auto"` chose shardCount (API.md §13); absent: it was not asked. */
+  shardsPlanned?: { count: number; reason: string };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -32,11 +35,14 @@ export interface RunToQueue {
 
 export async function enqueueRuns(db: Kysely<Database>, runs: readonly RunToQueue[]): Promise<void> {
   if (runs.length === 0) return;
+  const selectorValues: Array<{ device_run_id: string; selector: "model" | "label"; value: string }> = [];
   await db
     .insertInto("device_runs")
     .values(
       runs.map((run) => ({
-        ...requirementColumns(run),
+        ...requirementColumns(run, (selector, value) =>
+          selectorValues.push({ device_run_id: run.id, selector, value }),
+        ),
         id: run.id,
         execution_id: run.executionId,
         position: run.position,
@@ -45,15 +51,24 @@ export async function enqueueRuns(db: Kysely<Database>, runs: readonly RunToQueu
         attempt: run.attempt,
         shard: run.shard ?? 0,
         shard_count: run.shardCount ?? 1,
+        shards_planned: run.shardsPlanned === undefined ? null : JSON.stringify(run.shardsPlanned),
         created_at: run.createdAt,
         started_at: run.startedAt,
         finished_at: run.finishedAt,
       })),
     )
     .execute();
+  // The entry's models and labels, which the claim counts (device-selectors.ts); in chunks within SQLite's and
+  // PostgreSQL's bound parameters.
+  for (let at = 0; at < selectorValues.length; at += 500) {
+    await db
+      .insertInto("device_run_selector_values")
+      .values(selectorValues.slice(at, at + 500))
+      .execute();
+  }
 }
 
-function requirementColumns(run: RunToQueue) {
+function requirementColumns(run: RunToQueue, addValue: (selector: "model" | "label", value: string) => void) {
   const shard = run.shard ?? 0;
   // A shard needs only the step types that run on it (inspect and shell on shard 0 only): an agent without
   // shell steps allowed can take the other shards of a plan that has one.
@@ -61,7 +76,13 @@ function requirementColumns(run: RunToQueue) {
     { steps: run.plan.steps.filter((step) => runsOnShard(step, shard)) },
     run.device,
   );
+  const { models, labels, ...selectorColumns } = storedSelectors(needs.selectors);
+  for (const model of models) addValue("model", model);
+  for (const label of labels) addValue("label", label);
   return {
+    ...selectorColumns,
+    required_models: models.length,
+    required_labels: labels.length,
     organization_id: run.organizationId,
     required_platform: needs.platform,
     required_model: needs.model,

@@ -23,7 +23,8 @@ const splittable = new Set(["instrumentation", "xcuitest", "maestro"]);
 /** A plan step as stored (only what sharding reads). */
 export interface ShardableStep {
   type: string;
-  shards?: number;
+  /** "auto" only in a test plan: a trigger puts the number it chose in the execution's plan (API.md §13). */
+  shards?: number | "auto";
   sharding?: ShardingMode;
 }
 
@@ -31,7 +32,9 @@ export interface ShardableStep {
 export function stepShards(step: ShardableStep): number {
   if (!splittable.has(step.type)) return 1;
   const shards = step.shards ?? 1;
-  return Number.isInteger(shards) && shards >= 1 ? Math.min(shards, maxShards) : 1;
+  return typeof shards === "number" && Number.isInteger(shards) && shards >= 1
+    ? Math.min(shards, maxShards)
+    : 1;
 }
 
 /** How many device runs each device entry of a plan with these steps makes (1 when nothing is sharded). */

@@ -1,12 +1,33 @@
 import type { ExecutionStatus } from "../../db/schema.ts";
 import type { FinalStatus } from "./attempt-outcome.ts";
 
-/** A device the agent offers in a claim: one it has free right now. */
+/** A device's state as its agent says it (API.md §13); a device without one (older agents) is idle. */
+export type DeviceState = "booting" | "idle" | "busy" | "resetting" | "drained" | "failed";
+
+/**
+ * A device the agent offers in a claim: one it has free right now. The members after os_version are API.md
+ * §13's, optional so that agents older than them keep working (null: the agent does not know).
+ */
 export interface AgentDevice {
   serial: string;
   platform: string;
   model: string;
   os_version: string;
+  /** Android's ro.build.version.sdk. */
+  api_level?: number | null;
+  /** ro.product.cpu.abi. */
+  abi?: string | null;
+  /** An emulator or a simulator. */
+  emulator?: boolean;
+  /** Started and looked after by the agent (--emulator, --simulator). */
+  managed?: boolean;
+  /** The AVD or device type a managed device is an instance of. */
+  pool?: string | null;
+  /** The agent's --label KEY=VALUE. */
+  labels?: Record<string, string>;
+  state?: DeviceState;
+  /** Why, when failed or drained. */
+  error?: string | null;
 }
 
 export interface ClaimRequest {

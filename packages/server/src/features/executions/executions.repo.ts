@@ -27,6 +27,10 @@ export interface DeviceRunRecord {
   shard?: number;
   /** How many device runs its entry makes; absent: 1. */
   shardCount?: number;
+  /** How shards: "auto" chose shardCount at trigger (API.md §13); absent: not asked. */
+  shardsPlanned?: { count: number; reason: string };
+  /** How long the agent took to make the device clean for the latest attempt (ms); absent: not reported. */
+  setupMs?: number;
 }
 
 /** Where a trigger came from in the caller's CI (API.md §6): only the fields it gave. */
@@ -233,6 +237,10 @@ export class ExecutionsRepo {
         steps: steps.filter((step) => step.deviceRunId === run.id),
         shard: Number(run.shard),
         shardCount: Number(run.shard_count),
+        ...(run.shards_planned === null
+          ? {}
+          : { shardsPlanned: JSON.parse(run.shards_planned) as { count: number; reason: string } }),
+        ...(run.setup_ms === null ? {} : { setupMs: Number(run.setup_ms) }),
       });
       byExecution.set(run.execution_id, list);
     }

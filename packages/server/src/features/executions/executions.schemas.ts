@@ -35,6 +35,25 @@ export const DeviceRunView = Type.Object({
     description:
       "Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded",
   }),
+  shards_planned: Type.Union(
+    [
+      Type.Object({
+        count: Type.Integer({ minimum: 1, description: "The device runs its entry was given" }),
+        reason: Type.String({
+          description: 'Why, e.g. "19 min of tests ÷ 5 min = 4 shards; 3 matching devices online → 3"',
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        'How shards: "auto" chose its entry\'s device runs at trigger (API.md §13); null when no step asked for it',
+    },
+  ),
+  setup_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      "How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none",
+  }),
   status: ExecutionStatus,
   attempt: Type.Integer({ description: "The current (or last) attempt, from 1 to the plan's max_attempts" }),
   reason: Type.Union([Type.String(), Type.Null()], {
@@ -43,7 +62,8 @@ export const DeviceRunView = Type.Object({
   summary: Type.Union([Summary, Type.Null()], { description: "The last finished attempt's test counts" }),
   agent_id: Type.Union([Type.String(), Type.Null()]),
   claimed_device: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
-    description: "The agent's device it ran on (serial, model, OS version); null on the agent host",
+    description:
+      "The agent's device it ran on, as the agent described it when it claimed the run (serial, platform, model, os_version, and API.md §13's api_level, abi, emulator, managed, pool, labels, state, error when the agent sends them); null on the agent host",
   }),
   started_at: Time,
   finished_at: Time,

@@ -14,6 +14,8 @@ export function executionView(execution: ExecutionRecord, triggeredByName: strin
   const devices = execution.deviceRuns.map((run) => ({
     device: run.device,
     shard: run.shard ?? 0,
+    shards_planned: run.shardsPlanned ?? null,
+    setup_ms: run.setupMs ?? null,
     status: run.status,
     attempt: run.attempt,
     reason: run.reason,

@@ -1,16 +1,23 @@
 import {
-  osVersionMatches,
+  type AgentDevice,
+  admits,
+  type DeviceSelectors,
+  fitsEntry,
+  isInService,
+  meetsSelectors,
   osVersionPrefixShown,
   requirementsOf,
   runsOnShard,
   type ShardableStep,
+  setSelectors,
+  versionKey,
 } from "../device-runs/index.ts";
 import type { ExecutionRecord } from "./executions.repo.ts";
 
 /** What an online agent can do, as its last claim said: its step types and its devices (free or busy). */
 export interface CapableAgent {
   stepTypes: readonly string[];
-  devices: ReadonlyArray<{ platform: string; model: string; os_version: string }>;
+  devices: readonly AgentDevice[];
 }
 
 export interface WaitingReason {
@@ -63,23 +70,52 @@ function blocker(needs: ReturnType<typeof requirementsOf>, online: readonly Capa
     return `no single agent offers step types ${stepTypes.join(", ")} together: start one that runs them all`;
   }
   if (needs.platform === null) return null;
-  const devices = able.flatMap((agent) => agent.devices);
+  // Failed and drained devices take no runs until their agent mends them; the others free up in time.
+  const devices = able.flatMap((agent) => agent.devices).filter(isInService);
   const wanted = [
     needs.model === null ? null : `model ${needs.model}`,
     needs.osVersion === null ? null : `OS version ${needs.osVersion}`,
     needs.osVersionPrefix === null ? null : `OS version ${osVersionPrefixShown(needs.osVersionPrefix)}`,
   ].filter((part) => part !== null);
-  // As the claim matches them (device-runs/claim-query.ts).
-  const matches = devices.some(
-    (device) =>
-      device.platform === needs.platform &&
-      (needs.model === null || device.model === needs.model) &&
-      (needs.osVersion === null || device.os_version === needs.osVersion) &&
-      (needs.osVersionPrefix === null || osVersionMatches(needs.osVersionPrefix, device.os_version)),
-  );
-  if (matches) return null;
-  if (wanted.length === 0) {
+  // As the claim matches them (device-runs/claim-query.ts; the selectors by device-runs/device-selectors.ts).
+  const entryDevices = devices.filter((device) => fitsEntry(needs, device));
+  if (entryDevices.some((device) => meetsSelectors(needs.selectors, device))) return null;
+  if (wanted.length === 0 && entryDevices.length === 0) {
     return `no ${needs.platform} device is connected to an agent that can run this plan: connect one, or change the plan's devices`;
   }
-  return `no ${needs.platform} device matches ${wanted.join(" and ")}: connect one to an agent, or change the plan's devices`;
+  if (entryDevices.length === 0) {
+    return `no ${needs.platform} device matches ${wanted.join(" and ")}: connect one to an agent, or change the plan's devices`;
+  }
+  return selectorBlocker(needs.platform, [...wanted], needs.selectors, entryDevices);
+}
+
+/**
+ * The entry's devices are online but its selectors (API.md §13) admit none: name the selector none of them
+ * meets, with what the online ones have ("no android device matches api_level ≥ 35 (online: 33, 34)"), or the
+ * selectors together when each is met by some device but no device meets them all.
+ */
+function selectorBlocker(
+  platform: string,
+  wanted: string[],
+  selectors: DeviceSelectors,
+  devices: readonly AgentDevice[],
+): string {
+  const rules = setSelectors(selectors);
+  const unmet = rules.find((rule) => !devices.some((device) => admits(rule, selectors, device)));
+  const fix = "start an agent with such a device, or change the plan's devices";
+  if (unmet !== undefined) {
+    const has = [...new Set(devices.map((device) => unmet.has(device)))].sort(byVersion);
+    const shown = has.length > 8 ? [...has.slice(0, 8), `${has.length - 8} more`] : has;
+    return `no ${platform} device matches ${[...wanted, unmet.asked(selectors)].join(" and ")} (online: ${shown.join(", ")}): ${fix}`;
+  }
+  return `no ${platform} device matches ${[...wanted, ...rules.map((rule) => rule.asked(selectors))].join(" and ")} together (each is met by some device online, none meets them all): ${fix}`;
+}
+
+/** Numbers and versions in their order, other values after them by name. */
+function byVersion(a: string, b: string): number {
+  const [ka, kb] = [versionKey(a), versionKey(b)];
+  if (ka !== null && kb !== null) return ka < kb ? -1 : ka > kb ? 1 : 0;
+  if (ka !== null) return -1;
+  if (kb !== null) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }

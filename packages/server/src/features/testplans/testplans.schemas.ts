@@ -63,11 +63,31 @@ const DeviceOptions = {
     Type.Boolean({ description: "A screenshot the moment a test fails (default true)" }),
   ),
   shards: Type.Optional(
+    Type.Union([
+      Type.Integer({
+        minimum: 1,
+        maximum: 50,
+        description:
+          "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+      }),
+      Type.Literal("auto", {
+        description:
+          "As many shards as fit target_minutes (API.md §13): at trigger, the sum of the plan's tests' p80 durations (GET /v1/tests) ÷ target_minutes, rounded up, capped by max_shards and by the matching devices online; max_shards (so capped) for a plan without history. Each device run says what was chosen and why (shards_planned); the execution's copy of the plan has the number.",
+      }),
+    ]),
+  ),
+  target_minutes: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1440,
+      description: 'With shards "auto": how long each shard should run, in minutes (default 10)',
+    }),
+  ),
+  max_shards: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: 50,
-      description:
-        "Split this step's tests over this many device runs, each on its own device matching the device entry (default 1). The entry makes as many device runs as the largest shards among its steps; a step with fewer shards runs on the first of them only, and steps that do not split tests (inspect, shell) run on the first shard (shard 0) only, so no result is counted twice. Each shard's agent lists the step's tests and the server splits them (sharding).",
+      description: 'With shards "auto": the most shards it may choose (default 10)',
     }),
   ),
   sharding: Type.Optional(
@@ -210,11 +230,57 @@ export const Step = Type.Unsafe<
 });
 export type Step = Static<typeof Step>;
 
+/** What os_version_min/max may be: dotted numbers, compared a component at a time (device-runs/device-selectors.ts). */
+const ComparableVersion = (description: string) =>
+  Type.Optional(Type.String({ pattern: "^[0-9]{1,6}(\\.[0-9]{1,6}){0,5}$", maxLength: 50, description }));
+const ApiLevel = (description: string) =>
+  Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description }));
+
+/**
+ * A device entry: the platform, and what a device must be to run it (API.md §5, §13). Every selector given must
+ * hold; device-runs/device-selectors.ts is the rule the claim, the waiting reason and shards: "auto" share.
+ */
 export const DeviceSpec = Type.Object(
   {
     platform: Platform,
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    os_version: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    model: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: "The device's model, exactly" }),
+    ),
+    os_version: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 50, description: "The device's OS version, exactly" }),
+    ),
+    api_level_min: ApiLevel("Android devices of this API level (ro.build.version.sdk) or newer"),
+    api_level_max: ApiLevel("Android devices of this API level or older"),
+    os_version_min: ComparableVersion(
+      "Devices of this OS version or newer, compared as versions a component at a time: 9 < 10 < 10.1 (10 = 10.0)",
+    ),
+    os_version_max: ComparableVersion(
+      "Devices of this OS version or older, compared as versions: 17 admits 17.0, not 17.4 (write 17.99 for every 17.x)",
+    ),
+    models: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        minItems: 1,
+        maxItems: 20,
+        uniqueItems: true,
+        description: "Any of these models (not with model)",
+      }),
+    ),
+    abi: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 50,
+        description: "The device's ABI (ro.product.cpu.abi): x86_64, arm64-v8a",
+      }),
+    ),
+    emulator: Type.Optional(
+      Type.Boolean({ description: "true: emulators and simulators only; false: real devices only" }),
+    ),
+    labels: Type.Optional(
+      Type.Record(Type.String({ pattern: "^[^=]{1,64}$" }), Type.String({ maxLength: 200 }), {
+        maxProperties: 16,
+        description: "Labels the device's agent gives it (--label KEY=VALUE): every one must match",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

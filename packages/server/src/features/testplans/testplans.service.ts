@@ -7,6 +7,7 @@ import { decodeCursor, toPage } from "../../http/pagination.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
 import type { Actor, AuditAction, AuditLog } from "../audit/index.ts";
+import { checkPlanOptions } from "./plan-checks.ts";
 import type { TestPlanRecord, TestPlansRepo } from "./testplans.repo.ts";
 import type { CreateTestPlanBody, PatchTestPlanBody, Step } from "./testplans.schemas.ts";
 import { testIdentifierFix, testIdentifierProblem } from "./xcode-test-identifier.ts";
@@ -154,6 +155,7 @@ export class TestPlansService {
     const devices = body.devices ?? [];
     checkTestIdentifiers(body.steps);
     checkFitsApp(app, devices, body.steps);
+    checkPlanOptions(devices, body.steps);
     const now = this.clock.now();
     const plan: TestPlanRecord = {
       id: newId("tp", now),
@@ -219,6 +221,7 @@ export class TestPlansService {
       updatedAt: isoTime(this.clock.now()),
     };
     checkTestIdentifiers(updated.steps);
+    checkPlanOptions(updated.devices, updated.steps);
     const app = await this.apps.get(organizationId, plan.packageName);
     checkFitsApp(app, updated.devices, updated.steps);
     await this.repo.update(updated);

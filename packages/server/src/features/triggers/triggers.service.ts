@@ -4,7 +4,7 @@ import { ApiError, remedy } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
 import type { Actor, AuditLog } from "../audit/index.ts";
-import { type ShardableStep, shardCount } from "../device-runs/index.ts";
+import type { ShardableStep } from "../device-runs/index.ts";
 import {
   type CiMetadata,
   ciOf,
@@ -15,6 +15,7 @@ import {
 } from "../executions/index.ts";
 import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
+import { hasAutoShards, planShards, type ShardedPlan, type ShardFactsSource } from "./auto-shard-plan.ts";
 import { needsTestPackage, resolveInstrumentationSteps } from "./instrumentation-steps.ts";
 
 export interface TriggerRequest {
@@ -65,6 +66,8 @@ export class TriggersService {
     /** Wakes agents waiting in a claim long-poll for this organization, and tells its dashboards. */
     private readonly onQueued: (organizationId: string, executionIds: string[]) => void = () => {},
     private readonly audit?: AuditLog,
+    /** What shards: "auto" reads (API.md §13); without it, auto steps run unsharded. */
+    private readonly shardFacts?: ShardFactsSource,
   ) {}
 
   /**
@@ -88,6 +91,12 @@ export class TriggersService {
     const testPackage = [...found.values()].some(needsTestPackage)
       ? await this.versions.testPackageOf(version)
       : undefined;
+    // Read once per trigger, only when some plan asks for shards: "auto".
+    let online: ReturnType<ShardFactsSource["onlineAgents"]> | undefined;
+    const onlineAgents = () => {
+      online ??= this.shardFacts?.onlineAgents(request.organizationId) ?? Promise.resolve([]);
+      return online;
+    };
     for (const id of request.testPlanIds) {
       const plan = found.get(id);
       if (plan?.state !== "active") {
@@ -97,7 +106,17 @@ export class TriggersService {
       } else {
         try {
           const steps = resolveInstrumentationSteps(plan, request, testPackage);
-          executions.push(this.newExecution(request, plan, steps, version, now));
+          const sharded = await planShards(
+            steps as Array<(typeof steps)[number] & ShardableStep>,
+            plan.devices.length > 0 ? plan.devices : [null],
+            async () => ({
+              testsMs: hasAutoShards(steps as ShardableStep[])
+                ? ((await this.shardFacts?.testsMs(request.organizationId, plan.id)) ?? null)
+                : null,
+              online: await onlineAgents(),
+            }),
+          );
+          executions.push(this.newExecution(request, plan, sharded, version, now));
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           failed.push(failure(id, error));
@@ -133,14 +152,13 @@ export class TriggersService {
   private newExecution(
     request: TriggerRequest,
     plan: TestPlanRecord,
-    steps: TestPlanRecord["steps"],
+    { steps, entries }: ShardedPlan<TestPlanRecord["steps"][number]>,
     version: VersionRecord,
     now: number,
   ): ExecutionRecord {
     const id = newId("ex", now);
     const createdAt = isoTime(now);
     const devices: Array<Record<string, unknown> | null> = plan.devices.length > 0 ? plan.devices : [null];
-    const shards = shardCount(steps as ShardableStep[]);
     return {
       id,
       organizationId: request.organizationId,
@@ -165,12 +183,15 @@ export class TriggersService {
       startedAt: null,
       finishedAt: null,
       ci: ciOf(request.ci),
-      // Each device entry makes one device run per shard (API.md §5 `shards`), each claimed on its own device.
-      deviceRuns: devices.flatMap((device, position) =>
-        Array.from({ length: shards }, (_, shard) =>
-          queuedDeviceRun({ executionId: id, position, shard, shardCount: shards, device, now }),
-        ),
-      ),
+      // Each device entry makes one device run per shard (API.md §5 `shards`), each claimed on its own device;
+      // with shards: "auto" as many as the entry's were chosen (API.md §13), each run saying why.
+      deviceRuns: devices.flatMap((device, position) => {
+        const { count, planned } = entries[position] ?? { count: 1 };
+        return Array.from({ length: count }, (_, shard) => ({
+          ...queuedDeviceRun({ executionId: id, position, shard, shardCount: count, device, now }),
+          ...(planned ? { shardsPlanned: planned } : {}),
+        }));
+      }),
     };
   }
 }

@@ -96,6 +96,14 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
+        type: "other",
+      },
+      target_minutes: {
+        type: "integer",
+        minimum: 1,
+        maximum: 1440,
+      },
+      max_shards: {
         type: "integer",
         minimum: 1,
         maximum: 50,
@@ -142,6 +150,14 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
+        type: "other",
+      },
+      target_minutes: {
+        type: "integer",
+        minimum: 1,
+        maximum: 1440,
+      },
+      max_shards: {
         type: "integer",
         minimum: 1,
         maximum: 50,
@@ -186,6 +202,14 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
+        type: "other",
+      },
+      target_minutes: {
+        type: "integer",
+        minimum: 1,
+        maximum: 1440,
+      },
+      max_shards: {
         type: "integer",
         minimum: 1,
         maximum: 50,
