@@ -8,6 +8,7 @@ describe("artifactKind", () => {
     expect(artifactKind("logcat/x.txt", "text/plain; charset=utf-8")).toBe("text");
     expect(artifactKind("logcat/x.txt", "application/octet-stream")).toBe("text");
     expect(artifactKind("report.json")).toBe("text");
+    expect(artifactKind("commands.jsonl", "application/octet-stream")).toBe("text");
     expect(artifactKind("app.apk", "application/vnd.android.package-archive")).toBe("other");
   });
 

@@ -13,6 +13,8 @@ const byExtension: Record<string, ArtifactKind> = {
   log: "text",
   xml: "text",
   json: "text",
+  // A session's command log (API.md §12), uploaded as application/octet-stream.
+  jsonl: "text",
   csv: "text",
 };
 
