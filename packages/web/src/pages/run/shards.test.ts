@@ -15,6 +15,8 @@ const run = (model: string, shard: number): DeviceRun => ({
   started_at: null,
   finished_at: null,
   steps: [],
+  shards_planned: null,
+  setup_ms: null,
 });
 
 const test = (position: number, shard: number): TestCase => ({
