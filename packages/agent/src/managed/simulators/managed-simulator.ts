@@ -2,13 +2,13 @@
  * One simulator the agent keeps (API.md §13 "Managed devices"): found by its Testbay name or created, started
  * clean (shut down, erased, booted, waited for with `bootstatus -b`), made clean again the same way after every
  * device run, and started again when it gives way: it does not boot, it vanished or crashed while idle, or
- * three runs in a row lost it. Restarts are rationed (restart-budget.ts); once they are spent it is `failed`
- * with simctl's last lines. Its operations run one at a time, in the order they were asked for.
+ * three runs in a row lost it. Restarts are rationed as for managed emulators (../restart-budget.ts: three an
+ * hour, four launches in all); once they are spent it is `failed` with simctl's last lines. Its operations run one at a time, in the order they were asked for.
  */
 import type { ToolResult } from "../../apple/xcrun.ts";
 import type { ManagedDevice, ManagedDeviceState, ResetResult } from "../managed-device-pool.ts";
+import { MAX_LAUNCHES, RESTARTS_PER_HOUR, RestartBudget } from "../restart-budget.ts";
 import type { ListedSimulator } from "./listed-simulators.ts";
-import { RESTARTS_PER_HOUR, RestartBudget } from "./restart-budget.ts";
 import { simctlTail } from "./simctl-tail.ts";
 import type { ResolvedSimulatorSpec } from "./simulator-catalog.ts";
 import { testbaySimulatorName } from "./testbay-simulator-name.ts";
@@ -57,7 +57,7 @@ export class ManagedSimulator {
     private readonly host: SimulatorHost,
   ) {
     this.name = testbaySimulatorName(resolved, instance);
-    this.budget = new RestartBudget(host.now);
+    this.budget = new RestartBudget();
   }
 
   /** The UDID once it exists; its name until then (a simulator that could never be created is listed so). */
@@ -86,6 +86,7 @@ export class ManagedSimulator {
   /** Starts it clean; resolves once it is idle or failed for good. */
   launch(): Promise<void> {
     return this.serially(async () => {
+      this.budget.launched();
       const first = await this.cleanBoot();
       if (first.ok) this.ready();
       else await this.restartUntilReady(first.error);
@@ -175,12 +176,12 @@ export class ManagedSimulator {
     this.restartDue = null;
     for (;;) {
       if (this.stopped) return;
-      if (!this.budget.take()) {
+      if (!this.budget.takeRestart(this.host.now())) {
         this.fail(why);
         return;
       }
       this.host.log(
-        `${this.label}: restarting (${this.budget.used} of ${RESTARTS_PER_HOUR} restarts this hour): ${why.split("\n")[0]}`,
+        `${this.label}: restarting (launch ${this.budget.used} of at most ${MAX_LAUNCHES}): ${why.split("\n")[0]}`,
       );
       this.setState("booting");
       const attempt = await this.cleanBoot();
@@ -243,7 +244,7 @@ export class ManagedSimulator {
   private fail(why: string): void {
     this.error = why;
     this.host.log(
-      `${this.label}: failed (${RESTARTS_PER_HOUR} restarts within the hour did not mend it): ${why.replaceAll("\n", " | ")}`,
+      `${this.label}: failed after ${this.budget.used} launches (at most ${RESTARTS_PER_HOUR} restarts an hour, ${MAX_LAUNCHES} launches in all): ${why.replaceAll("\n", " | ")}`,
     );
     this.setState("failed");
   }

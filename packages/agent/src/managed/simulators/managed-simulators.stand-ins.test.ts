@@ -170,7 +170,7 @@ describe("ManagedSimulators", () => {
     );
     // The first launch and three restarts: four boots, then no more.
     expect(lab.simulators().find((s) => s.udid === bad?.serial)?.failedBoots).toBe(4);
-    expect(log.filter((l) => l.includes("restarting (")).length).toBe(3);
+    expect(log.filter((l) => l.includes(": restarting (launch ")).length).toBe(3);
     expect((await pool?.reset(bad?.serial as string))?.setupMs).toBe(0);
     expect(lab.simulators().find((s) => s.udid === bad?.serial)?.failedBoots).toBe(4);
   });
@@ -184,7 +184,7 @@ describe("ManagedSimulators", () => {
     await pool?.reset(udid);
     expect(pool?.devices()[0]).toMatchObject({ state: "idle", error: null });
     expect(
-      log.filter((l) => l.includes("restarting (1 of 3 restarts this hour): xcrun simctl boot failed")),
+      log.filter((l) => l.includes("restarting (launch 2 of at most 4): xcrun simctl boot failed")),
     ).toHaveLength(1);
   });
 
@@ -206,7 +206,7 @@ describe("ManagedSimulators", () => {
     pool?.runFinished(udid, false);
     await pool?.reset(udid);
     expect(
-      log.filter((l) => l.includes("restarting (1 of 3 restarts this hour): it lost 3 runs in a row")),
+      log.filter((l) => l.includes("restarting (launch 2 of at most 4): it lost 3 runs in a row")),
     ).toHaveLength(1);
     expect(states()).toEqual(["idle"]);
   });
