@@ -16,6 +16,8 @@ const contentTypes: Record<string, string> = {
   ".log": "text/plain",
   ".xml": "application/xml",
   ".json": "application/json",
+  // A session's commands.jsonl (API.md §12): JSON lines, shown as text by the dashboard.
+  ".jsonl": "application/x-ndjson",
   ".html": "text/html",
   ".zip": "application/zip",
 };

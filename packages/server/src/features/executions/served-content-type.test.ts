@@ -8,6 +8,7 @@ describe("servedContentType", () => {
     "video/mp4",
     "text/plain; charset=utf-8",
     "application/json",
+    "application/x-ndjson",
     "text/xml",
     "application/zip",
     "application/pdf",

@@ -15,6 +15,8 @@ const harmlessTypes = new Set([
   "video/webm",
   "text/plain",
   "application/json",
+  // JSON lines (a session's commands.jsonl): no browser renders or runs it.
+  "application/x-ndjson",
   "application/xml",
   "text/xml",
   "application/zip",

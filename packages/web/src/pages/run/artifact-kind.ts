@@ -13,7 +13,7 @@ const byExtension: Record<string, ArtifactKind> = {
   log: "text",
   xml: "text",
   json: "text",
-  // A session's command log (API.md §12), uploaded as application/octet-stream.
+  // A session's command log (API.md §12), uploaded as application/x-ndjson (before, as octet-stream).
   jsonl: "text",
   csv: "text",
 };
@@ -26,7 +26,13 @@ export function artifactKind(name: string, contentType?: string): ArtifactKind {
   const type = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
   if (type.startsWith("image/") && type !== "image/svg+xml") return "image";
   if (type.startsWith("video/")) return "video";
-  if (type.startsWith("text/") || type === "application/json" || type === "application/xml") return "text";
+  if (
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type === "application/x-ndjson" ||
+    type === "application/xml"
+  )
+    return "text";
   const extension = name.slice(name.lastIndexOf(".") + 1).toLowerCase();
   return byExtension[extension] ?? "other";
 }
