@@ -199,9 +199,12 @@ export class ManagedSimulator {
     const listed = await this.host.list();
     let found = this.udid === null ? undefined : listed?.find((s) => s.udid === this.udid);
     if (this.udid !== null && listed !== null && !found) {
+      // Gone (deleted behind the agent's back): made again under its name, which costs a restart.
       this.host.log(`${this.label}: no longer listed by simctl; creating it again`);
+      const gone = this.udid;
       this.udid = null;
       this.bootedHere = false;
+      return { ok: false, error: `simulator ${gone} vanished from xcrun simctl list devices` };
     }
     if (this.udid === null) {
       const { deviceType, runtime } = this.resolved;

@@ -211,6 +211,23 @@ describe("ManagedSimulators", () => {
     expect(states()).toEqual(["idle"]);
   });
 
+  it("creates again, as a restart, one that vanished during a run", async () => {
+    const log: string[] = [];
+    await newPool(["iPhone 15@17.4"], { log });
+    await pool?.start();
+    const gone = pool?.devices()[0]?.serial as string;
+    lab.vanish(gone);
+    pool?.runFinished(gone, false);
+    await pool?.reset(gone);
+    const [again] = lab.simulators();
+    expect(again).toMatchObject({ name: "testbay iPhone 15 17.4 #1", state: "Booted" });
+    expect(pool?.devices()[0]).toMatchObject({ serial: again?.udid, state: "idle" });
+    expect(again?.udid).not.toBe(gone);
+    expect(log).toContain(
+      `simulator "testbay iPhone 15 17.4 #1": restarting (launch 2 of at most 4): simulator ${gone} vanished from xcrun simctl list devices`,
+    );
+  });
+
   it("notices an idle simulator that vanished or shut down, and brings it back", async () => {
     const log: string[] = [];
     await newPool(["iPhone 15@17.4=2"], { watchMs: 25, log });
