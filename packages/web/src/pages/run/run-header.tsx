@@ -3,6 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { planQuery } from "../../api/catalog.ts";
 import { junitUrl } from "../../api/executions.ts";
 import type { Execution } from "../../api/types.ts";
+import { CiFacts } from "../../components/ci-facts.tsx";
 import { Fact } from "../../components/fact.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { SummaryCounts } from "../../components/summary-counts.tsx";
@@ -85,30 +86,7 @@ export function RunHeader({ run }: { run: Execution }) {
         <Fact label="Finished">
           <Timestamp value={run.finished_at} />
         </Fact>
-        {ci?.branch && (
-          <Fact label="Branch">
-            <code className="text-xs">{ci.branch}</code>
-          </Fact>
-        )}
-        {ci?.commit && (
-          <Fact label="Commit">
-            <code className="text-xs" title={ci.commit}>
-              {ci.commit.slice(0, 12)}
-            </code>
-          </Fact>
-        )}
-        {ci?.pull_request && <Fact label="Pull request">#{ci.pull_request}</Fact>}
-        {ci?.provider && (
-          <Fact label="CI">
-            {ci.build_url ? (
-              <a href={ci.build_url} className="text-accent hover:underline" rel="noreferrer" target="_blank">
-                {ci.provider} job
-              </a>
-            ) : (
-              ci.provider
-            )}
-          </Fact>
-        )}
+        <CiFacts ci={ci} />
       </dl>
     </header>
   );

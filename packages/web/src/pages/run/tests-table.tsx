@@ -8,13 +8,13 @@ import {
   type SortingState,
   useReactTable,
 } from "@tanstack/react-table";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useId, useMemo, useRef, useState } from "react";
 import { allTestsQuery, executionQuery } from "../../api/executions.ts";
 import type { TestCase } from "../../api/types.ts";
 import { useMediaQuery } from "../../app/use-media-query.ts";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
+import { useFixedHeightRows } from "../../components/use-fixed-height-rows.ts";
 import { formatDuration } from "../../format/duration.ts";
 import { deviceLabel } from "./device-label.ts";
 import { QuarantinedBadge } from "./quarantined-badge.tsx";
@@ -97,18 +97,7 @@ export function TestsTable({ runId, live }: { runId: string; live: boolean }) {
     getSortedRowModel: getSortedRowModel(),
   });
   const rows = table.getRowModel().rows;
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => rowHeight,
-    overscan: 12,
-  });
-  // Turning a phone to landscape may change the rows' height: placed again from the new one.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the virtualizer reads rowHeight through estimateSize
-  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
-  const visible = virtualizer.getVirtualItems();
-  const before = visible[0]?.start ?? 0;
-  const after = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);
+  const { visible, before, after } = useFixedHeightRows(rows.length, scroller, rowHeight);
 
   return (
     <section aria-labelledby="all-tests" className="space-y-2">

@@ -1,7 +1,7 @@
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useId, useMemo, useRef, useState } from "react";
+import { useId, useMemo, useRef, useState } from "react";
 import { commandFailed, type SessionCommand } from "../../api/command-log.ts";
 import { useMediaQuery } from "../../app/use-media-query.ts";
+import { useFixedHeightRows } from "../../components/use-fixed-height-rows.ts";
 import { formatDuration } from "../../format/duration.ts";
 import { commandName, displayPath, formatOffset } from "./command-words.ts";
 
@@ -103,18 +103,7 @@ export function CommandTimeline({
   const scroller = useRef<HTMLDivElement>(null);
   const filterId = useId();
   const rowHeight = useMediaQuery("(min-width: 640px)") ? rowHeights.wide : rowHeights.phone;
-  const virtualizer = useVirtualizer({
-    count: shown.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => rowHeight,
-    overscan: 12,
-  });
-  // Turning a phone to landscape may change the rows' height: placed again from the new one.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the virtualizer reads rowHeight through estimateSize
-  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
-  const visible = virtualizer.getVirtualItems();
-  const before = visible[0]?.start ?? 0;
-  const after = virtualizer.getTotalSize() - (visible.at(-1)?.end ?? 0);
+  const { visible, before, after } = useFixedHeightRows(shown.length, scroller, rowHeight);
   const seek = onSeek && ((command: SessionCommand) => onSeek(command, command.at - startedAt));
 
   return (

@@ -1,4 +1,5 @@
 import type { Execution } from "../../api/types.ts";
+import { CiFacts } from "../../components/ci-facts.tsx";
 import { Fact } from "../../components/fact.tsx";
 import { StatusChip } from "../../components/status-chip.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
@@ -86,29 +87,7 @@ export function SessionHeader({ session }: { session: Execution }) {
         <Fact label="Session ID">
           <code className="text-xs break-all">{session.id}</code>
         </Fact>
-        {ci?.branch && (
-          <Fact label="Branch">
-            <code className="text-xs">{ci.branch}</code>
-          </Fact>
-        )}
-        {ci?.commit && (
-          <Fact label="Commit">
-            <code className="text-xs" title={ci.commit}>
-              {ci.commit.slice(0, 12)}
-            </code>
-          </Fact>
-        )}
-        {ci?.provider && (
-          <Fact label="CI">
-            {ci.build_url ? (
-              <a href={ci.build_url} className="text-accent hover:underline" rel="noreferrer" target="_blank">
-                {ci.provider} job
-              </a>
-            ) : (
-              ci.provider
-            )}
-          </Fact>
-        )}
+        <CiFacts ci={ci} />
       </dl>
     </header>
   );
