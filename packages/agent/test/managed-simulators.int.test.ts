@@ -159,6 +159,45 @@ describe("managed simulators (stand-in)", () => {
     expect(lab.installed(iPhone1.udid)).toEqual({});
   });
 
+  it("a simulator that crashes mid-run is booted clean again and its run re-queued, not failed", async () => {
+    const lab = await ios.createLab({
+      suites: {
+        [TARGET]: {
+          tests: [
+            { class: "LoginTests", method: "testSignsIn", outcome: "pass" },
+            { class: "LoginTests", method: "testSignsOut", outcome: "pass" },
+          ],
+        },
+      },
+    });
+    const agent = ios.startAgent("mac-crash", ["--simulator", "iPhone 15@17.4"]);
+    const [device] = await waitFor("an idle managed simulator", async () => {
+      const idle = (await devicesOf("mac-crash")).filter((d) => d.managed && d.state === "idle");
+      return idle.length === 1 && idle;
+    });
+    const udid = device?.serial as string;
+    // Its first test takes the simulator down (Shutdown), as a crashing CoreSimulator does.
+    lab.crash(udid);
+    const id = await ios.trigger(
+      { type: "xcuitest" },
+      { device: { platform: "ios", model: "iPhone 15" }, max_attempts: 2 },
+    );
+    const view = await ios.finished(id, agent);
+    expect(view).toMatchObject({
+      status: "passed",
+      summary: { tests: 2, passed: 2 },
+      devices: [{ attempt: 2, status: "passed", claimed_device: { serial: udid, managed: true } }],
+    });
+    expect(agent.output()).toMatch(/device_lost/);
+    const sim = lab.simulators().find((s) => s.udid === udid);
+    expect(sim).toMatchObject({ state: "Booted", crashes: 1 });
+    // The second attempt began on a simulator erased after the crash: its install met an empty simulator.
+    expect(lab.installs(udid).map((i) => i.alreadyInstalled)).toEqual([[], []]);
+    await waitFor("the simulator idle again", async () =>
+      (await devicesOf("mac-crash")).some((d) => d.serial === udid && d.state === "idle"),
+    );
+  });
+
   it("refuses to start when this Xcode has no such device type or runtime, naming what it has", async () => {
     await ios.createLab({});
     const agent = ios.startAgent("mac-typo", ["--simulator", "iPhone 15@17.9"]);
