@@ -25,6 +25,25 @@ async function lab(durationMs = 400, avds = [{ name: AVD, model: "Pixel 7" }]) {
   return android.createLab({ avds, suites: { [TEST_PACKAGE]: test(durationMs) }, timeScale: 0.01 });
 }
 
+interface ListedDevice {
+  serial: string;
+  state: string;
+  managed?: boolean;
+  pool?: string | null;
+  labels?: Record<string, string>;
+  api_level?: number | null;
+  emulator?: boolean;
+  error?: string | null;
+}
+
+/** The agent's devices as GET /agents shows them (what its last claim said). */
+async function agentDevices(name: string): Promise<ListedDevice[]> {
+  const body = (await call(`${android.server.baseUrl}/agents`, { headers: android.ci })).body as {
+    items: Array<{ name: string; devices: ListedDevice[] }>;
+  };
+  return body.items.find((a) => a.name === name)?.devices ?? [];
+}
+
 const launchesOf = (l: Awaited<ReturnType<typeof lab>>, avd: string) =>
   l.emulatorLaunches().filter((e) => e.avd === avd);
 
@@ -58,17 +77,32 @@ describe("managed emulators (stand-in)", () => {
     expect(appInstalls.filter((i) => i.alreadyInstalled)).toEqual([]);
     expect(new Set(appInstalls.map((i) => i.serial)).size).toBeGreaterThan(1);
     expect(agent.output()).toMatch(/device emulator-\d+ reset in \d+ ms/);
+    // The reset before a run (a restart from the snapshot, for these -read-only instances) is its setup_ms: every
+    // run but each device's first has one.
+    const setups = [];
+    for (const id of ids) {
+      const view = (await call(`${android.server.baseUrl}/executions/${id}`, { headers: android.ci })).body;
+      setups.push(...(view.devices as Array<{ setup_ms: number | null }>).map((d) => d.setup_ms));
+    }
+    const measured = setups.filter((ms): ms is number => typeof ms === "number");
+    expect(measured.length).toBeGreaterThanOrEqual(6 - 3);
+    for (const ms of measured) expect(ms).toBeGreaterThanOrEqual(0);
 
-    const pids = l.emulators().map((e) => e.pid);
-    expect(pids).toHaveLength(3);
+    // SIGTERM once the three are up again after their last reset: every emulator the agent started goes.
+    await waitFor(
+      "three booted instances",
+      async () => l.emulators().filter((e) => e.bootCompleted).length === 3,
+    );
     agent.child.kill("SIGTERM");
     expect(await agent.exited).toBe(0);
     expect(l.emulators()).toEqual([]);
+    const pids = launchesOf(l, AVD).map((e) => e.pid);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   });
 
   it("an emulator that crashes mid-run is restarted and its run re-queued, not failed", async () => {
-    const l = await lab(20_000);
+    // A test of 200 s of device time: 2 s here, long enough to crash the emulator while it runs.
+    const l = await lab(200_000);
     const agent = android.startAgent("emu-2", l.env, ["--emulator", AVD]);
     await waitFor("a booted instance", async () => l.emulators().some((e) => e.bootCompleted));
     const id = await android.triggerInstrumentation("1.0.0", { record_video: "never" });
@@ -82,7 +116,7 @@ describe("managed emulators (stand-in)", () => {
     const crashed = l.emulators()[0];
     l.crashEmulator(crashed?.serial as string);
     const view = await android.finished(id);
-    expect(view.status).toBe("passed");
+    expect(view.status, agent.output()).toBe("passed");
     const runs = (await call(`${android.server.baseUrl}/executions/${id}`, { headers: android.ci })).body;
     expect(JSON.stringify(runs)).toContain('"attempt":2');
     // One launch for the snapshot, one for the instance, one after the crash.
@@ -107,5 +141,14 @@ describe("managed emulators (stand-in)", () => {
     expect(agent.output()).toContain("4 launches used");
     expect(agent.output()).toContain("is pending and timeout has expired");
     expect(l.emulators()).toEqual([]);
+    // The server shows it failed, with the emulator's last lines as its error.
+    const [failed] = await waitFor("the failed device in GET /agents", async () => {
+      const devices = await agentDevices("emu-3");
+      return devices.some((d) => d.state === "failed") && devices;
+    });
+    expect(failed).toMatchObject({ state: "failed", managed: true, pool: "Broken_API_34" });
+    expect(failed?.error).toContain(
+      "FATAL   | A snapshot operation for 'Broken_API_34' is pending and timeout has expired. Exiting...",
+    );
   });
 });

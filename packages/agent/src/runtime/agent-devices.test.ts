@@ -155,8 +155,20 @@ describe("an agent watching its devices", () => {
   it("offers a device plugged in after start, stops offering it once unplugged, and reads it once", async () => {
     await startAgent();
     const first = await desk.next(() => true);
+    // With API.md §13's facts: read with the same getprop; a device the agent found is not managed.
     expect(first.devices).toEqual([
-      { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" },
+      {
+        serial: "emulator-5554",
+        platform: "android",
+        model: "Pixel 7",
+        os_version: "14",
+        api_level: 34,
+        abi: "x86_64",
+        emulator: true,
+        managed: false,
+        labels: {},
+        state: "idle",
+      },
     ]);
     expect(first.step_types).toContain("instrumentation");
 
@@ -171,12 +183,15 @@ describe("an agent watching its devices", () => {
     expect(both.claim_id).not.toBe(first.claim_id);
     expect(both.abandoned_claims).toContain(first.claim_id);
     expect(first.abandoned_claims).toBeUndefined();
-    expect(both.devices).toContainEqual({
-      serial: "emulator-5556",
-      platform: "android",
-      model: "Pixel 8 Pro",
-      os_version: "15",
-    });
+    expect(both.devices).toContainEqual(
+      expect.objectContaining({
+        serial: "emulator-5556",
+        platform: "android",
+        model: "Pixel 8 Pro",
+        os_version: "15",
+        state: "idle",
+      }),
+    );
     expect(logs).toContain("device emulator-5556 (Pixel 8 Pro, Android 15) connected");
 
     lab.unplug("emulator-5554");
@@ -219,12 +234,23 @@ describe("an agent watching its devices", () => {
       runJob: async () => ({ status: "errored", reason: "device_lost" }),
       onJobDone: (_, result) => results.push(result),
     });
-    expect((await desk.next(() => true)).devices).toEqual([emulator]);
+    expect((await desk.next(() => true)).devices).toEqual([
+      expect.objectContaining({ ...emulator, state: "idle" }),
+    ]);
     for (let n = 1; n <= 4; n++) desk.queue(jobOn(emulator as AgentDevice, n));
     const drained = await desk.next((r) => (r.drained_devices ?? []).length > 0);
     expect(results).toHaveLength(3);
     expect(drained.devices).toEqual([]);
-    expect(drained.drained_devices).toEqual([emulator]);
+    expect(drained.drained_devices).toEqual([
+      {
+        ...emulator,
+        managed: false,
+        labels: {},
+        state: "drained",
+        error:
+          "3 infrastructure failures in a row (the device was lost mid-run); restart the agent to offer it again",
+      },
+    ]);
     expect(drained.step_types).not.toContain("instrumentation");
     expect(logs.filter((l) => l.includes("drained after 3 infrastructure failures in a row"))).toEqual([
       "device emulator-5554 drained after 3 infrastructure failures in a row; restart the agent to offer it again",

@@ -18,7 +18,7 @@ import { detectTools, runnableStepTypes } from "../steps/capabilities.ts";
 import type { Device } from "../steps/step-types.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { deviceFactsRefused, withDeviceFacts } from "./device-facts.ts";
-import { DEVICE_LOST, DeviceHealth } from "./device-health.ts";
+import { DEVICE_LOST, DeviceHealth, DRAIN_AFTER } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
 import type { AppiumJobServices } from "./job-runner-options.ts";
 import { pause } from "./pause.ts";
@@ -77,7 +77,7 @@ export interface AgentOptions {
 }
 
 /** A device the agent may offer: one it found, or one of its managed pools' (with what the pool says of it). */
-export type OfferedDevice = FoundDevice & { managed?: ManagedDevice };
+export type OfferedDevice = FoundDevice & { pooled?: ManagedDevice };
 
 /**
  * Answers about the client itself that no retry changes: 403 on a claim (not an agent client), or 401 from
@@ -211,6 +211,11 @@ export class Agent {
     const { log } = this.options;
     for (const pool of this.options.managed ?? []) {
       pool.onChange?.(() => {
+        // A device that leaves `idle` while a job holds it went down under that job (the pool resets only after).
+        for (const device of pool.devices()) {
+          if (this.busySerials.has(device.serial) && device.state !== "idle")
+            this.wentDown.add(device.serial);
+        }
         if (!this.stopClaiming.signal.aborted) void this.offerChange();
       });
       pool.start().then(
@@ -295,7 +300,7 @@ export class Agent {
           api_level: d.api_level,
           abi: d.abi,
           emulator: true,
-          managed: d,
+          pooled: d,
         }),
       );
     return [...found, ...ready];
@@ -314,25 +319,59 @@ export class Agent {
       api_level: device.api_level ?? null,
       abi: device.abi ?? null,
       emulator: device.emulator ?? null,
-      managed: device.managed !== undefined,
-      pool: device.managed?.pool ?? null,
+      managed: device.pooled !== undefined,
+      pool: device.pooled?.pool ?? null,
       labels: this.options.labels ?? {},
       state,
-      error: device.managed?.error ?? null,
+      error: device.pooled?.error ?? null,
     });
   }
 
-  /** Managed devices that are `failed` (restart budget spent): claimed as drained, with their error. */
-  private failedManaged(): AgentDevice[] {
-    return (this.options.managed ?? [])
+  /** Devices drained after three infrastructure failures in a row (device-health.ts), with why. */
+  private drainedFound(): AgentDevice[] {
+    return this.health.drained().map((device) =>
+      this.sendDeviceFacts
+        ? withDeviceFacts(device, {
+            api_level: null,
+            abi: null,
+            emulator: null,
+            managed: false,
+            pool: null,
+            labels: this.options.labels ?? {},
+            state: "drained",
+            error: `${DRAIN_AFTER} infrastructure failures in a row (the device was lost mid-run); restart the agent to offer it again`,
+          })
+        : device,
+    );
+  }
+
+  /**
+   * The managed devices a claim describes without offering them: booting, resetting, busy (a job holds it) or
+   * failed, each with its state (API.md §13), so that GET /agents shows the whole pool; the server gives runs to
+   * idle devices only. A server from before §13 knows no states: it is told only of the failed ones, as drained.
+   */
+  private managedNotOffered(): { devices: AgentDevice[]; drained: AgentDevice[] } {
+    const notIdle = (this.options.managed ?? [])
       .flatMap((pool) => pool.devices())
-      .filter((d) => d.state === "failed")
-      .map((d) =>
-        this.describeForClaim(
-          { ...d, modelFrom: "getprop", transportId: null, emulator: true, managed: d },
-          "failed",
-        ),
+      .map((d) => ({
+        device: d,
+        state: d.state === "idle" && this.busySerials.has(d.serial) ? "busy" : d.state,
+      }))
+      .filter(({ state }) => state !== "idle");
+    const describe = (d: ManagedDevice, state: ManagedDevice["state"]) =>
+      this.describeForClaim(
+        { ...d, modelFrom: "getprop", transportId: null, emulator: true, pooled: d },
+        state,
       );
+    if (!this.sendDeviceFacts) {
+      return {
+        devices: [],
+        drained: notIdle
+          .filter(({ state }) => state === "failed")
+          .map(({ device }) => describe(device, "failed")),
+      };
+    }
+    return { devices: notIdle.map(({ device, state }) => describe(device, state)), drained: [] };
   }
 
   /**
@@ -340,6 +379,8 @@ export class Agent {
    * (400): the agent then offers the §7 fields only, says so once, and keeps working.
    */
   private sendDeviceFacts = true;
+  /** Managed devices that went down while a job held them (see startPools), by serial, until their next job. */
+  private readonly wentDown = new Set<string>();
   /** How long the reset before a device's next run took, by serial: sent with that run's completion. */
   private readonly setupMs = new Map<string, number>();
 
@@ -385,9 +426,15 @@ export class Agent {
       log(`device ${describe(device)} connected${drained}`);
     }
     if (change.added.length > 0 || change.removed.length > 0) await this.offerChange();
+    this.growWorkers();
+  }
+
+  /** One worker more for each device beyond those there were (concurrency: devices), said once each time. */
+  private growWorkers(): void {
+    if (this.options.concurrency !== "devices" || this.stopClaiming.signal.aborted) return;
     const wanted = this.wantedWorkers();
     if (wanted > this.workers.length) {
-      log(`${wanted} at a time (one per device)`);
+      this.options.log(`${wanted} at a time (one per device)`);
       this.addWorkers(wanted);
     }
   }
@@ -442,9 +489,7 @@ export class Agent {
     this.offerChanged = new AbortController();
     previous.abort();
     // Managed devices become idle one by one after the start: one worker each, as for devices plugged in.
-    if (this.options.concurrency === "devices" && !this.stopClaiming.signal.aborted) {
-      this.addWorkers(this.wantedWorkers());
-    }
+    this.growWorkers();
   }
 
   private async work(worker: number): Promise<void> {
@@ -464,7 +509,8 @@ export class Agent {
       // Taken before the devices are read, so a change from here on ends this claim.
       const offer = this.offerChanged.signal;
       const free = this.offerable().filter((d) => !this.busySerials.has(d.serial));
-      const drained = [...this.health.drained(), ...this.failedManaged()];
+      const unoffered = this.managedNotOffered();
+      const drained = [...this.drainedFound(), ...unoffered.drained];
       const claim = anyOf(this.stopClaiming.signal, offer);
       let job: AgentJob | undefined;
       const claimedAt = performance.now();
@@ -476,7 +522,7 @@ export class Agent {
             agent_id: this.options.name,
             claim_id: claimId,
             ...(abandoned.length > 0 ? { abandoned_claims: abandoned } : {}),
-            devices: free.map((d) => this.describeForClaim(d, "idle")),
+            devices: [...free.map((d) => this.describeForClaim(d, "idle")), ...unoffered.devices],
             // Kept as they were offered (claimDevice already applied): no second underscore pass.
             ...(drained.length > 0 ? { drained_devices: drained } : {}),
             host: true,
@@ -551,7 +597,10 @@ export class Agent {
         `worker ${worker}: running ${job.execution_id} (attempt ${job.device_run.attempt}) on ${device?.serial ?? "host"}`,
       );
       const setupMs = device ? this.setupMs.get(device.serial) : undefined;
-      if (device) this.setupMs.delete(device.serial);
+      if (device) {
+        this.setupMs.delete(device.serial);
+        this.wentDown.delete(device.serial);
+      }
       const result = await (this.options.runJob ?? runJob)(job, {
         client,
         cache: this.cache,
@@ -560,6 +609,7 @@ export class Agent {
         shutdown: this.shutdown.signal,
         ...(this.appiumServices ? { appium: this.appiumServices } : {}),
         ...(setupMs !== undefined ? { setupMs } : {}),
+        ...(device ? { deviceLost: () => this.wentDown.has(device.serial) } : {}),
       });
       log(
         `worker ${worker}: ${job.execution_id} ended ${result.status}${result.reason ? ` (${result.reason})` : ""}`,

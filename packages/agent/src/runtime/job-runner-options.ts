@@ -21,6 +21,12 @@ export interface JobRunnerOptions {
    * `setup_ms`. Absent for a device's first run and for devices the agent does not manage.
    */
   setupMs?: number;
+  /**
+   * True once the run's managed device went down during the run (it crashed and its pool restarted it): a step
+   * that did not pass then ends the run as device_lost (handed back), even if the device is back by the time
+   * the step looked.
+   */
+  deviceLost?: () => boolean;
 }
 
 /** What the agent lends a session's job when it offers Appium (runtime/agent.ts). */

@@ -76,7 +76,7 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
     }
     await uploadArtifacts(job, artifactsDir, reporter, options);
     await reporter.flush();
-    const result = sessionResult ?? finalResult(outcomes, stopped);
+    const result = sessionResult ?? finalResult(outcomes, stopped, options.deviceLost?.() ?? false);
     const completion = {
       status: result.status,
       ...(result.reason ? { reason: result.reason } : {}),
@@ -319,11 +319,17 @@ async function uploadArtifacts(
 function finalResult(
   outcomes: readonly StepOutcome[],
   stopped: StopReason | undefined,
+  deviceWentDown: boolean,
 ): { status: RunStatus; reason: string | null } {
   if (stopped === "cancelled") return { status: "cancelled", reason: "cancelled" };
   if (stopped === "timeout") return { status: "errored", reason: "timeout" };
   if (stopped === "shutdown") return { status: "errored", reason: "agent_shutdown" };
   if (outcomes.some((o) => o.deviceLost)) return { status: "errored", reason: "device_lost" };
+  // A managed device that crashed and was restarted under a step may be back before the step asks whether it is
+  // there: the step then reads the lost device as its own error. Its pool knows better (agent.ts).
+  if (deviceWentDown && outcomes.some((o) => o.status !== "passed")) {
+    return { status: "errored", reason: "device_lost" };
+  }
   if (outcomes.some((o) => o.status === "errored")) return { status: "errored", reason: "step_errored" };
   if (outcomes.some((o) => o.status === "failed")) return { status: "failed", reason: "step_failed" };
   if (outcomes.some((o) => o.status === "cancelled")) return { status: "cancelled", reason: "cancelled" };
