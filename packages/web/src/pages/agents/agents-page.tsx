@@ -2,15 +2,9 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { agentsQuery } from "../../api/catalog.ts";
 import type { Agent } from "../../api/types.ts";
-import { InlineColumnHeaders } from "../../components/inline-column-headers.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { Timestamp } from "../../components/timestamp.tsx";
-
-const deviceTones = {
-  idle: "text-emerald-700 dark:text-emerald-400",
-  busy: "text-sky-700 dark:text-sky-400",
-  drained: "text-orange-700 dark:text-orange-400",
-} as const;
+import { AgentDevices } from "./agent-devices.tsx";
 
 function AgentCard({ agent }: { agent: Agent }) {
   return (
@@ -62,30 +56,7 @@ function AgentCard({ agent }: { agent: Agent }) {
       {agent.devices.length === 0 ? (
         <p className="text-sm text-muted">No devices connected: it runs host steps only.</p>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="w-full text-sm">
-            <caption className="sr-only">Devices of {agent.name}</caption>
-            <thead className="text-left text-muted">
-              <tr>
-                <InlineColumnHeaders names={["Device", "OS", "Serial", "State"]} padding="py-1" />
-              </tr>
-            </thead>
-            <tbody>
-              {agent.devices.map((device) => (
-                <tr key={device.serial} className="border-t border-line">
-                  <td className="py-1 pr-3">{device.model}</td>
-                  <td className="py-1 pr-3">
-                    {device.platform} {device.os_version}
-                  </td>
-                  <td className="py-1 pr-3">
-                    <code className="text-xs">{device.serial}</code>
-                  </td>
-                  <td className={`py-1 font-medium ${deviceTones[device.state]}`}>{device.state}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <AgentDevices agent={agent} />
       )}
     </li>
   );
