@@ -1775,15 +1775,15 @@ export interface components {
             device: components["schemas"]["DeviceSpec"] | null;
             /** @description Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded */
             shard: number;
-            /** @description How shards: "auto" chose its entry's device runs at trigger (API.md §13); null when no step asked for it */
-            shards_planned: {
+            /** @description How shards: "auto" chose its entry's device runs at trigger (API.md §13); null when no step asked for it. Always sent by this server; optional for clients of older servers. */
+            shards_planned?: {
                 /** @description The device runs its entry was given */
                 count: number;
                 /** @description Why, e.g. "19 min of tests ÷ 5 min = 4 shards; 3 matching devices online → 3" */
                 reason: string;
             } | null;
-            /** @description How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none */
-            setup_ms: number | null;
+            /** @description How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none. Always sent by this server; optional for clients of older servers. */
+            setup_ms?: number | null;
             status: components["schemas"]["ExecutionStatus"];
             /** @description The current (or last) attempt, from 1 to the plan's max_attempts */
             attempt: number;

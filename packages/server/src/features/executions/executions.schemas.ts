@@ -35,25 +35,29 @@ export const DeviceRunView = Type.Object({
     description:
       "Which of the entry's shards this device run is (the plan's shards: one device run per shard of each entry); 0 when not sharded",
   }),
-  shards_planned: Type.Union(
-    [
-      Type.Object({
-        count: Type.Integer({ minimum: 1, description: "The device runs its entry was given" }),
-        reason: Type.String({
-          description: 'Why, e.g. "19 min of tests ÷ 5 min = 4 shards; 3 matching devices online → 3"',
+  shards_planned: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({
+          count: Type.Integer({ minimum: 1, description: "The device runs its entry was given" }),
+          reason: Type.String({
+            description: 'Why, e.g. "19 min of tests ÷ 5 min = 4 shards; 3 matching devices online → 3"',
+          }),
         }),
-      }),
-      Type.Null(),
-    ],
-    {
-      description:
-        'How shards: "auto" chose its entry\'s device runs at trigger (API.md §13); null when no step asked for it',
-    },
+        Type.Null(),
+      ],
+      {
+        description:
+          'How shards: "auto" chose its entry\'s device runs at trigger (API.md §13); null when no step asked for it. Always sent by this server; optional for clients of older servers.',
+      },
+    ),
   ),
-  setup_ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-    description:
-      "How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none",
-  }),
+  setup_ms: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description:
+        "How long the agent took to make the device clean before this run's latest attempt (a managed emulator's snapshot load or restart, a simulator's erase), as it reported; null when it reported none. Always sent by this server; optional for clients of older servers.",
+    }),
+  ),
   status: ExecutionStatus,
   attempt: Type.Integer({ description: "The current (or last) attempt, from 1 to the plan's max_attempts" }),
   reason: Type.Union([Type.String(), Type.Null()], {
