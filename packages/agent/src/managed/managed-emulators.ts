@@ -31,6 +31,11 @@ export interface ManagedEmulatorsOptions {
   bootTimeoutMs?: number;
   /** How often sys.boot_completed is read while an instance boots; 500 ms by default. */
   pollMs?: number;
+  /**
+   * How often an idle instance is asked whether it is still a device (`adb get-state`); 10 s by default. Two
+   * answers in a row that it is not (offline, gone) restart it.
+   */
+  healthCheckMs?: number;
   now?: () => number;
 }
 
@@ -58,6 +63,8 @@ interface Slot {
   failedRunsInARow: number;
   /** The boot or heal under way; a reset waits for it. */
   settling: Promise<void> | null;
+  /** Health checks in a row that found the idle instance not a device. */
+  offlineChecks: number;
 }
 
 export class ManagedEmulators implements ManagedDevicePool {
@@ -67,6 +74,7 @@ export class ManagedEmulators implements ManagedDevicePool {
   /** AVDs whose clean snapshot could not be made: their instances cold-boot with -wipe-data instead. */
   private readonly withoutSnapshot = new Set<string>();
   private stopping = false;
+  private healthTimer: NodeJS.Timeout | undefined;
   private readonly bootTimeoutMs: number;
   private readonly pollMs: number;
   private readonly now: () => number;
@@ -108,10 +116,12 @@ export class ManagedEmulators implements ManagedDevicePool {
           budget: new RestartBudget(),
           failedRunsInARow: 0,
           settling: null,
+          offlineChecks: 0,
         });
       }
     }
     this.changed();
+    this.scheduleHealthCheck();
     await Promise.all(
       requests.map(async (request) => {
         const slots = this.slots.filter((s) => s.avd === request.avd);
@@ -187,7 +197,41 @@ export class ManagedEmulators implements ManagedDevicePool {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.healthTimer);
     await Promise.all([...this.processes].map((p) => p.stop()));
+  }
+
+  /** API.md §13: an instance that goes offline (or leaves adb) while idle is killed and started again. */
+  private scheduleHealthCheck(): void {
+    if (this.stopping) return;
+    this.healthTimer = setTimeout(() => {
+      void this.checkHealth().finally(() => this.scheduleHealthCheck());
+    }, this.options.healthCheckMs ?? 10_000);
+    this.healthTimer.unref();
+  }
+
+  private async checkHealth(): Promise<void> {
+    await Promise.all(
+      this.slots
+        .filter((slot) => slot.state === "idle" && !slot.settling && slot.process?.running)
+        .map(async (slot) => {
+          const said = await adbCall(["-s", slot.serial, "get-state"], {
+            env: this.options.env,
+            timeoutMs: 10_000,
+          });
+          if (said.ok && said.stdout.trim() === "device") {
+            slot.offlineChecks = 0;
+            return;
+          }
+          slot.offlineChecks++;
+          // A run may have taken the device meanwhile; its end decides then (runFinished, reset).
+          if (slot.offlineChecks < 2 || slot.state !== "idle" || slot.settling) return;
+          slot.offlineChecks = 0;
+          const why = said.text.split("\n").at(-1) || "not a device";
+          this.setState(slot, "booting");
+          await this.settle(slot, () => this.heal(slot, `went offline (${why})`));
+        }),
+    );
   }
 
   /** Loads the clean snapshot where the emulator allows it, else restarts the instance from it. */

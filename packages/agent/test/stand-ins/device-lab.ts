@@ -198,6 +198,8 @@ export interface DeviceLab {
   emulatorLaunches(): EmulatorLaunch[];
   /** The named snapshots an AVD holds (`emu avd snapshot save`), and the packages each keeps. */
   snapshots(avd: string): Record<string, Record<string, InstalledPackage>>;
+  /** The instance stays up but adb sees its device `offline` (adbd hung), as a wedged emulator. */
+  offline(serial: string): void;
   /** The instance's process dies at once (exit 139), its device gone from adb, as an emulator that crashed. */
   crashEmulator(serial: string): void;
   /**
@@ -416,6 +418,12 @@ export async function createDeviceLab(options: DeviceLabOptions = {}): Promise<D
           decodeURIComponent(name),
           readJson(join(dir, name, "packages.json"), {}),
         ]),
+      );
+    },
+    offline(serial) {
+      writeJson(
+        devicesFile,
+        lab.devices().map((d) => (d.serial === serial ? { ...d, state: "offline" } : d)),
       );
     },
     crashEmulator(serial) {
