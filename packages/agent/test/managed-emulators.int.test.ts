@@ -151,4 +151,18 @@ describe("managed emulators (stand-in)", () => {
       "FATAL   | A snapshot operation for 'Broken_API_34' is pending and timeout has expired. Exiting...",
     );
   });
+
+  it("an AVD the emulator does not know, or an --emulator or --label it cannot read, stops the agent with exit 2", async () => {
+    const l = await lab();
+    const unknown = android.startAgent("emu-4", l.env, ["--emulator", "Nexus_5_API_21=2"]);
+    expect(await unknown.exited).toBe(2);
+    expect(unknown.output()).toContain(`no AVD named Nexus_5_API_21 (emulator -list-avds knows ${AVD})`);
+    expect(l.emulatorLaunches()).toEqual([]);
+    const badCount = android.startAgent("emu-5", l.env, ["--emulator", `${AVD}=0`]);
+    expect(await badCount.exited).toBe(2);
+    expect(badCount.output()).toContain("the count after = is a whole number from 1 to 16");
+    const badLabel = android.startAgent("emu-6", l.env, ["--label", "team"]);
+    expect(await badLabel.exited).toBe(2);
+    expect(badLabel.output()).toContain('--label "team": use KEY=VALUE');
+  });
 });
