@@ -268,9 +268,10 @@ function comparisonSql(comparison: Comparison, has: Scalar | string[]): RawBuild
     const values = has as string[];
     if (values.length === 0) return sql`${column} = 0`;
     const counted = sql`(select count(*) from device_run_selector_values v where v.device_run_id = device_runs.id and v.selector = ${comparison.values} and v.value in (${sql.join(values)}))`;
+    // A run that names none (the column 0, most runs) is decided without looking its values up.
     return comparison.kind === "any_of"
       ? sql`(${column} = 0 or ${counted} > 0)`
-      : sql`${column} = ${counted}`;
+      : sql`(${column} = 0 or ${column} = ${counted})`;
   }
   if (has === null) return sql`${column} is null`;
   const op = comparison.kind === "at_least" ? sql`<=` : comparison.kind === "at_most" ? sql`>=` : sql`=`;
