@@ -85,17 +85,19 @@ describe("emulator command line and ports", () => {
 });
 
 describe("RestartBudget", () => {
-  it("allows three restarts in an hour and four launches in all", () => {
+  it("allows three restarts in an hour: four launches in all, then no more within that hour", () => {
     const budget = new RestartBudget();
     budget.launched();
     expect([0, 1, 2, 3].map((i) => budget.takeRestart(i * 1000))).toEqual([true, true, true, false]);
     expect(budget.used).toBe(4);
-    // An hour later the hourly limit would allow one again, but four launches are all a device gets.
-    expect(budget.takeRestart(2 * 3_600_000)).toBe(false);
   });
 
-  it("counts restarts within the last hour only", () => {
-    const budget = new RestartBudget(3, 10);
+  it("counts restarts within the last hour only: one a day is mended every day", () => {
+    const day = 24 * 3_600_000;
+    const daily = new RestartBudget();
+    daily.launched();
+    expect([1, 2, 3, 4, 5].map((d) => daily.takeRestart(d * day))).toEqual([true, true, true, true, true]);
+    const budget = new RestartBudget(3);
     budget.launched();
     for (let i = 0; i < 3; i++) expect(budget.takeRestart(i)).toBe(true);
     expect(budget.takeRestart(3_599_999)).toBe(false);

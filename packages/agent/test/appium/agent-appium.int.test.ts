@@ -256,7 +256,10 @@ describe("testbay-agent --appium with a webdriverio client", () => {
     );
     // The fake driver's own words for an app that is no XML, passed on to the client.
     expect(refused?.message).toMatch(/missing root element/);
-    expect(lab.installed(SERIAL)["com.example.basic"]).toBeDefined();
+    // Installed (read from the log of installs: the agent uninstalls it from this plugged-in device after the run).
+    expect(lab.installLog()).toContainEqual(
+      expect.objectContaining({ serial: SERIAL, package: "com.example.basic" }),
+    );
     const id = await waitFor("the session's execution", async () => {
       const items = (await call(`${server.baseUrl}/executions`, { headers: ci })).body.items as {
         id: string;

@@ -1,5 +1,5 @@
 // One managed simulator's restart policy on a scripted simctl and a clock the test moves (API.md §13: restarted
-// when it does not boot or loses three runs in a row, at most three restarts an hour and four launches in all,
+// when it does not boot or loses three runs in a row, at most three restarts in any hour,
 // then failed with simctl's last lines). The real simctl's texts and states are the stand-in's, exercised in
 // managed-simulators.stand-ins.test.ts; here only the decisions are.
 import { describe, expect, it } from "vitest";
@@ -109,28 +109,35 @@ describe("ManagedSimulator", () => {
     expect(state.bootAttempts).toBe(4);
   });
 
-  it("has four launches in all: three restarts, whether within an hour or days apart, then failed", async () => {
-    for (const apart of [10 * 60_000, 24 * HOUR]) {
-      let failNext = false;
-      const { simulator, state } = scriptedHost(() => {
-        const up = !failNext;
-        failNext = false;
-        return up;
-      });
-      await simulator.launch();
-      for (let i = 0; i < 3; i++) {
-        state.clock += apart;
-        failNext = true; // the reset's boot fails once: one restart mends it
-        await simulator.reset();
-        expect(simulator.current).toBe("idle");
-      }
+  /** A simulator whose reset boots fail once, `apart` ms apart, `times` times: what becomes of it. */
+  async function failingOnceEvery(apart: number, times: number) {
+    let failNext = false;
+    const { simulator, state } = scriptedHost(() => {
+      const up = !failNext;
+      failNext = false;
+      return up;
+    });
+    await simulator.launch();
+    const after: string[] = [];
+    for (let i = 0; i < times; i++) {
       state.clock += apart;
-      failNext = true;
+      failNext = true; // the reset's boot fails once: one restart mends it
       await simulator.reset();
-      expect(simulator.current).toBe("failed");
-      // The first launch, then per reset the failed boot and the restart's boot, then the last failed boot.
-      expect(state.bootAttempts).toBe(1 + 3 * 2 + 1);
+      after.push(simulator.current);
     }
+    return { after, bootAttempts: state.bootAttempts };
+  }
+
+  it("has four launches within an hour: three restarts ten minutes apart mend it, a fourth fails it", async () => {
+    const { after, bootAttempts } = await failingOnceEvery(10 * 60_000, 4);
+    expect(after).toEqual(["idle", "idle", "idle", "failed"]);
+    // The first launch, then per reset the failed boot and the restart's boot, then the last failed boot.
+    expect(bootAttempts).toBe(1 + 3 * 2 + 1);
+  });
+
+  it("mends one that gives way once a day, every day: the hour is a rolling one", async () => {
+    const { after } = await failingOnceEvery(24 * HOUR, 6);
+    expect(after).toEqual(["idle", "idle", "idle", "idle", "idle", "idle"]);
   });
 
   it("restarts one that lost three runs in a row, not one whose lost runs were broken by a good one", async () => {
@@ -148,7 +155,7 @@ describe("ManagedSimulator", () => {
     expect(log.filter((l) => l.includes("restarting"))).toEqual([]);
     await lost(false);
     expect(log.filter((l) => l.includes("restarting"))).toEqual([
-      'simulator "testbay iPhone 15 17.4 #1" (11111111-2222-4333-8444-555555555555): restarting (launch 2 of at most 4): it lost 3 runs in a row',
+      'simulator "testbay iPhone 15 17.4 #1" (11111111-2222-4333-8444-555555555555): restarting (launch 2; at most 3 restarts an hour): it lost 3 runs in a row',
     ]);
     expect(simulator.current).toBe("idle");
   });

@@ -2,12 +2,13 @@
  * One simulator the agent keeps (API.md §13 "Managed devices"): found by its Testbay name or created, started
  * clean (shut down, erased, booted, waited for with `bootstatus -b`), made clean again the same way after every
  * device run, and started again when it gives way: it does not boot, it vanished or crashed while idle, or
- * three runs in a row lost it. Restarts are rationed as for managed emulators (../restart-budget.ts: three an
- * hour, four launches in all); once they are spent it is `failed` with simctl's last lines. Its operations run one at a time, in the order they were asked for.
+ * three runs in a row lost it. Restarts are rationed as for managed emulators (../restart-budget.ts: three in
+ * any hour); one that needs a fourth within the hour is `failed` with simctl's last lines. Its operations run one
+ * at a time, in the order they were asked for.
  */
 import type { ToolResult } from "../../apple/xcrun.ts";
 import type { ManagedDevice, ManagedDeviceState, ResetResult } from "../managed-device-pool.ts";
-import { MAX_LAUNCHES, RESTARTS_PER_HOUR, RestartBudget } from "../restart-budget.ts";
+import { RESTARTS_PER_HOUR, RestartBudget } from "../restart-budget.ts";
 import type { ListedSimulator } from "./listed-simulators.ts";
 import { simctlTail } from "./simctl-tail.ts";
 import type { ResolvedSimulatorSpec } from "./simulator-catalog.ts";
@@ -181,7 +182,7 @@ export class ManagedSimulator {
         return;
       }
       this.host.log(
-        `${this.label}: restarting (launch ${this.budget.used} of at most ${MAX_LAUNCHES}): ${why.split("\n")[0]}`,
+        `${this.label}: restarting (launch ${this.budget.used}; at most ${RESTARTS_PER_HOUR} restarts an hour): ${why.split("\n")[0]}`,
       );
       this.setState("booting");
       const attempt = await this.cleanBoot();
@@ -247,7 +248,7 @@ export class ManagedSimulator {
   private fail(why: string): void {
     this.error = why;
     this.host.log(
-      `${this.label}: failed after ${this.budget.used} launches (at most ${RESTARTS_PER_HOUR} restarts an hour, ${MAX_LAUNCHES} launches in all): ${why.replaceAll("\n", " | ")}`,
+      `${this.label}: failed after ${this.budget.used} launches (at most ${RESTARTS_PER_HOUR} restarts an hour): ${why.replaceAll("\n", " | ")}`,
     );
     this.setState("failed");
   }

@@ -184,7 +184,9 @@ describe("ManagedSimulators", () => {
     await pool?.reset(udid);
     expect(pool?.devices()[0]).toMatchObject({ state: "idle", error: null });
     expect(
-      log.filter((l) => l.includes("restarting (launch 2 of at most 4): xcrun simctl boot failed")),
+      log.filter((l) =>
+        l.includes("restarting (launch 2; at most 3 restarts an hour): xcrun simctl boot failed"),
+      ),
     ).toHaveLength(1);
   });
 
@@ -206,7 +208,9 @@ describe("ManagedSimulators", () => {
     pool?.runFinished(udid, false);
     await pool?.reset(udid);
     expect(
-      log.filter((l) => l.includes("restarting (launch 2 of at most 4): it lost 3 runs in a row")),
+      log.filter((l) =>
+        l.includes("restarting (launch 2; at most 3 restarts an hour): it lost 3 runs in a row"),
+      ),
     ).toHaveLength(1);
     expect(states()).toEqual(["idle"]);
   });
@@ -224,7 +228,7 @@ describe("ManagedSimulators", () => {
     expect(pool?.devices()[0]).toMatchObject({ serial: again?.udid, state: "idle" });
     expect(again?.udid).not.toBe(gone);
     expect(log).toContain(
-      `simulator "testbay iPhone 15 17.4 #1": restarting (launch 2 of at most 4): simulator ${gone} vanished from xcrun simctl list devices`,
+      `simulator "testbay iPhone 15 17.4 #1": restarting (launch 2; at most 3 restarts an hour): simulator ${gone} vanished from xcrun simctl list devices`,
     );
   });
 
