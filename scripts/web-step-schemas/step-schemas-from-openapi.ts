@@ -45,7 +45,21 @@ export interface StepSchema {
 
 const componentRef = "#/components/schemas/";
 
+/**
+ * A number or a word that stands for one (a step's `shards`: 1–50 or "auto", API.md §13): the number's branch,
+ * which the form makes its input for; undefined for any other union.
+ */
+function numberOrWord(schema: SchemaObject): SchemaObject | undefined {
+  const branches = schema.anyOf as SchemaObject[] | undefined;
+  if (!Array.isArray(branches)) return undefined;
+  const numbers = branches.filter((b) => b.type === "integer" || b.type === "number");
+  const words = branches.filter((b) => b.type === "string" && Array.isArray(b.enum));
+  return numbers.length === 1 && numbers.length + words.length === branches.length ? numbers[0] : undefined;
+}
+
 function propertyOf(schema: SchemaObject, required: boolean): StepProperty {
+  const numeric = numberOrWord(schema);
+  if (numeric) return propertyOf(numeric, required);
   const bounds: Partial<StepProperty> = {};
   for (const key of ["minimum", "exclusiveMinimum", "maximum"] as const) {
     if (typeof schema[key] === "number") bounds[key] = schema[key] as number;

@@ -85,6 +85,12 @@ const deviceOptions: FieldLayout<DeviceOption>[] = [
   },
 ];
 /** The same options on iOS, said as they happen there: the device log, and uninstalling rather than pm clear. */
+/**
+ * shards: "auto"'s budget (API.md §13): the form's Shards input takes a number only, so a step that asks for "auto"
+ * with these is edited as JSON.
+ */
+const autoShardsOptions = ["target_minutes", "max_shards"] as const;
+
 const iosDeviceOptions = deviceOptions.map((field): FieldLayout<DeviceOption> => {
   if (field.path === "logcat") return { ...field, label: "Capture the device log" };
   if (field.path === "clear_package_data") {
@@ -147,7 +153,7 @@ export const stepLayouts: { [T in SchemaStepType]: StepLayout<T> } = {
       ...deviceOptions,
       timeout,
     ],
-    leftOut: [],
+    leftOut: [...autoShardsOptions],
   },
   xcuitest: {
     summary:
@@ -163,12 +169,12 @@ export const stepLayouts: { [T in SchemaStepType]: StepLayout<T> } = {
       ...iosDeviceOptions,
       timeout,
     ],
-    leftOut: [],
+    leftOut: [...autoShardsOptions],
   },
   maestro: {
     summary: "Maestro flows (YAML) run on a device after the app is installed; APP_ID is the app's package.",
     fields: [name, { path: "flows", label: "Flow", input: "texts" }, ...deviceOptions, timeout],
-    leftOut: [],
+    leftOut: [...autoShardsOptions],
   },
   shell: {
     summary: "A shell command on an agent that allows shell steps.",

@@ -96,7 +96,9 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
-        type: "other",
+        type: "integer",
+        minimum: 1,
+        maximum: 50,
       },
       target_minutes: {
         type: "integer",
@@ -150,7 +152,9 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
-        type: "other",
+        type: "integer",
+        minimum: 1,
+        maximum: 50,
       },
       target_minutes: {
         type: "integer",
@@ -202,7 +206,9 @@ export const stepSchemas = {
         type: "boolean",
       },
       shards: {
-        type: "other",
+        type: "integer",
+        minimum: 1,
+        maximum: 50,
       },
       target_minutes: {
         type: "integer",
