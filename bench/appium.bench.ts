@@ -38,7 +38,9 @@ const embeddedTarget: Target = { op: "<=", value: 1 };
 const forwardedTarget: Target = { op: "<=", value: 2 };
 
 const plans = {
-  full: { commands: 1000, warmup: 100, sessions: 20, commandsPerSession: 100, timeLimitMs: 300_000 },
+  // 300 warm-up rounds: with 100, the first fifth of the measured rounds still ran slower than the rest on every
+  // path (its "by round" column), which is the processes' code warming up, not the relay.
+  full: { commands: 1000, warmup: 300, sessions: 20, commandsPerSession: 100, timeLimitMs: 300_000 },
   quick: { commands: 100, warmup: 20, sessions: 5, commandsPerSession: 20, timeLimitMs: 60_000 },
 };
 type Plan = (typeof plans)["full"];
@@ -264,19 +266,13 @@ async function measureLatency(
     const dir = path.join(shared.dir, setup);
     await mkdir(dir, { recursive: true });
     const set = await startSet(setup, dir, scope, log);
-    const devices = setup === "embedded" ? plan.sessions : 1;
-    const lab = await createDeviceLab({
-      devices: Array.from({ length: devices }, (_, i) => ({
-        serial: `emulator-${5554 + 2 * i}`,
-        model: "Pixel 7",
-        release: "14",
-        sdk: 34,
-      })),
-      timeScale: 0.05,
-    });
-    scope.defer(() => lab.cleanup());
+    // One device for the measured session in both setups, so both measure the same agent: one that also
+    // watches 20 devices (the concurrent sessions' lab) spends CPU on it that the relay's added time would show.
+    const latencyRun = new CleanupScope();
+    const lab = await labOf(1);
+    latencyRun.defer(() => lab.cleanup());
     const agent = startAgent(set, lab, shared.appiumHome, path.join(dir, "agents"), `bench-${setup}`);
-    scope.defer(agent.stop);
+    latencyRun.defer(agent.stop);
 
     log(`appium: ${setup}: opening the measured session (the agent starts Appium for it)`);
     const holder = set.origins[0] as string;
@@ -306,14 +302,33 @@ async function measureLatency(
     log(`appium: ${setup}: ${plan.commands} getPageSource each, interleaved`);
     const measured = await interleave(urls, plan.commands, plan.timeLimitMs);
     await deleteSession(holder, id);
+    await latencyRun.close();
 
     let concurrency: ConcurrencyResult | undefined;
-    if (setup === "embedded")
-      concurrency = await concurrentSessions(holder, set, plan, agent.agent.output, log);
+    if (setup === "embedded") {
+      const manyLab = await labOf(plan.sessions);
+      scope.defer(() => manyLab.cleanup());
+      const many = startAgent(set, manyLab, shared.appiumHome, path.join(dir, "agents"), "bench-concurrent");
+      scope.defer(many.stop);
+      concurrency = await concurrentSessions(holder, set, plan, many.agent.output, log);
+    }
     return { latency: { setup, series: measured.series, bytes: measured.bytes }, concurrency };
   } finally {
     await scope.close();
   }
+}
+
+/** Stand-in Android devices for the fake driver (testbay:options.platform android). */
+function labOf(devices: number): Promise<DeviceLab> {
+  return createDeviceLab({
+    devices: Array.from({ length: devices }, (_, i) => ({
+      serial: `emulator-${5554 + 2 * i}`,
+      model: "Pixel 7",
+      release: "14",
+      sdk: 34,
+    })),
+    timeScale: 0.05,
+  });
 }
 
 interface ConcurrencyResult {
@@ -473,7 +488,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `command: GET /session/{id}/source (getPageSource) of @appium/fake-driver's app (${results[0]?.bytes ?? 0} characters); direct = the same session on the Appium the agent started for it (its port and the Appium session ID read from its command line and log: the same Appium, the same flags), relayed = through /wd/hub`,
       `interleaved: each round sends one command on every path, the order rotated round by round ("by round": the added median in each fifth of the run); ${plan.warmup} warm-up rounds, then ${plan.commands} measured (bounded to ${plan.timeLimitMs / 1000} s)`,
       "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database (127.0.0.1:5432) and Redis (127.0.0.1:6379), the agent's channel on the first, the forwarded commands sent to the second",
-      `agent: bin/testbay-agent.js --appium (the repository's Appium) with APPIUM_HOME holding @appium/fake-driver, on stand-in adb devices (timeScale 0.05), record_video false; ${plan.sessions} devices for the concurrent sessions`,
+      `agent: bin/testbay-agent.js --appium (the repository's Appium) with APPIUM_HOME holding @appium/fake-driver, on stand-in adb devices (timeScale 0.05), record_video false; one device (and the agent watching only it) for the latency, another agent with ${plan.sessions} devices for the concurrent sessions`,
       `load average (1, 5, 15 min): ${loadAtStart} at start, ${os
         .loadavg()
         .map((l) => l.toFixed(2))
