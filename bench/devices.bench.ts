@@ -5,6 +5,7 @@
 // the execution's wall time ÷ the target, on stand-in devices at a time scale (lib/devices-auto-shards.ts).
 
 import { rm } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { type AutoShardsOutcome, measureAutoShards } from "./lib/devices-auto-shards.ts";
 import { startDevicesServer } from "./lib/devices-server.ts";
@@ -40,6 +41,7 @@ const ms = (value: number, label: string, decimals = 0) => ({ label, value, unit
 export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
   const plan = quick ? plans.quick : plans.full;
   const startedAt = new Date();
+  const loadBefore = loadavg()[0] as number;
   const scope = new CleanupScope();
   try {
     const dir = await makeTempDir("devices");
@@ -71,7 +73,12 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       },
       scope,
     );
-    return report(quick, startedAt, plan, turnaround, auto);
+    const result = report(quick, startedAt, plan, turnaround, auto);
+    // Nothing is pinned: the server, the agent, the stand-ins and this process share the CPUs.
+    result.notes.push(
+      `Load average (1 min) ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] as number).toFixed(1)} at the end, on ${availableParallelism()} CPUs; nothing pinned.`,
+    );
+    return result;
   } finally {
     await scope.close();
   }
@@ -182,9 +189,9 @@ function report(
     ratios,
     notes: [
       `Turnaround: a real server (one process, SQLite, bench/servers/webhooks-instance.ts) and a real \`testbay-agent --devices auto --emulator ${AVD}\` on the emulator stand-in at time scale 1 (snapshot load ${snapshotLoadMs} ms, as a real emulator's takes about 2 s). One writable instance, so the agent resets it by \`emu avd snapshot load testbay-clean\` and a boot wait. ${plan.rounds} round(s) of ${plan.runsPerRound} runs, all queued before the first starts; per pair of consecutive runs, the server's finished_at of one (the agent's complete) to started_at of the next (the claim that took it), both on the server's clock: the reset and the next claim, no wait for work. ${notPassed} of ${turnaround.statuses.length} runs not passed.`,
-      `Baseline, alternating with the runs by round, on the same instance while the agent is idle: \`adb -s ${turnaround.serial} emu avd snapshot load testbay-clean\`, \`wait-for-device\`, then \`getprop sys.boot_completed\` until 1 (every 100 ms), from this process; what the agent's reset runs, without the agent. The agent adds ${Math.round(overheadMs)} ms per turnaround (median against median): its complete → reset → claim sequence and its adb calls' process starts.`,
+      `Baseline, alternating with the runs by round, on the same instance while the agent is idle: \`adb -s ${turnaround.serial} emu avd snapshot load testbay-clean\`, \`wait-for-device\`, then \`getprop sys.boot_completed\` until 1 (every 100 ms), from this process; what the agent's reset runs, without the agent. Median turnaround − median baseline: ${Math.round(overheadMs)} ms (the agent's complete → reset → claim sequence around the same adb calls).`,
       `setup_ms is the agent's own measure of the reset, reported on the next run; the turnaround adds the claim to it.`,
-      `Auto shards: the 200 tests of bench/data/junit-timings.json (Σ ${(auto.suiteMs / 60_000).toFixed(1)} min as reported), ${historyRuns} executions of history seeded through the agent API as an agent records them (bench/lib/shard-history.ts; each test × a seeded log-normal factor, σ ${sigma}), Σ p80 ${(auto.historyP80Ms / 60_000).toFixed(1)} min; the plan's step has shards "auto", target_minutes ${targetMinutes}, max_shards ${devices}, duration sharding; one agent with ${devices} stand-in devices online. Each measured execution's tests take new jittered durations.`,
+      `Auto shards: the 200 tests of bench/data/junit-timings.json (Σ ${(auto.suiteMs / 60_000).toFixed(1)} min as reported), ${historyRuns} executions of history seeded through the agent API as an agent records them (claim, test_case events, complete, as bench/lib/shard-history.ts; each test × a seeded log-normal factor, σ ${sigma}), Σ p80 ${(auto.historyP80Ms / 60_000).toFixed(1)} min; the plan's step has shards "auto", target_minutes ${targetMinutes}, max_shards ${devices}, duration sharding; one agent with ${devices} stand-in devices online. Each measured execution's tests take new jittered durations. The devices online the reason counts include, besides these ${devices}, the turnaround agent's emulator and the history's seeding device: an agent stays online for 75 s after it was last seen, stopped or not (packages/server/src/features/agent/agents.repo.ts onlineWindowMs); with max_shards ${devices} that cannot raise the count past the devices that run it.`,
       `Ten real minutes per execution is too long for a benchmark: the stand-ins run at time scale ${plan.timeScale} and wall time is read back in device time (real ÷ ${plan.timeScale}), trigger (this process's clock) to the execution's finished_at. Process costs on the stand-ins (installs, \`am instrument\` starts) are ÷ ${plan.timeScale} in device time, seconds each, as on real devices; on 2 CPUs ${devices} devices' processes also compete, which the wall includes.`,
       ...(quick
         ? ["--quick: one round of 5 runs and one execution at time scale 0.05; do not quote it."]

@@ -1,7 +1,7 @@
 // The devices benchmark's second half (API.md §13 "Shards that fit a time budget"): a plan whose instrumentation
 // step has `shards: "auto"`, `target_minutes: 10` and duration sharding, the 200-test suite of the shards
 // benchmark (bench/data/junit-timings.json, Σ about 69 min) as its tests, history seeded through the agent API as
-// an agent records it (shard-history.ts, each test's duration × a seeded log-normal factor), and one agent
+// an agent records it (as shard-history.ts does; each test's duration × a seeded log-normal factor), and one agent
 // with enough stand-in devices online for the count the server picks. The measure: the execution's wall time,
 // from its trigger to its finished_at, ÷ target_minutes.
 //
