@@ -18,6 +18,7 @@ import {
   type SessionLab,
   sessionAgentName,
   sessionDeviceError,
+  sessionFailureReason,
   sessionName,
   sessionSerial,
   startSessionLab,
@@ -106,9 +107,10 @@ describe("an Appium session on the dashboard", () => {
     const header = page.locator("main header");
     await header.getByRole("heading", { level: 1, name: sessionName }).waitFor();
     await header.getByText("failed", { exact: true }).waitFor();
-    // The client set the status (setSessionStatus) and ended the session with DELETE.
+    // The client set the status (setSessionStatus, with its reason) and ended the session with DELETE.
     const why = header.getByLabel("Why");
     await why.getByText(/Marked failed by the client/).waitFor();
+    expect(await why.textContent()).toContain(sessionFailureReason);
     expect(await why.textContent()).toContain("the client ended it (DELETE)");
     await header.getByText(`Pixel 7 · 14 · ${sessionSerial}`).waitFor();
     await header.getByText(sessionAgentName, { exact: true }).waitFor();

@@ -19,6 +19,7 @@ function execution(id: string, devices: Execution["devices"], status: Execution[
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
     triggered_by: { type: "client", id: "cl_ci", name: null },
+    client_result: null,
     waiting_reason: null,
     devices,
     steps: [],

@@ -51,6 +51,7 @@ function execution(
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
     triggered_by: { type: "client", id: "cl_ci", name: null },
+    client_result: null,
     waiting_reason: null,
     devices: runs.map((run) => ({
       device: null,

@@ -1741,6 +1741,12 @@ export interface components {
                 /** @description The client's name (GET /v1/clients); null for a client without one, and for a person */
                 name: string | null;
             };
+            /** @description A session's verdict as its client set it (POST /v1/executions/{id}/result, or setSessionStatus through /execute/sync), which its status follows once it ends; null when the client set none, and for runs */
+            client_result: {
+                /** @enum {string} */
+                status: "passed" | "failed";
+                reason: string | null;
+            } | null;
             /** @description Why a queued execution waits when no online agent can take its device runs; else null */
             waiting_reason: {
                 /** @enum {string} */

@@ -70,6 +70,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
     triggered_by: { type: "client", id: "cl_ci", name: null },
+    client_result: null,
     waiting_reason: null,
     devices: [
       {

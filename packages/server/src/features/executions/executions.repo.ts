@@ -80,6 +80,13 @@ export interface ExecutionRecord {
   finishedAt: string | null;
   ci: CiMetadata | null;
   deviceRuns: DeviceRunRecord[];
+  /** A session's verdict as its client set it (features/sessions writes it); absent for runs and when unset. */
+  clientResult?: ClientResult | null;
+}
+
+export interface ClientResult {
+  status: "passed" | "failed";
+  reason: string | null;
 }
 
 export interface ExecutionFilter {
@@ -216,6 +223,7 @@ export class ExecutionsRepo {
       .orderBy("shard")
       .execute();
     const steps = await this.results.stepResults(rows.map((r) => r.id));
+    const clientResults = await this.clientResults(rows.filter((r) => r.kind === "session").map((r) => r.id));
     const byExecution = new Map<string, DeviceRunRecord[]>();
     for (const run of runs) {
       const list = byExecution.get(run.execution_id) ?? [];
@@ -270,6 +278,24 @@ export class ExecutionsRepo {
         build_url: row.ci_build_url ?? undefined,
       }),
       deviceRuns: byExecution.get(row.id) ?? [],
+      ...(row.kind === "session" ? { clientResult: clientResults.get(row.id) ?? null } : {}),
     }));
+  }
+
+  /** The verdicts clients set on these sessions (webdriver_sessions, written by features/sessions), by ID. */
+  private async clientResults(sessionIds: readonly string[]): Promise<Map<string, ClientResult>> {
+    if (sessionIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom("webdriver_sessions")
+      .select(["execution_id", "result_status", "result_reason"])
+      .where("execution_id", "in", sessionIds)
+      .where("result_status", "is not", null)
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        row.execution_id,
+        { status: row.result_status as ClientResult["status"], reason: row.result_reason },
+      ]),
+    );
   }
 }

@@ -152,6 +152,19 @@ export const ExecutionView = Type.Object({
     },
     { description: "Who triggered it: a client (a CI pipeline) or a person signed in to the dashboard." },
   ),
+  client_result: Type.Union(
+    [
+      Type.Object({
+        status: Type.Union([Type.Literal("passed"), Type.Literal("failed")]),
+        reason: Type.Union([Type.String(), Type.Null()]),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "A session's verdict as its client set it (POST /v1/executions/{id}/result, or setSessionStatus through /execute/sync), which its status follows once it ends; null when the client set none, and for runs",
+    },
+  ),
   waiting_reason: Type.Union(
     [
       Type.Object({

@@ -56,6 +56,7 @@ export function executionView(execution: ExecutionRecord, triggeredByName: strin
       execution.triggeredByPerson === null
         ? { type: "client" as const, id: execution.triggeredBy, name: triggeredByName }
         : { type: "person" as const, id: execution.triggeredByPerson, name: null },
+    client_result: execution.clientResult ?? null,
     // Filled in where executions are read (ExecutionsService.views): it needs the online agents.
     waiting_reason: null as WaitingReason | null,
     devices,

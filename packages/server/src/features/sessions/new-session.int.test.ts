@@ -130,6 +130,7 @@ describe("a new session", () => {
       version: null,
       status: "running",
       devices: [{ status: "running", agent_id: "agent-1" }],
+      client_result: null,
     });
     const list = await call(`${server.baseUrl}/executions`, { headers: ciHeaders });
     expect(list.status).toBe(200);
@@ -157,6 +158,10 @@ describe("a new session", () => {
       job.execution_id,
     );
     expect(stored).toMatchObject({ resultStatus: "failed", resultReason: "the login screen never showed" });
+    expect(await execution(job.execution_id)).toMatchObject({
+      status: "running",
+      client_result: { status: "failed", reason: "the login screen never showed" },
+    });
 
     // Ended by DELETE (passed), the session takes the status its client set.
     expect(await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" })).toMatchObject({

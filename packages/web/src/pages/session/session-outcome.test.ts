@@ -20,14 +20,28 @@ describe("sessionOutcome", () => {
     expect(sessionOutcome(session("cancelled", "cancelled")).setByClient).toBe(false);
   });
 
-  it("tells a status the client set apart from the end's", () => {
-    const failed = sessionOutcome(session("failed", "deleted"));
+  it("says the verdict the client set, with its reason, before how the session ended", () => {
+    const failed = sessionOutcome({
+      ...session("failed", "deleted"),
+      client_result: { status: "failed", reason: "the login screen never showed" },
+    });
     expect(failed.setByClient).toBe(true);
     expect(failed.sentence).toBe(
-      "Marked failed by the client (setSessionStatus or the result call). The session ended because the client ended it (DELETE).",
+      "Marked failed by the client: “the login screen never showed”. The session ended because the client ended it (DELETE).",
     );
     // A session marked passed that then timed out stays passed (docs/appium.md).
-    expect(sessionOutcome(session("passed", "idle_timeout")).setByClient).toBe(true);
+    const passed = sessionOutcome({
+      ...session("passed", "idle_timeout"),
+      client_result: { status: "passed", reason: null },
+    });
+    expect(passed.sentence).toBe(
+      "Marked passed by the client. The session ended because no command came within its idle timeout.",
+    );
+    // Marked passed and then deleted: the status alone could not tell, client_result does.
+    expect(
+      sessionOutcome({ ...session("passed", "deleted"), client_result: { status: "passed", reason: null } })
+        .setByClient,
+    ).toBe(true);
   });
 
   it("repeats why Appium refused a session that could not be created", () => {

@@ -1,7 +1,7 @@
 /**
  * Why a session (API.md §12) came out as it did, in words: how it ended (its device run's `reason`, the agent's
- * end reason, docs/appium.md "How a session ends") and whether the client set its status itself (setSessionStatus
- * or POST /v1/executions/{id}/result), which the status tells apart from what the end alone would give.
+ * end reason, docs/appium.md "How a session ends") and the verdict its client set (`client_result`: through
+ * setSessionStatus or POST /v1/executions/{id}/result), with the client's reason.
  */
 import type { Execution, ExecutionStatus } from "../../api/types.ts";
 
@@ -21,13 +21,6 @@ const endReasons: Record<string, string> = {
 /** "the client ended it (DELETE)" for `deleted`; an end this page does not know is said as its code. */
 export const endReasonWords = (reason: string) => endReasons[reason] ?? reason;
 
-/** The status the end alone gives: passed after DELETE, cancelled on cancel, errored any other way. */
-function statusOfEnd(reason: string): ExecutionStatus {
-  if (reason === "deleted") return "passed";
-  if (reason === "cancelled") return "cancelled";
-  return "errored";
-}
-
 export interface SessionOutcome {
   /** The end's code (`deleted`, `idle_timeout`, …), null while the session runs or waits. */
   endReason: string | null;
@@ -37,18 +30,23 @@ export interface SessionOutcome {
   sentence: string | null;
 }
 
-export function sessionOutcome(session: Pick<Execution, "status" | "devices">): SessionOutcome {
+export function sessionOutcome(
+  session: Pick<Execution, "status" | "devices"> & Partial<Pick<Execution, "client_result">>,
+): SessionOutcome {
   const endReason = session.devices[0]?.reason ?? null;
   const { status } = session;
   if (status === "queued" || status === "running" || endReason === null) {
     return { endReason: null, setByClient: false, sentence: null };
   }
-  const setByClient = (status === "passed" || status === "failed") && status !== statusOfEnd(endReason);
+  const verdict = session.client_result ?? null;
   // A session Appium refused says why in its step's message ("session not created: …", appium-job.ts).
   const detail = endReason === "session_not_created" ? session.devices[0]?.steps[0]?.message : undefined;
   const ended = `The session ended because ${endReasonWords(endReason)}${detail ? ` (${detail})` : ""}`;
-  const sentence = setByClient
-    ? `Marked ${status} by the client (setSessionStatus or the result call). ${ended}.`
-    : `${ended}.`;
-  return { endReason, setByClient, sentence };
+  if (!verdict) return { endReason, setByClient: false, sentence: `${ended}.` };
+  const why = verdict.reason ? `: “${verdict.reason}”` : "";
+  return {
+    endReason,
+    setByClient: true,
+    sentence: `Marked ${verdict.status} by the client${why}. ${ended}.`,
+  };
 }
