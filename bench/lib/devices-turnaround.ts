@@ -55,6 +55,10 @@ export interface TurnaroundOutcome {
   /** Claim (started_at) to complete (finished_at) of each run, ms: the run itself, for scale. */
   runMs: number[];
   statuses: string[];
+  /** `emu avd snapshot load` calls the agent made (the lab's calls less the baseline's). */
+  agentSnapshotLoads: number;
+  /** Emulator launches: the clean snapshot's and the instance's; more means the agent restarted it. */
+  launches: number;
 }
 
 interface DeviceRunView {
@@ -142,6 +146,8 @@ export async function measureTurnaround(
     setupMs: [],
     runMs: [],
     statuses: [],
+    agentSnapshotLoads: 0,
+    launches: 0,
   };
   let resets = 0;
   const resetsLogged = () => agent.output().match(/device emulator-\d+ reset in \d+ ms/g)?.length ?? 0;
@@ -200,6 +206,13 @@ export async function measureTurnaround(
       `round ${round + 1}: turnaround ${turnarounds.map((ms) => Math.round(ms)).join(", ")} ms; baseline ${baseline.map((ms) => Math.round(ms)).join(", ")} ms`,
     );
   }
+  const baselineLoads = outcome.baselineMs.flat().length;
+  outcome.agentSnapshotLoads =
+    lab
+      .calls()
+      .filter((c) => c.tool === "adb" && c.argv.join(" ").includes(`snapshot load ${CLEAN_SNAPSHOT}`))
+      .length - baselineLoads;
+  outcome.launches = lab.emulatorLaunches().filter((e) => e.exit === undefined).length;
   await agent.stop();
   if (lab.emulators().length > 0) {
     throw new Error(`SIGTERM left ${lab.emulators().length} emulator(s) running\n${agentLog()}`);
