@@ -18,6 +18,7 @@ import {
   seedDeviceRun,
   seedInspectRuns,
 } from "../test/sample-data.ts";
+import { seedDevicePools } from "../test/sample-device-pools.ts";
 import {
   runSampleSession,
   sessionDeviceError,
@@ -96,6 +97,8 @@ async function seed(): Promise<Sample> {
   // A second later (versions list newest first), well within the live run's lease (60 s), which must not lapse.
   clock.advance(1000);
   await registerBasicApp(server, ci, "1.4.0");
+  // Agents with device pools (managed emulators and simulators in their states) for the agents page.
+  await seedDevicePools(server);
   return { server, person, failedRun, liveRun, shardedRun, session };
 }
 

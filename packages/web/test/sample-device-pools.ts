@@ -1,7 +1,7 @@
 // Agents with device pools (API.md §13) for the agents page to show: managed emulators in each state a pool goes
 // through (idle, resetting, booting, failed with the emulator's last words), a plugged-in phone drained after
 // failed runs, and a Mac's managed simulators. Made through the API as agents describe their devices in claims.
-// Used by scripts/agents-screenshot.ts; scripts/screenshots.ts can call seedDevicePools(server) after seed().
+// Used by scripts/screenshots.ts (its seed) and test/agents-pools.int.test.ts.
 import { call, type TestServer } from "../../server/test/harness.ts";
 import { organization } from "./sample-data.ts";
 
