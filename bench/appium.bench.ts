@@ -14,8 +14,8 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { startAgentProcess, stopAgentProcesses } from "../packages/agent/test/agent-process.ts";
 import {
-  APPIUM_EXECUTABLE,
   FAKE_APP,
+  fakeDriverAgentArgs,
   installFakeDriver,
 } from "../packages/agent/test/appium/fake-driver-home.ts";
 import { createDeviceLab, type DeviceLab } from "../packages/agent/test/stand-ins/device-lab.ts";
@@ -140,17 +140,8 @@ function startAgent(set: TestbaySet, lab: DeviceLab, appiumHome: string, scratch
     audience: set.audience,
     credentials: set.agentCredentials,
     scratch,
-    args: [
-      "--devices",
-      "auto",
-      "--appium",
-      APPIUM_EXECUTABLE,
-      // The fake driver's app is an XML file on this host.
-      "--appium-allow-local-apps",
-      // Away from the integration suites' ranges (packages/agent/test/appium): 25 blocks of 4.
-      "--appium-ports",
-      "26300-26399",
-    ],
+    // Away from the integration suites' ranges (packages/agent/test/appium): 25 blocks of 4.
+    args: fakeDriverAgentArgs("26300-26399"),
     env: { ...lab.env, APPIUM_HOME: appiumHome },
     running,
   });

@@ -10,9 +10,9 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { type AgentProcess, startAgentProcess, stopAgentProcesses } from "../../agent/test/agent-process.ts";
 import {
-  APPIUM_EXECUTABLE,
   FAKE_APP,
   type FakeDriverHome,
+  fakeDriverAgentArgs,
   installFakeDriver,
 } from "../../agent/test/appium/fake-driver-home.ts";
 import { createDeviceLab, type DeviceLab } from "../../agent/test/stand-ins/device-lab.ts";
@@ -61,17 +61,8 @@ export async function startSessionLab(server: TestServer): Promise<SessionLab> {
       audience: server.config.audience,
       credentials: await server.createClient(organization, "agent"),
       scratch,
-      args: [
-        "--devices",
-        "auto",
-        "--appium",
-        APPIUM_EXECUTABLE,
-        // The fake driver's app is an XML file on this host.
-        "--appium-allow-local-apps",
-        // Apart from the agent's and the benchmark's Appium suites' port ranges.
-        "--appium-ports",
-        "25430-25529",
-      ],
+      // Apart from the agent's and the benchmark's Appium suites' port ranges.
+      args: fakeDriverAgentArgs("25430-25529"),
       env: { ...lab.env, APPIUM_HOME: fake.home },
       running,
     });

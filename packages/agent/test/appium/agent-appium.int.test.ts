@@ -17,7 +17,7 @@ import { isPortFree } from "../../src/appium/port-blocks.ts";
 import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "../agent-process.ts";
 import { createAppleLab } from "../stand-ins/apple-lab.ts";
 import { createDeviceLab, type DeviceLab } from "../stand-ins/device-lab.ts";
-import { APPIUM_EXECUTABLE, FAKE_APP, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
+import { FAKE_APP, type FakeDriverHome, fakeDriverAgentArgs, installFakeDriver } from "./fake-driver-home.ts";
 
 let server: TestServer;
 let ci: Record<string, string>;
@@ -42,18 +42,8 @@ function startAgent(
     audience: server.config.audience,
     credentials: agentCredentials,
     scratch,
-    args: [
-      "--devices",
-      "auto",
-      "--appium",
-      APPIUM_EXECUTABLE,
-      // The fake driver's app is an XML file on this host.
-      ...(allowLocalApps ? ["--appium-allow-local-apps"] : []),
-      // Apart from the other Appium suites' ranges (appium-session/appium-step.int.test.ts).
-      "--appium-ports",
-      "25130-25229",
-      ...extraArgs,
-    ],
+    // Apart from the other Appium suites' ranges (appium-session/appium-step.int.test.ts).
+    args: [...fakeDriverAgentArgs("25130-25229", { allowLocalApps }), ...extraArgs],
     env: { ...labEnv, APPIUM_HOME: fake.home },
     running,
   });

@@ -17,7 +17,7 @@ import { call, registerBasicApp, startTestServer, type TestServer } from "../../
 import { isPortFree, PORTS_PER_BLOCK } from "../../src/appium/port-blocks.ts";
 import { type AgentProcess, startAgentProcess, stopAgentProcesses, waitFor } from "../agent-process.ts";
 import { createDeviceLab, type DeviceLab } from "../stand-ins/device-lab.ts";
-import { APPIUM_EXECUTABLE, FAKE_APP, type FakeDriverHome, installFakeDriver } from "./fake-driver-home.ts";
+import { FAKE_APP, type FakeDriverHome, fakeDriverAgentArgs, installFakeDriver } from "./fake-driver-home.ts";
 
 /** A server, its ci client and its agents' client. */
 interface Site {
@@ -73,16 +73,7 @@ function startAgent(site: Site, name: string): AgentProcess {
     audience: site.server.config.audience,
     credentials: site.agentCredentials,
     scratch,
-    args: [
-      "--devices",
-      "auto",
-      "--appium",
-      APPIUM_EXECUTABLE,
-      // The fake driver's app is an XML file on this host.
-      "--appium-allow-local-apps",
-      "--appium-ports",
-      `${PORTS.from}-${PORTS.to}`,
-    ],
+    args: fakeDriverAgentArgs(`${PORTS.from}-${PORTS.to}`),
     env: { ...lab.env, APPIUM_HOME: fake.home },
     running,
   });

@@ -23,6 +23,23 @@ const FAKE_DRIVER_DIR = fileURLToPath(
 /** The fake driver's app: its `appium:app`. */
 export const FAKE_APP = fileURLToPath(new URL("./fixtures/fake-app.xml", import.meta.url));
 
+/**
+ * The `testbay-agent` arguments of a test's or benchmark's Appium agent: every device of its stand-in lab, the
+ * repository's Appium, local apps allowed (the fake driver's app is an XML file on this host, FAKE_APP), and its
+ * own port range (`FROM-TO`), apart from the other suites' so that they may run at once.
+ */
+export function fakeDriverAgentArgs(ports: string, { allowLocalApps = true } = {}): string[] {
+  return [
+    "--devices",
+    "auto",
+    "--appium",
+    APPIUM_EXECUTABLE,
+    ...(allowLocalApps ? ["--appium-allow-local-apps"] : []),
+    "--appium-ports",
+    ports,
+  ];
+}
+
 /** What a fake-driver session asks for, with the app given by the caller (installed path or allowed local). */
 export const FAKE_CAPABILITIES = { platformName: "Fake", "appium:automationName": "Fake" } as const;
 
