@@ -34,6 +34,7 @@ interface ListedDevice {
   api_level?: number | null;
   emulator?: boolean;
   error?: string | null;
+  boot_ms?: number | null;
 }
 
 /** The agent's devices as GET /agents shows them (what its last claim said). */
@@ -87,6 +88,12 @@ describe("managed emulators (stand-in)", () => {
     const measured = setups.filter((ms): ms is number => typeof ms === "number");
     expect(measured.length).toBeGreaterThanOrEqual(6 - 3);
     for (const ms of measured) expect(ms).toBeGreaterThanOrEqual(0);
+    // Each instance says how long its last boot took (the Agents page shows it).
+    const listed = await waitFor("the three instances listed with their boot time", async () => {
+      const managed = (await agentDevices("emu-1")).filter((d) => d.managed);
+      return managed.length === 3 && managed.every((d) => typeof d.boot_ms === "number") && managed;
+    });
+    for (const device of listed) expect(device.boot_ms).toBeGreaterThan(0);
 
     // SIGTERM once the three are up again after their last reset: every emulator the agent started goes.
     await waitFor(

@@ -30,6 +30,7 @@ interface ListedDevice {
   pool?: string | null;
   state: string;
   error?: string | null;
+  boot_ms?: number | null;
 }
 
 async function devicesOf(agent: string): Promise<ListedDevice[]> {
@@ -98,6 +99,9 @@ describe("managed simulators (stand-in)", () => {
     ]);
     const [iPhone1, iPhone2, se] = created as [(typeof created)[0], (typeof created)[0], (typeof created)[0]];
     expect(offered.idle.map((d) => d.serial).sort()).toEqual([iPhone1.udid, iPhone2.udid].sort());
+    // Each booted one says how long its boot took (the Agents page shows it); the one that never booted, nothing.
+    for (const device of offered.idle) expect(device.boot_ms).toBeGreaterThan(0);
+    expect(offered.failed.boot_ms ?? null).toBeNull();
     for (const device of offered.idle) {
       expect(device).toMatchObject({ model: "iPhone 15", os_version: "17.4", managed: true, emulator: true });
     }

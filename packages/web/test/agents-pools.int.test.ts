@@ -48,15 +48,15 @@ async function row(page: Page, serial: string): Promise<string[]> {
 }
 
 describe("the agents page with device pools", () => {
-  it("says each device's pool, kind, build, labels and state, and why a failed or drained one is so", async () => {
+  it("says each device's pool, kind, build, labels, state and boot time, and why a failed or drained one is so", async () => {
     const page = await agentsPage();
     try {
       expect(await row(page, "emulator-5554")).toEqual([
         "sdk_gphone64_x86_64 emulator-5554 Pixel_7_API_34 managed emulator gpu=swiftshader",
         "android 14 API 34 · x86_64",
-        "idle",
+        "idle booted in 7.4 s",
       ]);
-      expect((await row(page, "emulator-5556"))[2]).toBe("resetting");
+      expect((await row(page, "emulator-5556"))[2]).toBe("resetting booted in 42 s");
       expect((await row(page, "emulator-5558"))[2]).toBe("booting");
       const failed = await row(page, "emulator-5560");
       expect(failed[2]).toMatch(
@@ -71,7 +71,7 @@ describe("the agents page with device pools", () => {
       expect(await row(page, "5A1C0F3E-0000-4000-8000-000000000001")).toEqual([
         "iPhone 15 5A1C0F3E-0000-4000-8000-000000000001 iPhone 15@17.5 managed simulator",
         "ios 17.5",
-        "idle",
+        "idle booted in 20 s",
       ]);
       // The whole reason is there for a pointer to read, however it is cut on screen.
       expect(

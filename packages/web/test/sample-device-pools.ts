@@ -23,8 +23,9 @@ const emulator = (port: number, state: string, more: Record<string, unknown> = {
 
 export const devicePoolAgents = {
   "lab-linux-emulators": [
-    emulator(5554, "idle"),
-    emulator(5556, "resetting"),
+    // Booted from the clean snapshot (a few seconds), and one cold boot after a crash.
+    emulator(5554, "idle", { boot_ms: 7_400 }),
+    emulator(5556, "resetting", { boot_ms: 41_800 }),
     emulator(5558, "booting"),
     emulator(5560, "failed", {
       error:
@@ -54,6 +55,7 @@ export const devicePoolAgents = {
     pool: "iPhone 15@17.5",
     labels: {},
     state: "idle",
+    boot_ms: 18_000 + 1_500 * n,
   })),
 } as const;
 

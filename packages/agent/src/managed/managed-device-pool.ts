@@ -30,6 +30,8 @@ export interface ManagedDevice {
   state: ManagedDeviceState;
   /** Why, when `failed` (the tool's last lines of output) or `drained`; null otherwise. */
   error: string | null;
+  /** How long its last boot took, from launch to ready (ms), for the Agents page; null before the first. */
+  boot_ms: number | null;
 }
 
 /** What a reset between two runs cost: reported on the next device run as `setup_ms`. */

@@ -59,6 +59,8 @@ describe("ManagedEmulators on the stand-in", () => {
         pool: AVD,
         state: "idle",
         error: null,
+        // Its boot from the clean snapshot, launch to sys.boot_completed.
+        boot_ms: expect.any(Number),
       },
     ]);
     const [instance] = lab.emulators();

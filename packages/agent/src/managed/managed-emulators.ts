@@ -65,6 +65,8 @@ interface Slot {
   settling: Promise<void> | null;
   /** Health checks in a row that found the idle instance not a device. */
   offlineChecks: number;
+  /** How long its last boot took, launch to sys.boot_completed (ms); null before the first. */
+  bootMs: number | null;
 }
 
 export class ManagedEmulators implements ManagedDevicePool {
@@ -117,6 +119,7 @@ export class ManagedEmulators implements ManagedDevicePool {
           failedRunsInARow: 0,
           settling: null,
           offlineChecks: 0,
+          bootMs: null,
         });
       }
     }
@@ -163,6 +166,7 @@ export class ManagedEmulators implements ManagedDevicePool {
       pool: slot.avd,
       state: slot.state,
       error: slot.error,
+      boot_ms: slot.bootMs,
     }));
   }
 
@@ -297,8 +301,10 @@ export class ManagedEmulators implements ManagedDevicePool {
     slot.process = instance;
     this.track(instance);
     this.setState(slot, slot.state === "resetting" ? "resetting" : "booting");
+    const launched = performance.now();
     const outcome = await waitForBoot(instance, this.bootWait());
     if (outcome !== "booted" || this.stopping) return false;
+    slot.bootMs = Math.round(performance.now() - launched);
     slot.facts ??= await readFacts(slot.serial, this.options.env);
     slot.error = null;
     this.setState(slot, "idle");

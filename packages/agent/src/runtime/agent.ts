@@ -324,6 +324,7 @@ export class Agent {
       labels: this.options.labels ?? {},
       state,
       error: device.pooled?.error ?? null,
+      boot_ms: device.pooled?.boot_ms ?? null,
     });
   }
 
@@ -339,6 +340,7 @@ export class Agent {
             pool: null,
             labels: this.options.labels ?? {},
             state: "drained",
+            boot_ms: null,
             error: `${DRAIN_AFTER} infrastructure failures in a row (the device was lost mid-run); restart the agent to offer it again`,
           })
         : device,

@@ -16,6 +16,8 @@ export interface DeviceFacts {
   labels: Record<string, string>;
   state: ManagedDeviceState;
   error: string | null;
+  /** A managed device's last boot, launch to ready (ms); null for others. */
+  boot_ms: number | null;
 }
 
 /** The claim's device entry with the facts that are known (unknown ones are left out, not sent as null). */

@@ -1862,6 +1862,7 @@ export interface components {
              */
             state?: "booting" | "idle" | "busy" | "resetting" | "drained" | "failed";
             error?: string | null;
+            boot_ms?: number | null;
         };
         /** @description The Appium of an agent started with --appium: its version and installed drivers, as Appium told the agent at its start. Sent with each claim (a claim without it says the agent offers no Appium) and shown by GET /agents. */
         AgentAppium: {
@@ -8410,6 +8411,7 @@ export interface operations {
                                     [key: string]: string;
                                 };
                                 error?: string | null;
+                                boot_ms?: number | null;
                             }[];
                             /** @description The executions it runs now */
                             running: string[];

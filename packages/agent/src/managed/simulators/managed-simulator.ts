@@ -42,6 +42,8 @@ export class ManagedSimulator {
   readonly name: string;
   private state: ManagedDeviceState = "booting";
   private error: string | null = null;
+  /** How long its last boot took, `simctl boot` to `bootstatus -b` done (ms); null before the first. */
+  private bootMs: number | null = null;
   private failedRunsInARow = 0;
   /** Why a restart is owed (three lost runs), taken by the next operation. */
   private restartDue: string | null = null;
@@ -81,6 +83,7 @@ export class ManagedSimulator {
       pool: this.resolved.pool,
       state: this.state,
       error: this.error,
+      boot_ms: this.bootMs,
     };
   }
 
@@ -228,11 +231,13 @@ export class ManagedSimulator {
     }
     const erased = await this.run(["erase", udid], timeouts.erase);
     if (!erased.ok) return { ok: false, error: simctlTail("erase", erased) };
+    const launched = performance.now();
     const booted = await this.run(["boot", udid], timeouts.boot);
     if (!booted.ok && !stateIs(booted, "Booted")) return { ok: false, error: simctlTail("boot", booted) };
     this.bootedHere = true;
     const ready = await this.run(["bootstatus", udid, "-b"], timeouts.boot);
     if (!ready.ok) return { ok: false, error: simctlTail("bootstatus", ready) };
+    this.bootMs = Math.round(performance.now() - launched);
     return { ok: true };
   }
 

@@ -74,6 +74,16 @@ export const AgentDevice = Type.Object(
         Type.Null(),
       ]),
     ),
+    boot_ms: Type.Optional(
+      Type.Union([
+        Type.Integer({
+          minimum: 0,
+          maximum: 86_400_000,
+          description: "A managed device: how long its last boot took, from launch to ready (ms)",
+        }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -402,6 +412,7 @@ const ListedDevice = Type.Object({
   pool: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   labels: Type.Optional(Type.Record(Type.String(), Type.String())),
   error: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  boot_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
 });
 
 export const AgentList = Type.Object({

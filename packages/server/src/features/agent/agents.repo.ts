@@ -140,6 +140,7 @@ export function deviceRecord(d: AgentDevice): AgentDevice {
     labels: d.labels,
     state: d.state,
     error: d.error,
+    boot_ms: d.boot_ms,
   };
   return {
     serial: d.serial,

@@ -28,6 +28,8 @@ export interface AgentDevice {
   state?: DeviceState;
   /** Why, when failed or drained. */
   error?: string | null;
+  /** A managed device: how long its last boot took (ms). */
+  boot_ms?: number | null;
 }
 
 export interface ClaimRequest {

@@ -1,5 +1,6 @@
 import type { Agent } from "../../api/types.ts";
 import { InlineColumnHeaders } from "../../components/inline-column-headers.tsx";
+import { formatDuration } from "../../format/duration.ts";
 
 type Device = Agent["devices"][number];
 
@@ -29,7 +30,8 @@ function buildOf(device: Device): string {
 
 /**
  * An agent's devices, one row each: the model with its serial, pool, kind and labels under it; the OS with its API
- * level and ABI; the state, with the agent's reason under a failed or drained one (API.md §13). Three columns, so a
+ * level and ABI; the state, with how long a managed device's last boot took and the agent's reason under a failed
+ * or drained one (API.md §13). Three columns, so a
  * phone shows them without scrolling sideways; facts an older agent does not send are simply not shown.
  */
 export function AgentDevices({ agent }: { agent: Agent }) {
@@ -78,6 +80,11 @@ export function AgentDevices({ agent }: { agent: Agent }) {
                 </td>
                 <td className="py-1">
                   <div className={`font-medium ${stateTones[device.state]}`}>{device.state}</div>
+                  {device.boot_ms != null && (
+                    <div className="text-xs text-muted" title="How long its last boot took, launch to ready">
+                      booted in {formatDuration(device.boot_ms)}
+                    </div>
+                  )}
                   {reason && (
                     <div
                       className="line-clamp-2 max-w-56 text-xs break-words whitespace-pre-line text-muted"
