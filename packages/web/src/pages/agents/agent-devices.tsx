@@ -82,7 +82,7 @@ export function AgentDevices({ agent }: { agent: Agent }) {
                   <div className={`font-medium ${stateTones[device.state]}`}>{device.state}</div>
                   {device.boot_ms != null && (
                     <div className="text-xs text-muted" title="How long its last boot took, launch to ready">
-                      booted in {formatDuration(device.boot_ms)}
+                      booted in <span className="whitespace-nowrap">{formatDuration(device.boot_ms)}</span>
                     </div>
                   )}
                   {reason && (
