@@ -2,7 +2,9 @@
  * One Appium server, started for one session and stopped when it ends (API.md §12 "The agent side"). It runs as
  * a child process in its own process group on a loopback port, with `--base-path /` (Appium 3's default, stated so
  * that the relay's paths never depend on it) and `--log <file>`, the session's Appium log that is uploaded as the
- * artifact `appium.log`. `--relaxed-security` is never passed: the session's client is someone else's test suite,
+ * artifact `appium.log`. Everything Appium logs goes to that file (`--log-level error:debug`: console `error`, file
+ * `debug`); its console says errors only, because the agent must read Appium's stdout, and a driver's debug lines
+ * for every command would wake the agent while it relays the answer (docs/appium-relay.md "Speed"). `--relaxed-security` is never passed: the session's client is someone else's test suite,
  * and insecure features (adb shell, arbitrary file access on the host) are not Testbay's to grant.
  *
  * Stopping signals the whole group (Appium's drivers start helpers: adb forwards, chromedriver, WebDriverAgent
@@ -12,6 +14,7 @@
  * outlives it.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { request } from "node:http";
 import type { Readable, Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
@@ -138,6 +141,8 @@ export function appiumServerArgs(port: number, logFile: string): string[] {
     logFile,
     "--log-no-colors",
     "--log-timestamp",
+    "--log-level",
+    "error:debug",
   ];
 }
 
@@ -222,17 +227,9 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
   if (spawned || child.pid === undefined) {
     throw new AppiumStartError(`could not start ${executable}: ${spawned?.message ?? "no process"}`);
   }
-  // Appium writes its log to stdout as well as to --log: it must be read or Appium blocks on a full pipe.
-  // Its line "… listener started on http://127.0.0.1:<port>" says that this Appium, and not another program on
-  // the same port, is the one listening: a `GET /status` alone would be answered by whichever listens there.
-  const listeningOn = `http://127.0.0.1:${spec.port}`;
-  let resolveListening: () => void = () => {};
-  const listening = new Promise<"listening">((resolve) => {
-    resolveListening = () => resolve("listening");
-  });
+  // Appium's console (its errors only: appiumServerArgs) must still be read, or Appium blocks on a full pipe.
   const output: string[] = [];
   const keep = new LineSplitter((line) => {
-    if (line.includes(listeningOn)) resolveListening();
     output.push(line);
     if (output.length > KEPT_OUTPUT_LINES) output.shift();
   });
@@ -245,6 +242,9 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
   const timeoutMs = spec.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
   const timedOut = delay(timeoutMs, "timeout" as const, { ref: false });
   const exited = server.exited.then(() => "exited" as const);
+  // Its log's line "… listener started on http://127.0.0.1:<port>" says that this Appium, and not another program
+  // on the same port, is the one listening: a `GET /status` alone would be answered by whichever listens there.
+  const listening = logSays(spec.logFile, `listener started on http://127.0.0.1:${spec.port}`, server);
   let state = await Promise.race([listening, exited, timedOut]);
   // Listening; ready once its drivers are loaded, which `GET /status` says.
   while (state === "listening") {
@@ -264,6 +264,16 @@ export async function startAppiumServer(spec: AppiumServerSpec): Promise<AppiumS
     .slice(-3)
     .join(" | ");
   throw new AppiumStartError(tail ? `${why}: ${tail}` : why);
+}
+
+/** Resolves "listening" once Appium's log file holds `text`; looks every STATUS_POLL_INTERVAL_MS until it exits. */
+async function logSays(logFile: string, text: string, server: AppiumServer): Promise<"listening" | "exited"> {
+  while (!server.hasExited) {
+    const log = await readFile(logFile, "utf8").catch(() => "");
+    if (log.includes(text)) return "listening";
+    await delay(STATUS_POLL_INTERVAL_MS, undefined, { ref: false });
+  }
+  return "exited";
 }
 
 function describeExit(exit: AppiumExit): string {
