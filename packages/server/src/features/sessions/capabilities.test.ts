@@ -25,6 +25,7 @@ const defaults = {
   maxDurationSeconds: 1800,
   queueTimeoutSeconds: 300,
   recordVideo: true,
+  selectors: {},
 };
 
 describe("a new session's capabilities, as real clients send them", () => {
@@ -47,7 +48,7 @@ describe("a new session's capabilities, as real clients send them", () => {
       },
     });
     expect(session).toEqual({
-      device: { platform: "android", model: "Pixel 8", osVersionPrefix: "14" },
+      device: { platform: "android", model: "Pixel 8", osVersionPrefix: "14", selectors: {} },
       app: { kind: "url", url: "https://builds.example.com/shop-1.4.2.apk" },
       options: { ...defaults, name: "checkout flow", build: "nightly 812", idleTimeoutSeconds: 120 },
       // Everything but testbay:options, unchanged.
@@ -69,7 +70,7 @@ describe("a new session's capabilities, as real clients send them", () => {
     const session = readNewSession({
       capabilities: { firstMatch: [{}], alwaysMatch: { ...xcuitest, "appium:wdaLocalPort": 8100 } },
     });
-    expect(session.device).toEqual({ platform: "ios", model: null, osVersionPrefix: "17.4" });
+    expect(session.device).toEqual({ platform: "ios", model: null, osVersionPrefix: "17.4", selectors: {} });
     expect(session.app).toEqual({ kind: "none" });
     expect(session.appiumCapabilities).toEqual(xcuitest);
     expect(session.ignoredCapabilities).toEqual(["appium:wdaLocalPort"]);
@@ -111,6 +112,7 @@ describe("a new session's capabilities, as real clients send them", () => {
       platform: "android",
       model: "sdk_gphone64_x86_64",
       osVersionPrefix: null,
+      selectors: {},
     });
     expect(session.options).toEqual({
       ...defaults,
@@ -136,7 +138,12 @@ describe("a new session's capabilities, as real clients send them", () => {
       capabilities: { firstMatch: [{ platformName: "android", "appium:deviceName": "Pixel 6" }] },
       desiredCapabilities: { platformName: "android", deviceName: "Pixel 6" },
     });
-    expect(session.device).toEqual({ platform: "android", model: "Pixel 6", osVersionPrefix: null });
+    expect(session.device).toEqual({
+      platform: "android",
+      model: "Pixel 6",
+      osVersionPrefix: null,
+      selectors: {},
+    });
   });
 
   it("refuses a JSON Wire Protocol body (desiredCapabilities only), saying W3C capabilities are needed", () => {
@@ -413,5 +420,49 @@ describe("testbay:options", () => {
     expect(error.message).toBe(
       "testbay:name is not a Testbay capability; Testbay's settings go in testbay:options",
     );
+  });
+
+  it("takes API.md §13's device selectors in testbay:options, as a plan's device entry has them", () => {
+    const selectors = {
+      api_level_min: 33,
+      api_level_max: 35,
+      models: ["Pixel 8", "Pixel 9"],
+      abi: "arm64-v8a",
+      emulator: false,
+      labels: { team: "payments" },
+    };
+    const session = readNewSession({
+      capabilities: { alwaysMatch: { platformName: "Android", "testbay:options": selectors } },
+    });
+    expect(session.device).toEqual({ platform: "android", model: null, osVersionPrefix: null, selectors });
+    expect(session.options.selectors).toEqual(selectors);
+  });
+
+  it("refuses selectors no device can meet, with the plan's words and fix", () => {
+    const swapped = refusal({
+      capabilities: {
+        alwaysMatch: { platformName: "Android", "testbay:options": { api_level_min: 35, api_level_max: 33 } },
+      },
+    });
+    expect(swapped.error).toBe("invalid argument");
+    expect(swapped.message).toBe(
+      "testbay:options.api_level_min: 35 is above api_level_max 33: no device can match. Make api_level_min at most api_level_max (swap them: 33 to 35).",
+    );
+    const both = refusal({
+      capabilities: {
+        alwaysMatch: {
+          platformName: "Android",
+          "appium:deviceName": "Pixel 8",
+          "testbay:options": { models: ["Pixel 9"] },
+        },
+      },
+    });
+    expect(both.message).toMatch(/^testbay:options\.models: .*Give either model \(one model\) or models/);
+    const wrongType = refusal({
+      capabilities: {
+        alwaysMatch: { platformName: "iOS", "testbay:options": { labels: ["team=payments"] } },
+      },
+    });
+    expect(wrongType.message).toMatch(/^testbay:options\.labels must be an object of up to 16 labels/);
   });
 });

@@ -1,5 +1,7 @@
 import { testbayOwnedCapabilities } from "@testbay/client";
 import type { Platform } from "../../db/schema.ts";
+import type { DeviceSelectors } from "../device-runs/index.ts";
+import { devicesProblems } from "../testplans/index.ts";
 import { readSessionOptions, type SessionOptions, shown, testbayOptionsKey } from "./session-options.ts";
 import { WebDriverError } from "./w3c-errors.ts";
 
@@ -24,6 +26,8 @@ export interface DeviceSelector {
   model: string | null;
   /** `appium:platformVersion`: the start of the device's OS version (device-runs/os-version-prefix.ts). */
   osVersionPrefix: string | null;
+  /** §13's selectors from `testbay:options` (api_level_min, labels, …), as a plan's device entry has them. */
+  selectors: DeviceSelectors;
 }
 
 export type SessionApp =
@@ -168,7 +172,9 @@ function readCapabilities(capabilities: Record<string, unknown>): SessionRequest
     platform: platformOf(capabilities.platformName, options.platform),
     model: options.model ?? optionalText(capabilities, "appium:deviceName"),
     osVersionPrefix: optionalText(capabilities, "appium:platformVersion"),
+    selectors: options.selectors,
   };
+  refuseContradictions(device);
   const app = appOf(capabilities["appium:app"], options);
 
   const appiumCapabilities: Record<string, unknown> = {};
@@ -179,6 +185,25 @@ function readCapabilities(capabilities: Record<string, unknown>): SessionRequest
     else appiumCapabilities[key] = value;
   }
   return { device, app, options, appiumCapabilities, ignoredCapabilities };
+}
+
+/**
+ * Selectors no device can meet together, refused as a plan's device entry is (testplans' devicesProblems: model
+ * with models, a minimum above its maximum, an API level for iOS), in WebDriver's words.
+ */
+function refuseContradictions(device: DeviceSelector): void {
+  const entry = {
+    platform: device.platform,
+    ...(device.model === null ? {} : { model: device.model }),
+    ...device.selectors,
+  };
+  const [problem] = devicesProblems([entry]);
+  if (problem === undefined) return;
+  const key = problem.path.split("/").at(-1);
+  throw new WebDriverError(
+    "invalid argument",
+    `${testbayOptionsKey}.${key}: ${problem.message}. ${problem.fix}`,
+  );
 }
 
 /**

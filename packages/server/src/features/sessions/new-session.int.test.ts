@@ -280,6 +280,37 @@ describe("a new session", () => {
     });
   });
 
+  it("takes §13's device selectors in testbay:options: waits naming the one nobody meets, then gets the device that does", async () => {
+    const older = { ...pixel, serial: "emulator-5560", api_level: 34, labels: { team: "payments" } };
+    const newer = { ...pixel, serial: "emulator-5562", api_level: 35, labels: { team: "payments" } };
+    const claim = (devices: object[], waitSeconds: number) =>
+      agent.agent.claim({
+        agent_id: "agent-1",
+        devices: devices as (typeof pixel)[],
+        step_types: ["appium"],
+        host: false,
+        wait_seconds: waitSeconds,
+      });
+    const answer = newSession(ciHeaders, {
+      ...appiumCapabilities,
+      "testbay:options": { api_level_min: 35, labels: { team: "payments" } },
+    });
+    const id = await queuedSessionId();
+
+    expect(await claim([older], 0)).toBeUndefined();
+    expect(await execution(id)).toMatchObject({
+      status: "queued",
+      waiting_reason: { code: "no_capable_agent", detail: expect.stringContaining("api_level ≥ 35") },
+    });
+
+    const job = await claim([older, newer], 10);
+    expect(job).toMatchObject({ execution_id: id, device: { serial: "emulator-5562" } });
+    if (!job) throw new Error("no session job");
+    await agent.agent.reportSession(job.lease_id, { status: "ready", capabilities: appiumCapabilities });
+    expect((await answer).status).toBe(200);
+    await agent.agent.complete(job.lease_id, { status: "passed", reason: "deleted" });
+  });
+
   it("names a registered version in testbay:options: its job carries the version's binary to install", async () => {
     await registerBasicApp(server, ciHeaders, "2.0.0");
     const answer = newSession(ciHeaders, {

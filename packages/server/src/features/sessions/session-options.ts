@@ -1,7 +1,9 @@
 import { type Static, type TSchema, Type } from "typebox";
 import Value from "typebox/value";
 import { PackageName } from "../apps/apps.schemas.ts";
+import type { DeviceSelectors } from "../device-runs/index.ts";
 import { CiMetadata } from "../executions/executions.schemas.ts";
+import { DeviceSpec } from "../testplans/index.ts";
 import { VersionId } from "../versions/versions.schemas.ts";
 import { WebDriverError } from "./w3c-errors.ts";
 
@@ -46,6 +48,31 @@ export const SessionOptionsSchema = Type.Object(
       "a whole number of seconds from 0 to 3600 (default 300; 0: fail at once when no device is free)",
     ),
     record_video: option(Type.Boolean(), "true or false (default true)"),
+    // API.md §13's device selectors, with a plan's device entry's schemas (features/testplans), so that both
+    // choose devices by the same rules (device-runs/device-selectors.ts).
+    api_level_min: option(DeviceSpec.properties.api_level_min, "an Android API level from 1 to 1000"),
+    api_level_max: option(DeviceSpec.properties.api_level_max, "an Android API level from 1 to 1000"),
+    os_version_min: option(
+      DeviceSpec.properties.os_version_min,
+      'a version of dotted numbers, such as "17.4"',
+    ),
+    os_version_max: option(
+      DeviceSpec.properties.os_version_max,
+      'a version of dotted numbers, such as "17.99"',
+    ),
+    models: option(
+      DeviceSpec.properties.models,
+      "a list of 1 to 20 different models, 1 to 100 characters each",
+    ),
+    abi: option(DeviceSpec.properties.abi, 'a device ABI, 1 to 50 characters ("arm64-v8a", "x86_64")'),
+    emulator: option(
+      DeviceSpec.properties.emulator,
+      "true (emulators and simulators) or false (real devices)",
+    ),
+    labels: option(
+      DeviceSpec.properties.labels,
+      "an object of up to 16 labels, KEY: VALUE, as the device's agent gives them (--label KEY=VALUE)",
+    ),
   },
   { additionalProperties: false },
 );
@@ -65,6 +92,8 @@ export interface SessionOptions {
   maxDurationSeconds: number;
   queueTimeoutSeconds: number;
   recordVideo: boolean;
+  /** §13's device selectors the client gave (none: {}). */
+  selectors: DeviceSelectors;
 }
 
 export const sessionOptionDefaults = {
@@ -124,8 +153,22 @@ function withDefaults(options: RawSessionOptions): SessionOptions {
     maxDurationSeconds: options.max_duration_seconds ?? sessionOptionDefaults.maxDurationSeconds,
     queueTimeoutSeconds: options.queue_timeout_seconds ?? sessionOptionDefaults.queueTimeoutSeconds,
     recordVideo: options.record_video ?? sessionOptionDefaults.recordVideo,
+    selectors: Object.fromEntries(
+      selectorNames.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
+    ) as DeviceSelectors,
   };
 }
+
+const selectorNames = [
+  "api_level_min",
+  "api_level_max",
+  "os_version_min",
+  "os_version_max",
+  "models",
+  "abi",
+  "emulator",
+  "labels",
+] as const satisfies ReadonlyArray<keyof DeviceSelectors & keyof RawSessionOptions>;
 
 /** A value as the client wrote it, cut short: messages quote what was sent without repeating a whole blob. */
 export function shown(value: unknown): string {

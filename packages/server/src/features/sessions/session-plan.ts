@@ -1,3 +1,4 @@
+import type { DeviceSelectors } from "../device-runs/index.ts";
 import type { SessionRequest } from "./capabilities.ts";
 
 /** The step type of a WebDriver session: agents started with --appium offer it (API.md §12, the agent side). */
@@ -25,7 +26,7 @@ export interface AppiumStep {
  * (device-runs/requirements.ts), except that the OS version is a prefix: a plan's `os_version` is the device's
  * exactly, a session's `appium:platformVersion` its start (API.md §5 and §12; device-runs/os-version-prefix.ts).
  */
-export interface SessionDevice {
+export interface SessionDevice extends DeviceSelectors {
   platform: string;
   model?: string;
   os_version_prefix?: string;
@@ -40,6 +41,7 @@ export function sessionPlan(request: SessionRequest) {
   const device: SessionDevice = { platform: request.device.platform };
   if (request.device.model !== null) device.model = request.device.model;
   if (request.device.osVersionPrefix !== null) device.os_version_prefix = request.device.osVersionPrefix;
+  Object.assign(device, request.device.selectors);
   const { options } = request;
   const step: AppiumStep = {
     type: appiumStepType,
