@@ -276,7 +276,7 @@ describe("selectors", () => {
       devices: [{ platform: "android", api_level_min: 35, api_level_max: 33 }],
     });
     expect(levels.detail).toContain("/devices/0/api_level_min 35 is above api_level_max 33");
-    expect(levels.fix).toContain("swap them");
+    expect(levels.fix).toContain("(swapped: api_level_min 33, api_level_max 35)");
 
     const versions = await refused({
       devices: [{ platform: "android", os_version_min: "10.1", os_version_max: "9" }],

@@ -32,7 +32,8 @@ const howToOffer: Record<string, string> = {
   xcuitest: "start one on a Mac with Xcode (xcrun, xcodebuild) and an iOS simulator or device",
   maestro: "start one on a host with the maestro CLI on its PATH",
   inspect: "start one with testbay-agent",
-  appium: "start one with --appium on a host with Appium and its drivers (API.md §12)",
+  appium:
+    "start one with --appium on a host with Appium and the session's driver (npm install -g appium, then appium driver install uiautomator2 or xcuitest)",
 };
 
 /**

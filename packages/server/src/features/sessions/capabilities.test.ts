@@ -446,7 +446,7 @@ describe("testbay:options", () => {
     });
     expect(swapped.error).toBe("invalid argument");
     expect(swapped.message).toBe(
-      "testbay:options.api_level_min: 35 is above api_level_max 33: no device can match. Make api_level_min at most api_level_max (swap them: 33 to 35).",
+      "testbay:options.api_level_min: 35 is above api_level_max 33: no device can match. Make api_level_min at most api_level_max (swapped: api_level_min 33, api_level_max 35).",
     );
     const both = refusal({
       capabilities: {

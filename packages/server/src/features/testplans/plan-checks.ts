@@ -44,7 +44,7 @@ export function devicesProblems(devices: readonly DeviceSpec[]): Problem[] {
         path: at("api_level_min"),
         in: "body",
         message: `${minLevel} is above api_level_max ${maxLevel}: no device can match`,
-        fix: `Make api_level_min at most api_level_max (swap them: ${maxLevel} to ${minLevel}).`,
+        fix: `Make api_level_min at most api_level_max (swapped: api_level_min ${maxLevel}, api_level_max ${minLevel}).`,
       });
     }
     const { os_version_min: minVersion, os_version_max: maxVersion } = device;
@@ -55,7 +55,7 @@ export function devicesProblems(devices: readonly DeviceSpec[]): Problem[] {
           path: at("os_version_min"),
           in: "body",
           message: `${minVersion} is above os_version_max ${maxVersion} (versions compare a component at a time: 9 < 10 < 10.1): no device can match`,
-          fix: `Make os_version_min at most os_version_max (swap them: ${maxVersion} to ${minVersion}).`,
+          fix: `Make os_version_min at most os_version_max (swapped: os_version_min ${maxVersion}, os_version_max ${minVersion}).`,
         });
       }
     }
