@@ -150,8 +150,8 @@ export async function composeFeatures(shared: SharedParts) {
     changes: live.changes,
     ...(options.channel ? { channel: options.channel } : {}),
   });
-  /** Started in this order (each after those it uses), stopped in the reverse one. */
-  const inStartOrder: Feature[] = [
+  // Listed in start order (each after those it uses); stopped in the reverse one.
+  const features = {
     audit,
     clients,
     people,
@@ -166,22 +166,7 @@ export async function composeFeatures(shared: SharedParts) {
     versions,
     triggers,
     sessions,
-  ];
-  return {
-    audit,
-    clients,
-    people,
-    auth,
-    apps,
-    testPlans,
-    tests,
-    live,
-    executions,
-    agent,
-    webhooks,
-    versions,
-    triggers,
-    sessions,
-    inStartOrder,
   };
+  const inStartOrder: Feature[] = Object.values(features);
+  return { ...features, inStartOrder };
 }
