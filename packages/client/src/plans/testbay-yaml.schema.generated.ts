@@ -106,6 +106,18 @@ export const testbayYamlSchema: Record<string, unknown> = {
             maxLength: 200,
           },
         },
+        locale: {
+          type: "string",
+          pattern: "^[a-z]{2,3}([_-][A-Z]{2})?$",
+          maxLength: 6,
+          description:
+            "The device's locale for the run (en_US, fr, de_DE), set before it on emulators (Android only); a device that cannot take it is an infrastructure error",
+        },
+        orientation: {
+          description: "The screen orientation for the run, set before it (Android only)",
+          type: "string",
+          enum: ["portrait", "landscape"],
+        },
       },
       additionalProperties: false,
     },
@@ -258,6 +270,30 @@ export const testbayYamlSchema: Record<string, unknown> = {
               maxItems: 200,
               description: "-e notAnnotation",
             },
+            not_classes: {
+              type: "array",
+              items: {
+                type: "string",
+                minLength: 1,
+                maxLength: 300,
+                pattern: "^[A-Za-z0-9_.$#]+$",
+              },
+              minItems: 1,
+              maxItems: 200,
+              description: "-e notClass: classes or Class#method left out",
+            },
+            not_packages: {
+              type: "array",
+              items: {
+                type: "string",
+                minLength: 1,
+                maxLength: 300,
+                pattern: "^[A-Za-z0-9_.$#]+$",
+              },
+              minItems: 1,
+              maxItems: 200,
+              description: "-e notPackage: packages left out",
+            },
             size: {
               description: "-e size",
               type: "string",
@@ -267,6 +303,109 @@ export const testbayYamlSchema: Record<string, unknown> = {
           additionalProperties: false,
           minProperties: 1,
           description: "Which tests run",
+        },
+        environment: {
+          type: "object",
+          maxProperties: 50,
+          description:
+            "Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests).",
+          additionalProperties: {
+            type: "string",
+            maxLength: 1000,
+          },
+        },
+        use_orchestrator: {
+          type: "boolean",
+          description:
+            "Run through AndroidX Test Orchestrator, each test in its own instrumentation (default false); the agent needs the orchestrator and test-services APKs in its --android-tools DIR",
+        },
+        additional_apks: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 100,
+            pattern: "^[A-Za-z0-9._-]{1,100}$",
+            description: "A version file (PUT …/files/{name}) that is an APK",
+          },
+          minItems: 1,
+          maxItems: 10,
+          uniqueItems: true,
+          description: "Version files installed before the app, with adb install -r -t -g",
+        },
+        push: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["file", "to"],
+            properties: {
+              file: {
+                type: "string",
+                minLength: 1,
+                maxLength: 100,
+                pattern: "^[A-Za-z0-9._-]{1,100}$",
+                description: "The version file to push",
+              },
+              to: {
+                type: "string",
+                minLength: 2,
+                maxLength: 1000,
+                pattern: "^/[^\\u0000\\n\\r]*$",
+                description:
+                  "The absolute device path it is pushed to (adb push), e.g. /sdcard/fixtures/data.json",
+              },
+            },
+            additionalProperties: false,
+          },
+          minItems: 1,
+          maxItems: 20,
+          description: "Version files pushed to the device before the run",
+        },
+        pull: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 2,
+            maxLength: 1000,
+            pattern: "^/[^\\u0000\\n\\r]*$",
+            description: "An absolute device path: a file or a directory",
+          },
+          minItems: 1,
+          maxItems: 20,
+          uniqueItems: true,
+          description:
+            "Pulled after the run on every shard, also when it failed, and kept as artifacts pulled/<shard>/<path without its leading slash>; a path missing on the device is a warning in the run's log",
+        },
+        pull_filter: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 500,
+          },
+          minItems: 1,
+          maxItems: 20,
+          description:
+            "JavaScript regular expressions: when given, only pulled files whose device path matches one are kept (Flank's files-to-download)",
+        },
+        coverage: {
+          type: "boolean",
+          description:
+            "-e coverage true with a coverage file per shard (-e coverageFile), or per test under the orchestrator (-e coverageFilePath); the files kept as artifacts coverage/<shard>/<file name>",
+        },
+        always_run: {
+          type: "array",
+          items: {
+            type: "string",
+            minLength: 1,
+            maxLength: 300,
+            pattern: "^[A-Za-z0-9_.$]+(#[A-Za-z0-9_$]+)?$",
+          },
+          minItems: 1,
+          maxItems: 200,
+          uniqueItems: true,
+          description:
+            "Class or Class#method run first on every shard and not counted in sharding (Flank's test-targets-always-run)",
         },
         clear_package_data: {
           type: "boolean",

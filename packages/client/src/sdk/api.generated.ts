@@ -1512,6 +1512,13 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /** @description The device's locale for the run (en_US, fr, de_DE), set before it on emulators (Android only); a device that cannot take it is an infrastructure error */
+            locale?: string;
+            /**
+             * @description The screen orientation for the run, set before it (Android only)
+             * @enum {string}
+             */
+            orientation?: "portrait" | "landscape";
         };
         Step: components["schemas"]["InspectStep"] | components["schemas"]["ShellStep"] | components["schemas"]["InstrumentationStep"] | components["schemas"]["XcuitestStep"] | components["schemas"]["MaestroStep"];
         /** @description Checks the uploaded binary's metadata; needs no device. */
@@ -1572,12 +1579,39 @@ export interface components {
                 annotations?: string[];
                 /** @description -e notAnnotation */
                 not_annotations?: string[];
+                /** @description -e notClass: classes or Class#method left out */
+                not_classes?: string[];
+                /** @description -e notPackage: packages left out */
+                not_packages?: string[];
                 /**
                  * @description -e size
                  * @enum {string}
                  */
                 size?: "small" | "medium" | "large";
             };
+            /** @description Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests). */
+            environment?: {
+                [key: string]: string;
+            };
+            /** @description Run through AndroidX Test Orchestrator, each test in its own instrumentation (default false); the agent needs the orchestrator and test-services APKs in its --android-tools DIR */
+            use_orchestrator?: boolean;
+            /** @description Version files installed before the app, with adb install -r -t -g */
+            additional_apks?: string[];
+            /** @description Version files pushed to the device before the run */
+            push?: {
+                /** @description The version file to push */
+                file: string;
+                /** @description The absolute device path it is pushed to (adb push), e.g. /sdcard/fixtures/data.json */
+                to: string;
+            }[];
+            /** @description Pulled after the run on every shard, also when it failed, and kept as artifacts pulled/<shard>/<path without its leading slash>; a path missing on the device is a warning in the run's log */
+            pull?: string[];
+            /** @description JavaScript regular expressions: when given, only pulled files whose device path matches one are kept (Flank's files-to-download) */
+            pull_filter?: string[];
+            /** @description -e coverage true with a coverage file per shard (-e coverageFile), or per test under the orchestrator (-e coverageFilePath); the files kept as artifacts coverage/<shard>/<file name> */
+            coverage?: boolean;
+            /** @description Class or Class#method run first on every shard and not counted in sharding (Flank's test-targets-always-run) */
+            always_run?: string[];
             /** @description pm clear the app before its tests run (default false) */
             clear_package_data?: boolean;
             /**
@@ -1955,7 +1989,29 @@ export interface components {
                     }[];
                 };
             } | null;
+            /** @description Every file uploaded with the version (API.md §14), by name: what the plan's additional_apks and push[].file name; [] when it has none */
+            version_files: {
+                /** @description The file's name in the version (PUT …/versions/{version}/files/{name}) */
+                name: string;
+                size_bytes: number;
+                sha256: string;
+                /** @description Where to download it with the agent's token (GET /v1/agent/jobs/{lease_id}/files/{name}, only while this lease is held); absolute like binary_url */
+                url: string;
+            }[];
             device: components["schemas"]["AgentDevice"] | null;
+            /** @description The plan's device entry this run was made for (plan.devices[device_run.position]), with what the agent sets on the device before the run: locale and orientation (API.md §14); null for a run that needs no device */
+            device_entry: ({
+                platform: string;
+                /** @description Set before the run (Android: en_US, fr, de_DE); absent: left as it is */
+                locale?: string;
+                /**
+                 * @description Set before the run (Android: settings put system user_rotation); absent: left as it is
+                 * @enum {string}
+                 */
+                orientation?: "portrait" | "landscape";
+            } & {
+                [key: string]: unknown;
+            }) | null;
         };
         JobPlan: {
             name: string;

@@ -181,6 +181,25 @@ const jobTestPackageFields = {
   size_bytes: Type.Integer(),
 };
 
+/**
+ * The plan's device entry a run was made for (testplans.schemas.ts DeviceSpec, as stored on the run). Open, as the
+ * entry's selectors are the server's business; typed here are the members the agent acts on.
+ */
+const JobDeviceEntry = Type.Object(
+  {
+    platform: Type.String(),
+    locale: Type.Optional(
+      Type.String({ description: "Set before the run (Android: en_US, fr, de_DE); absent: left as it is" }),
+    ),
+    orientation: Type.Optional(
+      Type.Union([Type.Literal("portrait"), Type.Literal("landscape")], {
+        description: "Set before the run (Android: settings put system user_rotation); absent: left as it is",
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
 export const Job = Type.Object({
   lease_id: Type.String(),
   lease_expires_at: Timestamp,
@@ -244,7 +263,28 @@ export const Job = Type.Object({
     ],
     { description: "The version's test package by its format, null when it has none" },
   ),
+  version_files: Type.Array(
+    Type.Object({
+      name: Type.String({
+        description: "The file's name in the version (PUT …/versions/{version}/files/{name})",
+      }),
+      size_bytes: Type.Integer(),
+      sha256: Type.String(),
+      url: Type.String({
+        description:
+          "Where to download it with the agent's token (GET /v1/agent/jobs/{lease_id}/files/{name}, only while this lease is held); absolute like binary_url",
+      }),
+    }),
+    {
+      description:
+        "Every file uploaded with the version (API.md §14), by name: what the plan's additional_apks and push[].file name; [] when it has none",
+    },
+  ),
   device: Type.Union([AgentDevice, Type.Null()]),
+  device_entry: Type.Union([JobDeviceEntry, Type.Null()], {
+    description:
+      "The plan's device entry this run was made for (plan.devices[device_run.position]), with what the agent sets on the device before the run: locale and orientation (API.md §14); null for a run that needs no device",
+  }),
 });
 
 export const ClaimResponse = Type.Object({ job: Job });

@@ -416,7 +416,10 @@ export class AgentService {
               size_bytes: run.testPackage.sizeBytes,
             }
           : null,
+      // Filled from the version's files in a following change (API.md §14).
+      version_files: [],
       device: run.device,
+      device_entry: run.deviceEntry,
     };
   }
 }

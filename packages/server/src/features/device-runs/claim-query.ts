@@ -61,7 +61,7 @@ function claimedDevice(devices: readonly AgentDevice[]): RawBuilder<unknown> {
   return sql`case when required_platform is null then cast(null as text) ${sql.join(cases, sql` `)} else cast(null as text) end`;
 }
 
-const jobColumns = sql`e.plan, e.env, e.package_name, e.version, e.cancel_requested,
+const jobColumns = sql`e.plan, e.env, e.package_name, e.version, e.app_version_id, e.cancel_requested,
   v.sha256 as binary_sha256, v.size_bytes as binary_size_bytes, v.binary as binary_metadata,
   tp.sha256 as test_sha256, tp.size_bytes as test_size_bytes, tp.test as test_info`;
 
@@ -78,10 +78,13 @@ type ClaimedRow = {
   attempt: number;
   max_attempts: number | null;
   claimed_device: string | null;
+  /** The plan's device entry the run was made for (JSON), null for a run that needs no device. */
+  device: string | null;
   plan: string;
   env: string;
   package_name: string | null;
   version: string | null;
+  app_version_id: string | null;
   cancel_requested: number;
   binary_sha256: string | null;
   binary_size_bytes: number | string | null;
@@ -102,7 +105,7 @@ export async function claimRun(
   const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
     agent_id = ${request.agentId}, claim_id = ${request.claimId ?? null}, claimed_device = ${claimedDevice(claimableDevices(request))}, started_at = ${lease.at},
     finished_at = null, reason = null, setup_ms = null`;
-  const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device`;
+  const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device, device`;
   let row: ClaimedRow | undefined;
   if (dialect === "postgres") {
     const result = await sql<ClaimedRow>`with picked as (${next} for update skip locked),
@@ -113,7 +116,7 @@ export async function claimRun(
         where device_runs.id = (select id from picked) and device_runs.status = 'queued'
         returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.shard,
           device_runs.shard_count, device_runs.attempt,
-          device_runs.max_attempts, device_runs.claimed_device
+          device_runs.max_attempts, device_runs.claimed_device, device_runs.device
       ),
       attempt_started as (
         insert into device_run_attempts (device_run_id, attempt, lease_id, agent_id, device, status, started_at)
@@ -198,11 +201,13 @@ function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): 
     attempt: Number(row.attempt),
     maxAttempts: Number(row.max_attempts ?? 1),
     device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
+    deviceEntry: row.device === null ? null : (JSON.parse(row.device) as Record<string, unknown>),
     cancelRequested: Number(row.cancel_requested) === 1,
     plan: JSON.parse(row.plan) as Record<string, unknown>,
     env: JSON.parse(row.env) as Record<string, string>,
     packageName: row.package_name,
     version: row.version,
+    appVersionId: row.app_version_id,
     binary:
       row.binary_sha256 === null || row.binary_metadata === null
         ? null

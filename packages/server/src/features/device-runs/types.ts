@@ -70,6 +70,10 @@ export interface ClaimedRun extends LeasedRun {
   /** Null, with version and binary, for a WebDriver session that names no registered app (API.md §12). */
   packageName: string | null;
   version: string | null;
+  /** The version's row id (version files are looked up by it); null when version is. */
+  appVersionId: string | null;
+  /** The plan's device entry the run was made for (device_runs.device); null for a run that needs no device. */
+  deviceEntry: Record<string, unknown> | null;
   binary: { sha256: string; sizeBytes: number; metadata: unknown } | null;
   testPackage: { sha256: string; sizeBytes: number; test: unknown } | null;
 }

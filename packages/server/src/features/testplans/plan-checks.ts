@@ -5,7 +5,7 @@
  */
 import { ApiError } from "../../errors.ts";
 import { versionKey } from "../device-runs/index.ts";
-import type { DeviceSpec, Step } from "./testplans.schemas.ts";
+import { type DeviceSpec, reservedEnvironmentKeys, type Step } from "./testplans.schemas.ts";
 
 interface Problem {
   path: string;
@@ -34,6 +34,18 @@ export function devicesProblems(devices: readonly DeviceSpec[]): Problem[] {
             in: "body",
             message: "is for Android devices only",
             fix: "Choose iOS devices by os_version_min and os_version_max instead.",
+          });
+        }
+      }
+    }
+    if (device.platform !== "android") {
+      for (const field of ["locale", "orientation"] as const) {
+        if (device[field] !== undefined) {
+          problems.push({
+            path: at(field),
+            in: "body",
+            message: "is for Android devices only for now",
+            fix: `Leave ${field} out of this ${device.platform} entry: Testbay sets locale and orientation on Android devices only (API.md §14); an iOS test can set its own (XCUIDevice.shared.orientation, -AppleLanguages launch arguments).`,
           });
         }
       }
@@ -83,9 +95,50 @@ export function shardsProblems(steps: readonly Step[]): Problem[] {
   return problems;
 }
 
+/**
+ * An instrumentation step's environment and pull_filter (API.md §14): keys Testbay writes itself would clash with
+ * its own -e arguments, and a filter that is no regular expression would fail on the agent after the run.
+ */
+export function deviceFilesProblems(steps: readonly Step[]): Problem[] {
+  const problems: Problem[] = [];
+  steps.forEach((step, i) => {
+    if (step.type !== "instrumentation") return;
+    for (const key of Object.keys(step.environment ?? {})) {
+      const instead = Object.hasOwn(reservedEnvironmentKeys, key) ? reservedEnvironmentKeys[key] : undefined;
+      if (instead === undefined) continue;
+      problems.push({
+        path: `/steps/${i}/environment/${key}`,
+        in: "body",
+        message: `is set by Testbay itself (-e ${key})`,
+        fix: `Remove ${key} from environment and use the step's ${instead} instead.`,
+      });
+    }
+    (step.pull_filter ?? []).forEach((pattern, j) => {
+      const error = regExpError(pattern);
+      if (error === null) return;
+      problems.push({
+        path: `/steps/${i}/pull_filter/${j}`,
+        in: "body",
+        message: `${JSON.stringify(pattern)} is not a JavaScript regular expression: ${error}`,
+        fix: `Correct the pattern ${JSON.stringify(pattern)} (escape a literal ( [ { . * + ? with a backslash), or remove it.`,
+      });
+    });
+  });
+  return problems;
+}
+
+function regExpError(pattern: string): string | null {
+  try {
+    new RegExp(pattern);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 /** Throws the first problem's 400, with every problem in `errors`. */
 export function checkPlanOptions(devices: readonly DeviceSpec[], steps: readonly Step[]): void {
-  const problems = [...devicesProblems(devices), ...shardsProblems(steps)];
+  const problems = [...devicesProblems(devices), ...shardsProblems(steps), ...deviceFilesProblems(steps)];
   const first = problems[0];
   if (!first) return;
   throw new ApiError("invalid_request", {

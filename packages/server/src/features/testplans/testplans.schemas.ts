@@ -115,6 +115,113 @@ const FilterNames = (description: string) =>
     }),
   );
 
+/** A version file's name (PUT /apps/{package_name}/versions/{version}/files/{name}, API.md §14). */
+export const versionFileNamePattern = "^[A-Za-z0-9._-]{1,100}$";
+const VersionFileName = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 100, pattern: versionFileNamePattern, description });
+/** An absolute path on the device: what adb push writes to and adb pull reads. */
+const DevicePath = (description: string) =>
+  Type.String({ minLength: 2, maxLength: 1000, pattern: "^/[^\\u0000\\n\\r]*$", description });
+
+/** The instrumentation environment keys Testbay writes itself, and the plan field that asks for each (plan-checks.ts). */
+export const reservedEnvironmentKeys: Readonly<Record<string, string>> = {
+  class: "filter.classes",
+  notClass: "filter.not_classes",
+  package: "filter.packages",
+  notPackage: "filter.not_packages",
+  annotation: "filter.annotations",
+  notAnnotation: "filter.not_annotations",
+  size: "filter.size",
+  testFile: "filter.classes (Testbay writes -e testFile itself for shards and retries)",
+  notTestFile: "filter.not_classes",
+  log: "nothing (Testbay lists the tests with -e log true itself)",
+  targetInstrumentation: "runner (with use_orchestrator: true)",
+  coverage: "coverage: true",
+  coverageFile: "coverage: true",
+  coverageFilePath: "coverage: true",
+};
+
+/**
+ * What an instrumentation step carries to and from the device besides the tests, and how it runs them (API.md
+ * §14, Flank's options): the agent does each; the server validates them and checks the files named exist.
+ */
+const DeviceFileOptions = {
+  environment: Type.Optional(
+    Type.Record(
+      Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.]{0,99}$" }),
+      Type.String({ maxLength: 1000 }),
+      {
+        maxProperties: 50,
+        description:
+          "Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests).",
+      },
+    ),
+  ),
+  use_orchestrator: Type.Optional(
+    Type.Boolean({
+      description:
+        "Run through AndroidX Test Orchestrator, each test in its own instrumentation (default false); the agent needs the orchestrator and test-services APKs in its --android-tools DIR",
+    }),
+  ),
+  additional_apks: Type.Optional(
+    Type.Array(VersionFileName("A version file (PUT …/files/{name}) that is an APK"), {
+      minItems: 1,
+      maxItems: 10,
+      uniqueItems: true,
+      description: "Version files installed before the app, with adb install -r -t -g",
+    }),
+  ),
+  push: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          file: VersionFileName("The version file to push"),
+          to: DevicePath(
+            "The absolute device path it is pushed to (adb push), e.g. /sdcard/fixtures/data.json",
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 20, description: "Version files pushed to the device before the run" },
+    ),
+  ),
+  pull: Type.Optional(
+    Type.Array(DevicePath("An absolute device path: a file or a directory"), {
+      minItems: 1,
+      maxItems: 20,
+      uniqueItems: true,
+      description:
+        "Pulled after the run on every shard, also when it failed, and kept as artifacts pulled/<shard>/<path without its leading slash>; a path missing on the device is a warning in the run's log",
+    }),
+  ),
+  pull_filter: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
+      minItems: 1,
+      maxItems: 20,
+      description:
+        "JavaScript regular expressions: when given, only pulled files whose device path matches one are kept (Flank's files-to-download)",
+    }),
+  ),
+  coverage: Type.Optional(
+    Type.Boolean({
+      description:
+        "-e coverage true with a coverage file per shard (-e coverageFile), or per test under the orchestrator (-e coverageFilePath); the files kept as artifacts coverage/<shard>/<file name>",
+    }),
+  ),
+  always_run: Type.Optional(
+    Type.Array(
+      Type.String({ minLength: 1, maxLength: 300, pattern: "^[A-Za-z0-9_.$]+(#[A-Za-z0-9_$]+)?$" }),
+      {
+        minItems: 1,
+        maxItems: 200,
+        uniqueItems: true,
+        description:
+          "Class or Class#method run first on every shard and not counted in sharding (Flank's test-targets-always-run)",
+      },
+    ),
+  ),
+};
+
 export const InstrumentationStep = Type.Object(
   {
     type: Type.Literal("instrumentation"),
@@ -148,6 +255,8 @@ export const InstrumentationStep = Type.Object(
           packages: FilterNames("-e package"),
           annotations: FilterNames("-e annotation: fully qualified annotation names"),
           not_annotations: FilterNames("-e notAnnotation"),
+          not_classes: FilterNames("-e notClass: classes or Class#method left out"),
+          not_packages: FilterNames("-e notPackage: packages left out"),
           size: Type.Optional(
             Type.Union([Type.Literal("small"), Type.Literal("medium"), Type.Literal("large")], {
               description: "-e size",
@@ -157,6 +266,7 @@ export const InstrumentationStep = Type.Object(
         { additionalProperties: false, minProperties: 1, description: "Which tests run" },
       ),
     ),
+    ...DeviceFileOptions,
     ...DeviceOptions,
     timeout_seconds: StepTimeout,
   },
@@ -279,6 +389,19 @@ export const DeviceSpec = Type.Object(
       Type.Record(Type.String({ pattern: "^[^=]{1,64}$" }), Type.String({ maxLength: 200 }), {
         maxProperties: 16,
         description: "Labels the device's agent gives it (--label KEY=VALUE): every one must match",
+      }),
+    ),
+    locale: Type.Optional(
+      Type.String({
+        pattern: "^[a-z]{2,3}([_-][A-Z]{2})?$",
+        maxLength: 6,
+        description:
+          "The device's locale for the run (en_US, fr, de_DE), set before it on emulators (Android only); a device that cannot take it is an infrastructure error",
+      }),
+    ),
+    orientation: Type.Optional(
+      Type.Union([Type.Literal("portrait"), Type.Literal("landscape")], {
+        description: "The screen orientation for the run, set before it (Android only)",
       }),
     ),
   },

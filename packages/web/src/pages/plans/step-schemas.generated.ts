@@ -78,9 +78,39 @@ export const stepSchemas = {
       "filter.not_annotations": {
         type: "string list",
       },
+      "filter.not_classes": {
+        type: "string list",
+      },
+      "filter.not_packages": {
+        type: "string list",
+      },
       "filter.size": {
         type: "string",
         enum: ["small", "medium", "large"],
+      },
+      environment: {
+        type: "string map",
+      },
+      use_orchestrator: {
+        type: "boolean",
+      },
+      additional_apks: {
+        type: "string list",
+      },
+      push: {
+        type: "other",
+      },
+      pull: {
+        type: "string list",
+      },
+      pull_filter: {
+        type: "string list",
+      },
+      coverage: {
+        type: "boolean",
+      },
+      always_run: {
+        type: "string list",
       },
       clear_package_data: {
         type: "boolean",
