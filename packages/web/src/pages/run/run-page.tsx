@@ -5,6 +5,7 @@ import { runRoute } from "../../app/router.tsx";
 import { ProblemMessage } from "../../components/problem-message.tsx";
 import { SessionPage } from "../session/session-page.tsx";
 import { ArtifactsPanel } from "./artifacts-panel.tsx";
+import { DeviceFilesSections } from "./device-files-sections.tsx";
 import { DeviceRuns } from "./device-runs.tsx";
 import { FailedTests } from "./failed-tests.tsx";
 import { RunHeader } from "./run-header.tsx";
@@ -12,8 +13,9 @@ import { RunLog } from "./run-log.tsx";
 import { TestsTable } from "./tests-table.tsx";
 
 /**
- * One run: what it ran, on which devices, what failed and why, every test, and its log; live until it ends. A
- * WebDriver session (API.md §12) has its own page at the same address: no plan or tests, but commands.
+ * One run: what it ran, on which devices, what failed and why, every test, its log and the files copied off the
+ * devices; live until it ends. A WebDriver session (API.md §12) has its own page at the same address: no plan or
+ * tests, but commands.
  */
 export function RunPage() {
   const { runId } = runRoute.useParams();
@@ -30,6 +32,7 @@ export function RunPage() {
       <FailedTests runId={runId} live={live} />
       <TestsTable runId={runId} live={live} />
       <RunLog runId={runId} live={live} />
+      <DeviceFilesSections runId={runId} devices={run.data.devices} live={live} />
       <ArtifactsPanel runId={runId} devices={run.data.devices} live={live} />
     </div>
   );
