@@ -1,12 +1,15 @@
 /**
  * The `am instrument` command lines of an instrumentation step, built for the device's shell (every value
  * from a plan is quoted there). AndroidJUnitRunner's arguments: `-e log true` lists the tests without
- * running them; `-e class`, `-e package`, `-e annotation`, `-e notAnnotation` take comma-separated lists;
- * `-e testFile` names a device file with one Class or Class#method per line, for exact lists too long for
- * a command line. A test rerun alone (retry_failed_tests) is `-e class Class#method`.
+ * running them; `-e class`, `-e notClass`, `-e package`, `-e notPackage`, `-e annotation`, `-e notAnnotation`
+ * take comma-separated lists; `-e testFile` names a device file with one Class or Class#method per line, for
+ * exact lists too long for a command line. A test rerun alone (retry_failed_tests) is `-e class Class#method`.
+ * Under AndroidX Test Orchestrator (API.md §14) the same arguments go to the orchestrator, which passes all
+ * but its own to the target instrumentation it starts once per test (orchestrator-command.ts).
  */
-import type { InstrumentationStep } from "@testbay/client";
+import type { FullInstrumentationStep, InstrumentationFilter } from "../steps/instrumentation-options.ts";
 import { shellQuote } from "../steps/shell-quote.ts";
+import { orchestratedCommand } from "./orchestrator-command.ts";
 
 export interface InstrumentationTarget {
   testPackage: string;
@@ -20,34 +23,65 @@ export interface InstrumentOptions {
   testFile?: string;
   /** One test to run alone, in place of the filter. */
   only?: { classname: string; name: string };
+  /** Tests (`Class` or `Class#method`) to run, in place of the filter: the step's always_run ones. */
+  classes?: readonly string[];
+  /** Tests to leave out of a run that uses the filter (`-e notClass`): the always_run ones, run before. */
+  notClasses?: readonly string[];
+  /** Through AndroidX Test Orchestrator (use_orchestrator), with `-e clearPackageData true` when asked. */
+  orchestrator?: { clearPackageData: boolean };
+  /** `-e coverage true` and where the runner writes it: one file, or a directory (orchestrator: a file per test). */
+  coverage?: { file: string } | { dir: string };
 }
 
+type CommandStep = Pick<FullInstrumentationStep, "args" | "environment"> & { filter?: InstrumentationFilter };
+
 /** The plan's filter as runner arguments, in a fixed order. */
-export function filterArgs(filter: InstrumentationStep["filter"]): Array<[string, string]> {
-  if (!filter) return [];
+export function filterArgs(
+  filter: InstrumentationFilter | undefined,
+  notClasses: readonly string[] = [],
+): Array<[string, string]> {
   const args: Array<[string, string]> = [];
-  if (filter.classes) args.push(["class", filter.classes.join(",")]);
+  if (filter?.classes) args.push(["class", filter.classes.join(",")]);
+  const not = [...(filter?.not_classes ?? []), ...notClasses];
+  if (not.length > 0) args.push(["notClass", not.join(",")]);
+  if (!filter) return args;
   if (filter.packages) args.push(["package", filter.packages.join(",")]);
+  if (filter.not_packages) args.push(["notPackage", filter.not_packages.join(",")]);
   if (filter.annotations) args.push(["annotation", filter.annotations.join(",")]);
   if (filter.not_annotations) args.push(["notAnnotation", filter.not_annotations.join(",")]);
   if (filter.size) args.push(["size", filter.size]);
   return args;
 }
 
+/** The runner arguments of one run, in the order they are given (am keeps the last value of a key). */
+export function instrumentArgs(step: CommandStep, options: InstrumentOptions = {}): Array<[string, string]> {
+  const args: Array<[string, string]> = [];
+  if (options.listOnly) args.push(["log", "true"]);
+  // An exact list replaces the filter: it was made from the filtered listing already.
+  if (options.testFile !== undefined) args.push(["testFile", options.testFile]);
+  else if (options.classes !== undefined) args.push(["class", options.classes.join(",")]);
+  else if (options.only === undefined) args.push(...filterArgs(step.filter, options.notClasses));
+  for (const [key, value] of Object.entries(step.environment ?? {})) args.push([key, value]);
+  for (const [key, value] of Object.entries(step.args ?? {})) args.push([key, value]);
+  if (options.coverage !== undefined) {
+    args.push(["coverage", "true"]);
+    if ("file" in options.coverage) args.push(["coverageFile", options.coverage.file]);
+    else args.push(["coverageFilePath", options.coverage.dir]);
+  }
+  // Last, so that it wins over a `class` among the plan's own args.
+  if (options.only !== undefined) args.push(["class", singleTestSpec(options.only)]);
+  return args;
+}
+
 export function amInstrumentCommand(
-  step: Pick<InstrumentationStep, "args" | "filter">,
+  step: CommandStep,
   target: InstrumentationTarget,
   options: InstrumentOptions = {},
 ): string {
+  const args = instrumentArgs(step, options);
+  if (options.orchestrator) return orchestratedCommand(target, args, options.orchestrator);
   const words = ["am", "instrument", "-w", "-r"];
-  const add = (key: string, value: string) => words.push("-e", shellQuote(key), shellQuote(value));
-  if (options.listOnly) add("log", "true");
-  // An exact list replaces the filter: it was made from the filtered listing already.
-  if (options.testFile !== undefined) add("testFile", options.testFile);
-  else if (options.only === undefined) for (const [key, value] of filterArgs(step.filter)) add(key, value);
-  for (const [key, value] of Object.entries(step.args ?? {})) add(key, value);
-  // Last, so that it wins over a `class` among the plan's own args (am keeps the last value of a key).
-  if (options.only !== undefined) add("class", singleTestSpec(options.only));
+  for (const [key, value] of args) words.push("-e", shellQuote(key), shellQuote(value));
   words.push(shellQuote(`${target.testPackage}/${target.runner}`));
   return words.join(" ");
 }

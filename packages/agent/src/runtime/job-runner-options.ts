@@ -9,6 +9,8 @@ import type { BinaryCache } from "./binary-cache.ts";
 export interface JobRunnerOptions {
   client: Testbay;
   cache: BinaryCache;
+  /** The agent's `--android-tools DIR`: the orchestrator and test-services APKs (API.md §14); absent: none. */
+  androidTools?: string | null;
   /** Each job gets a fresh directory below this one, removed afterwards. */
   workRoot: string;
   log: (message: string) => void;

@@ -11,6 +11,7 @@ import { EventReporter } from "./event-reporter.ts";
 import { type AppJob, hasApp } from "./job-app.ts";
 import type { JobRunnerOptions } from "./job-runner-options.ts";
 import { withShellAppium } from "./shell-appium.ts";
+import { versionFileGetter } from "./version-files.ts";
 
 /** Why a job stopped before its steps were done. */
 export type StopReason = "cancelled" | "timeout" | "lease_lost" | "shutdown";
@@ -151,6 +152,7 @@ async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
   let appPath: Promise<string> | undefined;
   let testPackagePath: Promise<string> | undefined;
   const shard = jobShard(job);
+  const versionFiles = versionFileGetter(job, run.options.client, run.options.cache);
   for (const [index, step] of steps.entries()) {
     const previous = outcomes.at(-1);
     if (stop.aborted || (previous && previous.status !== "passed")) {
@@ -208,6 +210,9 @@ async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
       },
       packageName: job.package_name,
       version: job.version,
+      versionFilePath: versionFiles,
+      androidTools: run.options.androidTools ?? null,
+      deviceSettings: deviceSettingsOf(job),
       // Which run this is, for scripts that name reports or files after it.
       env: {
         ...job.env,
@@ -269,6 +274,16 @@ async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
  * Which shard of its device entry the job's device run is (API.md §5 `shards`): `device_run.shard` and
  * `device_run.shard_count`, 0 of 1 from a server that does not shard.
  */
+/** The device entry's locale and orientation (API.md §14), set on the device before a device step runs. */
+function deviceSettingsOf(job: AgentJob): StepContext["deviceSettings"] {
+  const entry = job.device_entry;
+  if (!entry) return {};
+  return {
+    ...(entry.locale === undefined ? {} : { locale: entry.locale }),
+    ...(entry.orientation === undefined ? {} : { orientation: entry.orientation }),
+  };
+}
+
 function jobShard(job: AgentJob): Pick<ShardContext, "index" | "count"> {
   const run = job.device_run as { shard?: unknown; shard_count?: unknown };
   const index = typeof run.shard === "number" ? run.shard : 0;

@@ -5,6 +5,10 @@
  * failure, then each failed one again alone or the batches of a sharded step (listed-tests-run.ts), a batch's
  * tests pushed as a testFile; stop the captures and keep them as artifacts named on their test cases. A
  * device that goes away on the way is an infrastructure error (the run is handed back), not a test failure.
+ * API.md §14's options add to this (instrumentation-device-setup.ts before the run, instrumentation-pulls.ts
+ * after it): the device entry's locale and orientation, the orchestrator's APKs and additional_apks installed
+ * before the app, version files pushed, every run through AndroidX Test Orchestrator when asked, always_run
+ * tests first, and the plan's pull paths and coverage files fetched on every shard, also when tests failed.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -13,14 +17,20 @@ import { Adb } from "../android/adb.ts";
 import {
   amInstrumentCommand,
   type InstrumentationTarget,
+  type InstrumentOptions,
+  singleTestSpec,
   testFileContents,
 } from "../android/am-instrument.ts";
 import { type Captures, startCaptures, withCaptures } from "../android/device-captures.ts";
 import { apkNamed } from "../android/install-apk.ts";
 import { testKey } from "../android/logcat-cut.ts";
+import { splitAlwaysRun } from "./always-run.ts";
 import { type Prepared, runDeviceStep, type StepTime } from "./device-step.ts";
 import { installOnAndroid } from "./install-on-android.ts";
+import { type CoverageFiles, prepareDevice } from "./instrumentation-device-setup.ts";
+import { type FullInstrumentationStep, instrumentationOptions } from "./instrumentation-options.ts";
 import { InstrumentationParser, uniqueTests } from "./instrumentation-parser.ts";
+import { pullAfterRun } from "./instrumentation-pulls.ts";
 import { runListedTests, type TestsRan } from "./listed-tests-run.ts";
 import { cancelled, deviceLost, errored } from "./outcome.ts";
 import { processOutcome } from "./process-outcome.ts";
@@ -36,6 +46,9 @@ interface Ready {
   adb: Adb;
   target: InstrumentationTarget;
   listed: TestRef[];
+  /** always_run tests, run first on every shard and left out of `listed`. */
+  first: TestRef[];
+  coverage: CoverageFiles | null;
 }
 
 export function runInstrumentationStep(step: InstrumentationStep, ctx: StepContext): Promise<StepOutcome> {
@@ -56,33 +69,60 @@ export function runInstrumentationStep(step: InstrumentationStep, ctx: StepConte
     },
     prepare: (time) => prepare(step, ctx, time),
     startCaptures: ({ adb }) => startCaptures(step, ctx, adb),
-    run: ({ adb, target, listed }, captures, time) =>
-      runListedTests<string>(step, ctx, captures, listed, {
-        whole: amInstrumentCommand(step, target),
-        alone: (test) => amInstrumentCommand(step, target, { only: test }),
-        batch: async (batch) => {
-          // The exact list goes to the device as a file (a command line would not hold thousands of tests).
-          const local = path.join(ctx.workDir, `testbay-batch-${batch.id}.txt`);
-          const remote = `/data/local/tmp/testbay-batch-${batch.id}.txt`;
-          await writeFile(local, testFileContents(batch.tests));
-          const pushed = await adb.run(["push", local, remote], Math.min(time.left(), shortCommandMs));
-          if (ctx.signal.aborted) return { stop: cancelled(ctx.signal) };
-          if (!pushed.ok) {
-            const why = `adb push of the test file failed: ${pushed.lines.at(-1) ?? pushed.exitCode}`;
-            return {
-              stop: pushed.deviceLost || !(await adb.present()) ? deviceLost(adb.serial, why) : errored(why),
-            };
-          }
-          return {
-            selection: amInstrumentCommand(step, target, { testFile: remote }),
-            after: async () => {
-              await adb.shell(`rm -f ${remote}`, shortCommandMs);
-            },
-          };
+    run: async (ready, captures, time) => {
+      const outcome = await runTests(instrumentationOptions(step), ctx, ready, captures, time);
+      // Also after failed tests (that is when screenshots and reports matter most); not from a device that went
+      // away, nor on a cancel, which must end the step at once.
+      if (outcome.deviceLost || outcome.status === "cancelled") return outcome;
+      const pulled = await pullAfterRun(instrumentationOptions(step), ctx, ready.adb, ready.coverage, time);
+      return pulled ?? outcome;
+    },
+  });
+}
+
+function runTests(
+  step: FullInstrumentationStep,
+  ctx: StepContext,
+  { adb, target, listed, first, coverage }: Ready,
+  captures: Captures,
+  time: StepTime,
+): Promise<StepOutcome> {
+  const orchestrator = step.use_orchestrator
+    ? { clearPackageData: step.clear_package_data === true }
+    : undefined;
+  const alwaysRun = [...new Set(first.map(singleTestSpec))];
+  return runListedTests<InstrumentOptions>(step, ctx, captures, listed, {
+    whole: alwaysRun.length > 0 ? { notClasses: alwaysRun } : {},
+    first: alwaysRun.length > 0 ? { selection: { classes: alwaysRun }, tests: first } : undefined,
+    alone: (test) => ({ only: test }),
+    batch: async (batch) => {
+      // The exact list goes to the device as a file (a command line would not hold thousands of tests).
+      const local = path.join(ctx.workDir, `testbay-batch-${batch.id}.txt`);
+      const remote = `/data/local/tmp/testbay-batch-${batch.id}.txt`;
+      await writeFile(local, testFileContents(batch.tests));
+      const pushed = await adb.run(["push", local, remote], Math.min(time.left(), shortCommandMs));
+      if (ctx.signal.aborted) return { stop: cancelled(ctx.signal) };
+      if (!pushed.ok) {
+        const why = `adb push of the test file failed: ${pushed.lines.at(-1) ?? pushed.exitCode}`;
+        return {
+          stop: pushed.deviceLost || !(await adb.present()) ? deviceLost(adb.serial, why) : errored(why),
+        };
+      }
+      return {
+        selection: { testFile: remote },
+        after: async () => {
+          await adb.shell(`rm -f ${remote}`, shortCommandMs);
         },
-        run: (command, retry, only, report) =>
-          runAndReport({ adb, ctx, captures, command, retry, only, report, time }),
-      }),
+      };
+    },
+    run: (selection, retry, only, report) => {
+      const command = amInstrumentCommand(step, target, {
+        ...selection,
+        orchestrator,
+        coverage: coverage?.nextRun(),
+      });
+      return runAndReport({ adb, ctx, captures, command, retry, only, report, time });
+    },
   });
 }
 
@@ -100,9 +140,14 @@ async function prepare(
     runner: step.runner ?? testPackage.test.runner,
   };
   const adb = new Adb(device.serial, { workDir: ctx.workDir, signal: ctx.signal, log: ctx.log });
+  const options = instrumentationOptions(step);
+  // Settings, orchestrator, additional APKs: before the app, as API.md §14 orders them.
+  const setup = await prepareDevice(options, ctx, adb, time);
+  if ("outcome" in setup) return setup;
   let apks: string[];
   try {
     apks = [
+      ...setup.apksFirst,
       await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName),
       await apkNamed(await ctx.testPackagePath(), ctx.workDir, target.testPackage),
     ];
@@ -115,10 +160,13 @@ async function prepare(
     left: time.left,
   });
   if (installed) return { outcome: installed };
+  const pushed = await setup.pushFiles();
+  if (pushed) return { outcome: pushed };
 
-  // Listed without running them: the whole set, so a crash cannot make tests go missing.
+  // Listed without running them: the whole set, so a crash cannot make tests go missing. Straight from the
+  // runner even under the orchestrator, which would start one instrumentation per listed test to say the same.
   const listing = await adb.shell(
-    amInstrumentCommand(step, target, { listOnly: true }),
+    amInstrumentCommand(options, target, { listOnly: true }),
     Math.min(time.left(), shortCommandMs),
   );
   if (ctx.signal.aborted) return { outcome: cancelled(ctx.signal) };
@@ -135,7 +183,8 @@ async function prepare(
   if (listed.length === 0)
     return { outcome: errored("the test package has no tests that match the step's filter") };
   ctx.log("agent", `${listed.length} tests listed in ${target.testPackage}`);
-  return { ready: { adb, target, listed } };
+  const { first, rest } = splitAlwaysRun(listed, options.always_run ?? []);
+  return { ready: { adb, target, listed: rest, first, coverage: setup.coverage } };
 }
 
 interface RunAndReport {

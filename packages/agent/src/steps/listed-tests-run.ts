@@ -33,8 +33,13 @@ export type TestsRan =
 
 /** What the framework does for each run; `Selection` is how it names the tests a run is for. */
 export interface ListedTestsFramework<Selection> {
-  /** Every listed test: the step's own filters. */
+  /** Every listed test: the step's own filters (without the `first` tests, when there are any). */
   whole: Selection;
+  /**
+   * Tests to run before all others on every shard, outside the sharded set (always_run, always-run.ts): run
+   * as one list, with retries like any, before the whole listing or the first batch.
+   */
+  first?: { selection: Selection; tests: readonly TestRef[] };
   alone(test: TestRef): Selection;
   /** A server's batch made ready to run (its list pushed, say) and what to clear after; or why to stop. */
   batch(
@@ -153,11 +158,20 @@ export async function runListedTests<Selection>(
     return testCasesOutcome(retries > 0 ? [...lastTries(final).values()] : final);
   };
 
+  const runs: ListDone[] = [];
+  const first = framework.first;
+  if (first !== undefined && first.tests.length > 0) {
+    ctx.log("agent", `${first.tests.length} tests to run first (always_run)`);
+    const keys = new Set(first.tests.map((t) => testKey(t.classname, t.name)));
+    const ran = await runList(first.selection, first.tests, keys);
+    if ("stop" in ran) return stopWith(ran.stop);
+    runs.push(ran);
+    if (ran.end !== null) return finish(runs);
+  }
   if (!takesBatches(step, ctx.shard) || listed === null) {
     const ran = await runList(framework.whole, listed ?? [], null);
-    return "stop" in ran ? stopWith(ran.stop) : finish([ran]);
+    return "stop" in ran ? stopWith(ran.stop) : finish([...runs, ran]);
   }
-  const runs: ListDone[] = [];
   const batches = await runShardBatches(
     ctx.shard,
     listed,

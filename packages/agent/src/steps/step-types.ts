@@ -113,6 +113,15 @@ export interface StepContext {
   testCase(testCase: TestCase): void;
   /** The shard this device run is and its server calls; absent outside jobs (tests), which is shard 0 of 1. */
   shard?: ShardContext;
+  /**
+   * Downloads one of the version's files (API.md §14: additional_apks, push) once, cached by sha256 like the
+   * binary, and returns its local path; rejects for a name the version does not have. Absent: no files.
+   */
+  versionFilePath?(name: string): Promise<string>;
+  /** The agent's `--android-tools DIR` (the orchestrator and test-services APKs); null or absent: none. */
+  androidTools?: string | null;
+  /** The device entry's locale and orientation, set on the device before a device step runs. */
+  deviceSettings?: { locale?: string; orientation?: "portrait" | "landscape" };
 }
 
 export interface StepRunner<S> {
