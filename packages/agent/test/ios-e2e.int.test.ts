@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../../server/test/harness.ts";
+import { waitFor } from "./agent-process.ts";
 import { IOS_APP as APP, iosServer, iPhone15 as sim } from "./ios-server.ts";
 import { type AppleLab, buildAppArchive, buildTestPackageZip } from "./stand-ins/apple-lab.ts";
 
@@ -77,9 +78,21 @@ describe("an xcuitest plan on an iOS simulator (stand-in)", () => {
     expect(calls.indexOf("xcrun simctl boot")).toBeGreaterThan(-1);
     expect(calls.indexOf("xcrun simctl boot")).toBeLessThan(installAt);
     expect(installAt).toBeLessThan(calls.findIndex((c) => c.startsWith("xcodebuild test-without-building")));
-    // simctl's install, then xcodebuild's own of the app the xctestrun's UITargetAppPath names: the agent points
-    // it at the .app it unpacked from the version's IPA (ios-tested-app.int.test.ts checks which build ran).
-    expect(l.installed(UDID_A)[APP]?.installs).toBe(2);
+    // simctl's install (xcodebuild then installs the app the xctestrun's UITargetAppPath names: the agent points
+    // it at the .app it unpacked from the version's IPA, ios-tested-app.int.test.ts checks which build ran).
+    expect(l.installs(UDID_A).map((i) => i.bundleId)).toEqual([APP]);
+    // API.md §13: a simulator the agent does not manage keeps nothing of the run: the app and the UI tests'
+    // runner are uninstalled after it.
+    await waitFor("the app and the runner uninstalled", async () => {
+      const left = Object.keys(l.installed(UDID_A));
+      return !left.includes(APP) && !left.some((bundle) => bundle.endsWith(".xctrunner"));
+    });
+    expect(
+      l
+        .calls()
+        .filter((c) => c.argv[1] === "uninstall")
+        .map((c) => c.argv.at(-1)),
+    ).toEqual([APP, `${APP}.${TARGET}.xctrunner`]);
 
     const tests = await testsOf(id);
     expect(tests.map((t) => `${t.classname}#${t.name} ${t.status}`).sort()).toEqual([

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { waitFor } from "./agent-process.ts";
 import { IOS_APP as APP, iosServer, iPhone15 as sim } from "./ios-server.ts";
 import { buildAppArchive, buildTestPackageZip, type XcSuite } from "./stand-ins/apple-lab.ts";
 
@@ -45,7 +46,8 @@ describe("the app an xcuitest run tests", () => {
         `ShopTests ${APP} 240`,
       ]);
     }
-    expect(lab.installed(UDID)[APP]).toMatchObject({ build: "240" });
+    // Nothing of the run stays on a simulator the agent does not manage (API.md §13).
+    await waitFor("the app uninstalled after the run", async () => !lab.installed(UDID)[APP]);
   });
 
   it("is the version's IPA when the test package was zipped without the app: accepted, and run", async () => {

@@ -22,7 +22,7 @@ import { DEVICE_LOST, DeviceHealth, DRAIN_AFTER } from "./device-health.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
 import type { AppiumJobServices } from "./job-runner-options.ts";
 import { pause } from "./pause.ts";
-import { uninstallRunPackages } from "./uninstall-after-run.ts";
+import { uninstallAfterRun } from "./uninstall-after-run.ts";
 
 export interface AgentOptions {
   client: Testbay;
@@ -624,8 +624,12 @@ export class Agent {
         const reset = await pool.reset(device.serial);
         this.setupMs.set(device.serial, reset.setupMs);
         log(`device ${device.serial} reset in ${reset.setupMs} ms`);
-      } else if (device?.platform === "android" && result.reason !== DEVICE_LOST) {
-        await uninstallRunPackages(job, device.serial, { env: this.options.env ?? process.env, log });
+      } else if (device && result.reason !== DEVICE_LOST) {
+        await uninstallAfterRun(job, device, {
+          env: this.options.env ?? process.env,
+          log,
+          scratchDir: this.options.workRoot,
+        });
       }
       // Our own picture of the device when it is still here (the job echoes what the claim offered).
       const known = device && this.tracker?.devices().find((d) => d.serial === device.serial);
