@@ -89,18 +89,6 @@ export async function composeFeatures(shared: SharedParts) {
     onlineAgents: agentRegistry.onlineAgents,
     quarantines: tests.quarantines,
   });
-  const agent = createAgent({
-    registry: agentRegistry,
-    clock,
-    store,
-    config,
-    notifications,
-    runs: deviceRuns.runs,
-    results: executions.results,
-    logs: executions.logs,
-    changes: live.changes,
-    pollIntervalMs: options.claimPollIntervalMs ?? 5000,
-  });
   const webhooks = createWebhooks({
     database,
     clock,
@@ -121,6 +109,20 @@ export async function composeFeatures(shared: SharedParts) {
     config,
     apps: apps.apps,
     onEventAppended: webhooks.wakeFanOut,
+  });
+  // After the versions: its jobs list the version's files (API.md §14).
+  const agent = createAgent({
+    registry: agentRegistry,
+    clock,
+    store,
+    config,
+    notifications,
+    runs: deviceRuns.runs,
+    results: executions.results,
+    logs: executions.logs,
+    changes: live.changes,
+    versionFiles: versions.files,
+    pollIntervalMs: options.claimPollIntervalMs ?? 5000,
   });
   const triggers = createTriggers({
     database,

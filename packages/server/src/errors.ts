@@ -72,6 +72,12 @@ export const errorCatalog = {
     fix: "Register the version first by uploading its binary: PUT /v1/apps/PKG/versions/V, or testbay upload --app PKG --version V --file PATH.",
     retryable: false,
   },
+  version_file_not_found: {
+    status: 404,
+    title: "Version file not found",
+    fix: "Upload the file with the version: testbay upload --app PKG --version V --file BUILD --extra-file NAME=PATH (PUT /v1/apps/PKG/versions/V/files/NAME); GET /v1/apps/PKG/versions/V/files lists what the version has.",
+    retryable: false,
+  },
   test_package_not_found: {
     status: 404,
     title: "Test package not found",
@@ -136,6 +142,18 @@ export const errorCatalog = {
     status: 409,
     title: "App already registered",
     fix: "The app is registered already: use it as it is.",
+    retryable: false,
+  },
+  version_file_exists: {
+    status: 409,
+    title: "Version file already uploaded",
+    fix: "A version's files do not change: upload changed files with a new version of the build (testbay upload --extra-file NAME=PATH HEADs each file first and skips those already there).",
+    retryable: false,
+  },
+  version_files_limit: {
+    status: 409,
+    title: "Too many version files",
+    fix: "A version holds at most 20 files: bundle small fixtures into one archive and unpack it in the test, or drop files the plan does not name.",
     retryable: false,
   },
   test_package_exists: {

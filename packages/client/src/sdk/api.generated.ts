@@ -568,8 +568,8 @@ export interface paths {
         put: operations["uploadAppVersion"];
         post?: never;
         /**
-         * Delete a version, its binary and its test package (admin)
-         * @description 204 once the version's record, binary and test package are gone. 409 app_version_in_use while an execution of it is queued or running (`execution_ids` names them). Past executions keep their records, with the package name and version they ran; the version then answers 404 app_version_not_found and can be uploaded again. Old versions can also be deleted automatically: TESTBAY_KEEP_VERSIONS.
+         * Delete a version, its binary, its test package and its files (admin)
+         * @description 204 once the version's record, binary, test package and files are gone. 409 app_version_in_use while an execution of it is queued or running (`execution_ids` names them). Past executions keep their records, with the package name and version they ran; the version then answers 404 app_version_not_found and can be uploaded again. Old versions can also be deleted automatically: TESTBAY_KEEP_VERSIONS.
          */
         delete: operations["deleteAppVersion"];
         options?: never;
@@ -654,6 +654,47 @@ export interface paths {
          * @description Supports a single Range (bytes=first-last, first-, -suffix): 206 with Content-Range, 416 past the end. ETag is the SHA-256.
          */
         get: operations["downloadTestPackageBinary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{package_name}/versions/{version}/files/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a version's file (HEAD: is it there?)
+         * @description The file's bytes; ETag is its SHA-256 in quotes. HEAD answers 200 with the ETag when the file is there and 404 version_file_not_found when not: the check before an upload. Supports a single Range (206 with Content-Range, 416 past the end).
+         */
+        get: operations["getV1AppsPackageNameVersionsVersionFilesName"];
+        /**
+         * Upload a file for a version's tests
+         * @description The body is the file, streamed (≤ 100 MiB; at most 20 files a version): an APK the plan's additional_apks installs, or a file its push puts on the device (API.md §14). 404 app_not_found / app_version_not_found, 409 version_file_exists (the name is taken: a version's files do not change), 409 version_files_limit and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). A body that grows past the limit is cut off with 413. Optional `Content-Digest`. The file exists only once the whole body was stored; of concurrent uploads of one name exactly one gets 201.
+         */
+        put: operations["putV1AppsPackageNameVersionsVersionFilesName"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/{package_name}/versions/{version}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a version's files */
+        get: operations["getV1AppsPackageNameVersionsVersionFiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1166,6 +1207,26 @@ export interface paths {
          * @description Extends the lease by TESTBAY_LEASE_TTL_SECONDS and says whether someone asked to cancel the run. 409 lease_lost: stop the job.
          */
         post: operations["renewLease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/jobs/{lease_id}/files/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file of the job's version
+         * @description A file uploaded with the version the leased run tests (the job's version_files[].url, API.md §14), while the lease is held: 409 lease_lost once it is not, 404 version_file_not_found for a name the version does not have. ETag is the SHA-256; supports a single Range.
+         */
+        get: operations["getV1AgentJobsLeaseIdFilesName"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2359,7 +2420,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "not_a_session" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "version_file_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "version_file_exists" | "version_files_limit" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "not_a_session" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -5784,6 +5845,250 @@ export interface operations {
             };
         };
     };
+    getV1AppsPackageNameVersionsVersionFilesName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putV1AppsPackageNameVersionsVersionFilesName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A file uploaded with a version for its tests (API.md §14). */
+            201: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        size_bytes: number;
+                        /** @description Hex SHA-256 of the file */
+                        sha256: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getV1AppsPackageNameVersionsVersionFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
+                 * @example com.example.shop
+                 */
+                package_name: string;
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every file of the version, by name (at most 20) */
+                        items: {
+                            name: string;
+                            size_bytes: number;
+                            /** @description Hex SHA-256 of the file */
+                            sha256: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listTestPlans: {
         parameters: {
             query?: {
@@ -8552,6 +8857,67 @@ export interface operations {
                     "application/json": components["schemas"]["HeartbeatResponse"];
                 };
             };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getV1AgentJobsLeaseIdFilesName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                lease_id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
                 headers: {

@@ -11,6 +11,7 @@ export interface Database {
   apps: AppsTable;
   app_versions: AppVersionsTable;
   test_packages: TestPackagesTable;
+  version_files: VersionFilesTable;
   test_plans: TestPlansTable;
   executions: ExecutionsTable;
   device_runs: DeviceRunsTable;
@@ -101,6 +102,16 @@ export interface TestPackagesTable {
   blob_key: string;
   /** JSON text of what was parsed from the package (runner, target package, SDK levels). */
   test: string;
+  created_at: string;
+}
+
+/** Files uploaded beside a version for its tests (API.md §14, migration 0030), by name within the version. */
+export interface VersionFilesTable {
+  app_version_id: string;
+  name: string;
+  size_bytes: number | string;
+  sha256: string;
+  blob_key: string;
   created_at: string;
 }
 

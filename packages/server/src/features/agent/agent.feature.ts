@@ -9,6 +9,7 @@ import type { BlobStore } from "../../storage/index.ts";
 import type { DeviceRuns } from "../device-runs/index.ts";
 import type { LogStore, ResultsRepo } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
+import type { VersionFilesService } from "../versions/index.ts";
 import { agentArtifactRoutes, agentRoutes } from "./agent.routes.ts";
 import { AgentService } from "./agent.service.ts";
 import { AgentsRepo } from "./agents.repo.ts";
@@ -44,6 +45,8 @@ export interface AgentDeps {
   results: ResultsRepo;
   logs: LogStore;
   changes: ExecutionChanges;
+  /** The files of versions (API.md §14): listed in jobs and downloaded by their agents. */
+  versionFiles: VersionFilesService;
   /** How often a waiting claim looks again without a wake-up (AppOptions.claimPollIntervalMs). */
   pollIntervalMs: number;
 }
@@ -63,6 +66,7 @@ export function createAgent({ registry, clock, store, config, notifications, ...
     logs: deps.logs,
     signal: workSignal,
     changes: deps.changes,
+    versionFiles: deps.versionFiles,
     store,
     clock,
     leaseTtlSeconds: config.leaseTtlSeconds,

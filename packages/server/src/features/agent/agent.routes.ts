@@ -3,8 +3,10 @@ import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
 import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { sendStoredFile } from "../../http/send-stored-file.ts";
 import { acceptStreamedBodies, streamUpload } from "../../http/upload/stream-upload.ts";
 import type { LeasedRun } from "../device-runs/index.ts";
+import { VersionFileName } from "../versions/index.ts";
 import {
   AgentList,
   ArtifactResponse,
@@ -114,6 +116,36 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       },
     },
     async (request) => agents.heartbeat(principalOf(request).organizationId, request.params.lease_id),
+  );
+
+  app.get(
+    "/v1/agent/jobs/:lease_id/files/:name",
+    {
+      config: agentsOnly,
+      schema: {
+        summary: "Download a file of the job's version",
+        description:
+          "A file uploaded with the version the leased run tests (the job's version_files[].url, API.md §14), while the lease is held: 409 lease_lost once it is not, 404 version_file_not_found for a name the version does not have. ETag is the SHA-256; supports a single Range.",
+        tags: ["agents"],
+        params: Type.Object({ lease_id: LeaseParams.properties.lease_id, name: VersionFileName }),
+        response: { ...ProblemResponses },
+      },
+    },
+    async (request, reply) => {
+      const { file, open } = await agents.versionFile(
+        principalOf(request).organizationId,
+        request.params.lease_id,
+        request.params.name,
+      );
+      return sendStoredFile(request, reply, {
+        size: file.sizeBytes,
+        sha256: file.sha256,
+        contentType: "application/octet-stream",
+        fileName: file.name,
+        what: "version file",
+        open,
+      });
+    },
   );
 
   app.post(

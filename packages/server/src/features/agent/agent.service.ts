@@ -6,7 +6,7 @@ import { ApiError } from "../../errors.ts";
 import { privateDirMode } from "../../fs-permissions.ts";
 import { BodyTooLargeError, receiveBody } from "../../http/upload/receive-body.ts";
 import { newId } from "../../ids.ts";
-import type { BlobStore } from "../../storage/index.ts";
+import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type {
   ClaimedRun,
   ClaimRequest,
@@ -18,7 +18,7 @@ import type {
 } from "../device-runs/index.ts";
 import type { LogStore, ResultsRepo, RunEvent } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
-import { testPackageContent } from "../versions/index.ts";
+import { testPackageContent, type VersionFileRecord, type VersionFilesService } from "../versions/index.ts";
 import type { AgentAppium, AgentsRepo } from "./agents.repo.ts";
 import type { WorkSignal } from "./work-signal.ts";
 
@@ -34,6 +34,8 @@ export interface AgentServiceOptions {
   /** Tells the dashboards watching an organization (GET /v1/events) that one of its executions changed. */
   changes?: ExecutionChanges;
   store: BlobStore;
+  /** The files of the version a job runs (API.md §14): listed in the job, downloaded by its agent. */
+  versionFiles: Pick<VersionFilesService, "ofVersion" | "ofExecution" | "read">;
   clock: Clock;
   leaseTtlSeconds: number;
   maxArtifactBytes: number;
@@ -100,7 +102,9 @@ export class AgentService {
       const run = await this.options.runs.claim(request, this.options.clock.now(), this.ttlMs);
       if (run) {
         this.changed(run);
-        return this.jobFor(run);
+        const files =
+          run.appVersionId === null ? [] : await this.options.versionFiles.ofVersion(run.appVersionId);
+        return this.jobFor(run, files);
       }
       const left = deadline - performance.now();
       if (left <= 0 || abort.aborted) return undefined;
@@ -366,6 +370,16 @@ export class AgentService {
     return () => this.endListeners.delete(listener);
   }
 
+  /**
+   * A file of the version the lease's run tests (API.md §14), for its agent: 409 lease_lost unless the lease is
+   * held in this organization, 404 version_file_not_found unless that version has the file.
+   */
+  async versionFile(organizationId: string, leaseId: string, name: string) {
+    const run = await this.held(organizationId, leaseId);
+    const file = await this.options.versionFiles.ofExecution(run.executionId, name);
+    return { file, open: (range?: ByteRange) => this.options.versionFiles.read(file, range) };
+  }
+
   /** The run a lease holds, for what other features take from agents by lease (a session's report); else 409. */
   leased(organizationId: string, leaseId: string): Promise<LeasedRun> {
     return this.held(organizationId, leaseId);
@@ -378,7 +392,8 @@ export class AgentService {
   }
 
   /** The job of a claimed run (API.md §7): the claim read all of it in its own statement. */
-  private jobFor(run: ClaimedRun & RunShard) {
+  private jobFor(run: ClaimedRun & RunShard, files: readonly VersionFileRecord[]) {
+    const base = this.options.publicUrl ?? "/v1";
     // A WebDriver session without a registered app (API.md §12) has no version: nothing to install.
     const versionPath =
       run.packageName === null || run.version === null
@@ -401,7 +416,7 @@ export class AgentService {
       package_name: run.packageName,
       version: run.version,
       env: run.env,
-      binary_url: versionPath === null ? null : `${this.options.publicUrl ?? "/v1"}${versionPath}/binary`,
+      binary_url: versionPath === null ? null : `${base}${versionPath}/binary`,
       binary: run.binary && {
         sha256: run.binary.sha256,
         size_bytes: run.binary.sizeBytes,
@@ -410,14 +425,19 @@ export class AgentService {
       test_package:
         versionPath !== null && run.testPackage
           ? {
-              url: `${this.options.publicUrl ?? "/v1"}${versionPath}/test-package/binary`,
+              url: `${base}${versionPath}/test-package/binary`,
               ...testPackageContent(run.testPackage.test),
               sha256: run.testPackage.sha256,
               size_bytes: run.testPackage.sizeBytes,
             }
           : null,
-      // Filled from the version's files in a following change (API.md §14).
-      version_files: [],
+      // Downloaded by lease, not by app and version: only the agent holding this run may read them.
+      version_files: files.map((file) => ({
+        name: file.name,
+        size_bytes: file.sizeBytes,
+        sha256: file.sha256,
+        url: `${base}/agent/jobs/${encodeURIComponent(run.leaseId)}/files/${encodeURIComponent(file.name)}`,
+      })),
       device: run.device,
       device_entry: run.deviceEntry,
     };

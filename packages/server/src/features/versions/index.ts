@@ -1,3 +1,10 @@
+export {
+  VersionFileName,
+  type VersionFileRecord,
+  VersionFilesService,
+  versionFileLimits,
+  versionFileNotFound,
+} from "./files/index.ts";
 export type { BinaryMetadata } from "./inspection/index.ts";
 export {
   InstrumentationTest,

@@ -6,6 +6,7 @@ import type { Config } from "../../config.ts";
 import type { DatabaseHandle } from "../../db/kysely.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import type { AppsService } from "../apps/index.ts";
+import { VersionFilesRepo, VersionFilesService, versionFilesRoutes } from "./files/index.ts";
 import { TestPackagesRepo, TestPackagesService, testPackagesRoutes } from "./test-packages/index.ts";
 import { VersionsRepo } from "./versions.repo.ts";
 import { versionsRoutes } from "./versions.routes.ts";
@@ -23,7 +24,7 @@ export interface VersionsDeps {
 }
 
 /**
- * Versions' composition root: app versions and their test packages (uploads, routes), and on start the
+ * Versions' composition root: app versions, their test packages and their files (uploads, routes), and on start the
  * uploads a stopped server left half done, then TESTBAY_KEEP_VERSIONS' retention every hour when it is set.
  */
 export function createVersions({ database, clock, log, store, config, apps, onEventAppended }: VersionsDeps) {
@@ -43,16 +44,20 @@ export function createVersions({ database, clock, log, store, config, apps, onEv
     ...upload,
   });
   const testPackages = new TestPackagesService({ repo: testPackagesRepo, versions, ...upload });
+  const files = new VersionFilesService({ repo: new VersionFilesRepo(database.db), versions, ...upload });
   return {
     versions,
     testPackages,
+    files,
     async register(app: FastifyInstance): Promise<void> {
       await app.register(versionsRoutes, { versions });
       await app.register(testPackagesRoutes, { testPackages });
+      await app.register(versionFilesRoutes, { files });
     },
     async start(jobs: BackgroundJobs): Promise<void> {
       await versions.cleanUp(log);
       await testPackages.cleanUp(log);
+      await files.cleanUp(log);
       const keepVersions = config.keepVersions;
       if (keepVersions !== undefined) {
         await jobs.hourly("delete versions beyond TESTBAY_KEEP_VERSIONS", () =>

@@ -135,7 +135,7 @@ export class VersionsRepo {
    * transaction. The row stays, marked deleted, because executions keep referring to it (a foreign key):
    * its name is changed to one no client can send (`~` is not allowed in versions), so the same version can
    * be uploaded again, and its blob key to one that names no object, so the start-up sweep removes the
-   * binary should deleting it below fail. The version's test package row goes. Returns the blob keys to
+   * binary should deleting it below fail. The version's test package and version files rows go. Returns the blob keys to
    * delete once committed.
    */
   async markDeleted(
@@ -176,7 +176,19 @@ export class VersionsRepo {
         .where("app_version_id", "=", version.id)
         .returning("blob_key")
         .executeTakeFirst();
-      return { deleted: true, blobKeys: [version.blobKey, ...(testPackage ? [testPackage.blob_key] : [])] };
+      const files = await trx
+        .deleteFrom("version_files")
+        .where("app_version_id", "=", version.id)
+        .returning("blob_key")
+        .execute();
+      return {
+        deleted: true,
+        blobKeys: [
+          version.blobKey,
+          ...(testPackage ? [testPackage.blob_key] : []),
+          ...files.map((file) => file.blob_key),
+        ],
+      };
     });
   }
 

@@ -59,9 +59,9 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<{ versions: VersionsServi
     {
       config: { auth: ["admin"] },
       schema: {
-        summary: "Delete a version, its binary and its test package (admin)",
+        summary: "Delete a version, its binary, its test package and its files (admin)",
         description:
-          "204 once the version's record, binary and test package are gone. 409 app_version_in_use while an execution of it is queued or running (`execution_ids` names them). Past executions keep their records, with the package name and version they ran; the version then answers 404 app_version_not_found and can be uploaded again. Old versions can also be deleted automatically: TESTBAY_KEEP_VERSIONS.",
+          "204 once the version's record, binary, test package and files are gone. 409 app_version_in_use while an execution of it is queued or running (`execution_ids` names them). Past executions keep their records, with the package name and version they ran; the version then answers 404 app_version_not_found and can be uploaded again. Old versions can also be deleted automatically: TESTBAY_KEEP_VERSIONS.",
         tags: ["apps"],
         params: VersionParams,
         response: { 204: Type.Null({ description: "Deleted" }), ...ProblemResponses },
