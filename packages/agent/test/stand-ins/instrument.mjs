@@ -15,7 +15,11 @@
 // - androidx.test LogRunListener: "TestRunner: started: m(C)" / "finished:" / "failed:" log lines.
 // - androidx.test RunnerArgs: -e class/notClass/package/notPackage/annotation/notAnnotation/size/
 //   testFile/log; unknown keys are ignored.
-import { existsSync, readFileSync } from "node:fs";
+// - androidx.test CoverageListener: with `-e coverage true` the runner dumps JaCoCo's execution data when the
+//   run finishes to `-e coverageFile` (default /data/data/<target>/files/coverage.ec), puts its path in the
+//   result bundle as coverageFilePath and adds "\nGenerated code coverage data to <path>" to the stream.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { log } from "./logcat.mjs";
 import { deviceSleep, hostPath, paths, readJson, setAttached, watchAttached, writeJson } from "./state.mjs";
 
@@ -40,13 +44,13 @@ function out(text) {
   process.stdout.write(text);
 }
 
-function status(bundle, code) {
+export function status(bundle, code) {
   let text = "";
   for (const key of Object.keys(bundle).sort()) text += `INSTRUMENTATION_STATUS: ${key}=${bundle[key]}\n`;
   out(`${text}INSTRUMENTATION_STATUS_CODE: ${code}\n`);
 }
 
-function amFailure(component, message) {
+export function amFailure(component, message) {
   status({ Error: message, id: "ActivityManagerService" }, -1);
   process.stderr.write(
     `android.util.AndroidException: INSTRUMENTATION_FAILED: ${component}\n` +
@@ -102,7 +106,7 @@ function defaultStack(test, outcome) {
   );
 }
 
-function stackOf(test, outcome = test.outcome) {
+export function stackOf(test, outcome = test.outcome) {
   const stack = test.stack ?? defaultStack(test, outcome);
   return stack.endsWith("\n") ? stack : `${stack}\n`;
 }
@@ -131,7 +135,7 @@ function matchesClassSpec(test, spec) {
  * runs since the app under test was last installed on the device (a fresh install's cold start is a common
  * cause of a test that fails on its first run only), so it starts again at 0 with each install.
  */
-function outcomeOfRun(serial, test, targetPackage) {
+export function outcomeOfRun(serial, test, targetPackage) {
   if (!Array.isArray(test.outcomes) || test.outcomes.length === 0) return test.outcome;
   const file = paths.testRuns(serial);
   const runs = readJson(file, {});
@@ -163,7 +167,7 @@ function hasAnnotation(test, wanted) {
 }
 
 /** Returns the selected tests, or a runner error message (thrown from RunnerArgs in onCreate). */
-function select(serial, tests, extras) {
+export function select(serial, tests, extras) {
   let selected = tests;
   const classes = listArg(extras.class);
   const packages = listArg(extras.package);
@@ -193,8 +197,34 @@ function select(serial, tests, extras) {
   return { tests: selected };
 }
 
-function formatSeconds(ms) {
+export function formatSeconds(ms) {
   return new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 }).format(ms / 1000);
+}
+
+/**
+ * JaCoCo execution data as the runner dumps it (org.jacoco.core.data.ExecutionDataWriter): the header block
+ * (0x01, magic 0xC0C0, format version 0x1007), then a session info block (0x10: id, start and dump times). No
+ * class data: the stand-in's tests run no app code. Enough for a reader to know the format.
+ */
+export function jacocoExec(sessionId, startMs, dumpMs) {
+  const id = Buffer.from(sessionId, "utf8");
+  const out = Buffer.alloc(5 + 1 + 2 + id.length + 16);
+  let at = out.writeUInt8(0x01, 0);
+  at = out.writeUInt16BE(0xc0c0, at);
+  at = out.writeUInt16BE(0x1007, at);
+  at = out.writeUInt8(0x10, at);
+  at = out.writeUInt16BE(id.length, at);
+  at += id.copy(out, at);
+  at = out.writeBigInt64BE(BigInt(startMs), at);
+  out.writeBigInt64BE(BigInt(dumpMs), at);
+  return out;
+}
+
+/** Writes a coverage file on the device (the app's process writes it: public storage must exist). */
+export function writeCoverage(serial, devicePath, sessionId, startMs) {
+  const file = hostPath(serial, devicePath);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, jacocoExec(sessionId, startMs, Date.now()));
 }
 
 /** Runs the instrumentation; resolves with the process exit code. */
@@ -355,7 +385,22 @@ export async function amInstrument(serial, args, onGone) {
     RUNNER_TAG,
     `run finished: ${counted} tests, ${failures.length} failed, ${ignored} ignored`,
   );
-  let stream = `\n\nTime: ${formatSeconds(Date.now() - started)}\n`;
+  let coverage = "";
+  if (!listOnly && extras.coverage === "true") {
+    const path = extras.coverageFile ?? `/data/data/${info.targetPackage}/files/coverage.ec`;
+    writeCoverage(serial, path, `${testPackage}-${pid}`, started);
+    coverage = `\nGenerated code coverage data to ${path}`;
+    out(`INSTRUMENTATION_RESULT: coverageFilePath=${path}\n`);
+  }
+  out(
+    `INSTRUMENTATION_RESULT: stream=${textSummary(Date.now() - started, counted, failures)}${coverage}\nINSTRUMENTATION_CODE: -1\n`,
+  );
+  return 0;
+}
+
+/** JUnit TextListener's summary, as both AndroidJUnitRunner and the orchestrator print it in the final stream. */
+export function textSummary(elapsedMs, counted, failures) {
+  let stream = `\n\nTime: ${formatSeconds(elapsedMs)}\n`;
   if (failures.length === 0) {
     stream += `\nOK (${counted} test${counted === 1 ? "" : "s"})\n\n`;
   } else {
@@ -365,6 +410,5 @@ export async function amInstrument(serial, args, onGone) {
     });
     stream += `\nFAILURES!!!\nTests run: ${counted},  Failures: ${failures.length}\n\n`;
   }
-  out(`INSTRUMENTATION_RESULT: stream=${stream}\nINSTRUMENTATION_CODE: -1\n`);
-  return 0;
+  return stream;
 }

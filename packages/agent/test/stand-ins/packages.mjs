@@ -144,3 +144,18 @@ export function pmList(serial, what, filter) {
   process.stderr.write(`stand-in adb: unsupported: pm list ${what}\n`);
   return 1;
 }
+
+/**
+ * `pm path PKG`: "package:<path of its base APK>" (the framework's own "package:/system/framework/
+ * framework-res.apk" for `android`); nothing and exit 1 for a package that is not installed.
+ */
+export function pmPath(serial, pkg) {
+  if (pkg === "android") {
+    process.stdout.write("package:/system/framework/framework-res.apk\n");
+    return 0;
+  }
+  const installed = installedPackages(serial)[pkg];
+  if (!installed) return 1;
+  process.stdout.write(`package:/data/app/~~testbay==/${pkg}-1/base.apk\n`);
+  return 0;
+}
