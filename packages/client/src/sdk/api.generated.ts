@@ -794,7 +794,7 @@ export interface paths {
         put?: never;
         /**
          * Trigger one test plan
-         * @description 200 {execution}. 404 app_not_found / app_version_not_found (register the version first) / test_plan_not_found (reason unknown, archived or deleted); 400 when the plan tests another app.
+         * @description 200 {execution}. 404 app_not_found / app_version_not_found (register the version first) / test_plan_not_found (reason unknown, archived or deleted) / test_package_not_found / version_file_not_found (a step's additional_apks or push[].file names a file the version was not uploaded with); 400 when the plan tests another app.
          */
         post: operations["triggerTestPlan"];
         delete?: never;

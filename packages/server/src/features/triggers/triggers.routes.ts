@@ -112,7 +112,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         summary: "Trigger one test plan",
         description:
-          "200 {execution}. 404 app_not_found / app_version_not_found (register the version first) / test_plan_not_found (reason unknown, archived or deleted); 400 when the plan tests another app.",
+          "200 {execution}. 404 app_not_found / app_version_not_found (register the version first) / test_plan_not_found (reason unknown, archived or deleted) / test_package_not_found / version_file_not_found (a step's additional_apks or push[].file names a file the version was not uploaded with); 400 when the plan tests another app.",
         tags: ["triggers"],
         headers: idempotencyHeader,
         body: TriggerBody,

@@ -17,6 +17,7 @@ import { type TestPlanRecord, type TestPlansService, testPlanNotFound } from "..
 import type { VersionRecord, VersionsService } from "../versions/index.ts";
 import { hasAutoShards, planShards, type ShardedPlan, type ShardFactsSource } from "./auto-shard-plan.ts";
 import { needsTestPackage, resolveInstrumentationSteps } from "./instrumentation-steps.ts";
+import { checkVersionFiles, namesVersionFiles } from "./version-file-steps.ts";
 
 export interface TriggerRequest {
   organizationId: string;
@@ -91,6 +92,10 @@ export class TriggersService {
     const testPackage = [...found.values()].some(needsTestPackage)
       ? await this.versions.testPackageOf(version)
       : undefined;
+    // Read once, only when some plan names version files (API.md §14).
+    const versionFiles = [...found.values()].some(namesVersionFiles)
+      ? await this.versions.fileNamesOf(version)
+      : new Set<string>();
     // Read once per trigger, only when some plan asks for shards: "auto".
     let online: ReturnType<ShardFactsSource["onlineAgents"]> | undefined;
     const onlineAgents = () => {
@@ -106,6 +111,7 @@ export class TriggersService {
       } else {
         try {
           const steps = resolveInstrumentationSteps(plan, request, testPackage);
+          checkVersionFiles(plan, request, versionFiles);
           const sharded = await planShards(
             steps as Array<(typeof steps)[number] & ShardableStep>,
             plan.devices.length > 0 ? plan.devices : [null],

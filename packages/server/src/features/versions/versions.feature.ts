@@ -36,15 +36,17 @@ export function createVersions({ database, clock, log, store, config, apps, onEv
     bodyIdleTimeoutMs: config.bodyIdleTimeoutSeconds * 1000,
   };
   const testPackagesRepo = new TestPackagesRepo(database.db);
+  const filesRepo = new VersionFilesRepo(database.db);
   const versions = new VersionsService({
     onEventAppended,
     repo: new VersionsRepo(database.db),
     testPackages: testPackagesRepo,
+    files: filesRepo,
     apps,
     ...upload,
   });
   const testPackages = new TestPackagesService({ repo: testPackagesRepo, versions, ...upload });
-  const files = new VersionFilesService({ repo: new VersionFilesRepo(database.db), versions, ...upload });
+  const files = new VersionFilesService({ repo: filesRepo, versions, ...upload });
   return {
     versions,
     testPackages,

@@ -12,6 +12,7 @@ import { fileSizeExceeded } from "../../http/upload/receive-verified.ts";
 import { newId, timeOfId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
+import type { VersionFilesRepo } from "./files/version-files.repo.ts";
 import { type BinaryMetadata, inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
 import { testPackageView } from "./test-packages/test-package-view.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
@@ -41,6 +42,8 @@ export interface VersionsServiceOptions {
   repo: VersionsRepo;
   /** Read for the version object's `test_package`. */
   testPackages: TestPackagesRepo;
+  /** The versions' files (API.md §14), which a trigger checks its plans' steps against. */
+  files: VersionFilesRepo;
   apps: AppsService;
   store: BlobStore;
   clock: Clock;
@@ -175,6 +178,11 @@ export class VersionsService {
   /** The version's test package (instrumentation APK), if one was uploaded. */
   testPackageOf(version: VersionRecord): Promise<TestPackageRecord | undefined> {
     return this.options.testPackages.find(version.id);
+  }
+
+  /** The names of the files uploaded with the version (API.md §14). */
+  async fileNamesOf(version: VersionRecord): Promise<Set<string>> {
+    return new Set((await this.options.files.list(version.id)).map((file) => file.name));
   }
 
   /** The version object of GET …/versions/{version}, with its test package. */

@@ -183,10 +183,19 @@ function full(packageName: string, version: string): ApiError {
   });
 }
 
-/** 404 version_file_not_found, with the upload that adds the file (a trigger whose plan names it says so too). */
-export function versionFileNotFound(packageName: string, version: string, name: string): ApiError {
+/**
+ * 404 version_file_not_found, with the upload that adds the file; `detail` says what needed it (a trigger whose
+ * plan names it, features/triggers/version-file-steps.ts).
+ */
+export function versionFileNotFound(
+  packageName: string,
+  version: string,
+  name: string,
+  detail = `Version ${version} of ${packageName} has no file named ${name}.`,
+): ApiError {
   return new ApiError("version_file_not_found", {
-    detail: `Version ${version} of ${packageName} has no file named ${name}.`,
+    detail,
     fix: `Upload it with the version: testbay upload --app ${packageName} --version ${version} --file BUILD --extra-file ${name}=PATH (the build is skipped when it is registered already), or PUT /v1/apps/${packageName}/versions/${version}/files/${name}.`,
+    extra: { name },
   });
 }
