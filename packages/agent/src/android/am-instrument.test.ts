@@ -82,3 +82,69 @@ describe("testFileContents", () => {
     ).toBe("a.B#c\na.D#e\n");
   });
 });
+
+describe("issue 29's runner arguments (API.md §14)", () => {
+  it("adds the plan's environment as -e pairs after the filter, with notClass and notPackage", () => {
+    expect(
+      amInstrumentCommand(
+        {
+          filter: { packages: ["a"], not_classes: ["a.SlowTest"], not_packages: ["a.flaky"] },
+          environment: { clearPackageData: "true", "user.name": "ann" },
+        },
+        target,
+      ),
+    ).toBe(
+      "am instrument -w -r -e 'notClass' 'a.SlowTest' -e 'package' 'a' -e 'notPackage' 'a.flaky' -e 'clearPackageData' 'true' -e 'user.name' 'ann' 'com.example.basic.test/androidx.test.runner.AndroidJUnitRunner'",
+    );
+  });
+
+  it("asks for coverage in one file, or a directory of files", () => {
+    expect(
+      amInstrumentCommand({}, target, { coverage: { file: "/sdcard/Download/testbay-2.ec" } }),
+    ).toContain("-e 'coverage' 'true' -e 'coverageFile' '/sdcard/Download/testbay-2.ec'");
+    expect(
+      amInstrumentCommand({}, target, { coverage: { dir: "/sdcard/Download/testbay-coverage/" } }),
+    ).toContain("-e 'coverage' 'true' -e 'coverageFilePath' '/sdcard/Download/testbay-coverage/'");
+  });
+
+  it("runs the always_run tests by name, and leaves them out of the filtered run", () => {
+    const first = amInstrumentCommand({ filter: { packages: ["a"] } }, target, {
+      classes: ["a.SetupTest", "a.B#m"],
+    });
+    expect(first).toContain("-e 'class' 'a.SetupTest,a.B#m'");
+    expect(first).not.toContain("'package'");
+    const rest = amInstrumentCommand({ filter: { not_classes: ["a.C"] } }, target, {
+      notClasses: ["a.SetupTest"],
+    });
+    expect(rest).toContain("-e 'notClass' 'a.C,a.SetupTest'");
+  });
+
+  it("runs through the orchestrator with the documented command, the runner as targetInstrumentation", () => {
+    expect(
+      amInstrumentCommand({ environment: { user: "ann" } }, target, {
+        only: { classname: "a.LoginTest", name: "signsIn" },
+        orchestrator: { clearPackageData: true },
+      }),
+    ).toBe(
+      "CLASSPATH=$(pm path androidx.test.services) app_process / androidx.test.services.shellexecutor.ShellMain am instrument -r -w -e targetInstrumentation 'com.example.basic.test/androidx.test.runner.AndroidJUnitRunner' -e clearPackageData true -e 'user' 'ann' -e 'class' 'a.LoginTest#signsIn' androidx.test.orchestrator/.AndroidTestOrchestrator",
+    );
+  });
+
+  it("does not say clearPackageData twice when the environment says it", () => {
+    const command = amInstrumentCommand({ environment: { clearPackageData: "true" } }, target, {
+      orchestrator: { clearPackageData: true },
+    });
+    expect(command.match(/clearPackageData/g)).toHaveLength(1);
+  });
+
+  it("keeps an exact list (testFile) under the orchestrator, which collects through the runner", () => {
+    expect(
+      amInstrumentCommand({ filter: { classes: ["a.B"] } }, target, {
+        testFile: "/data/local/tmp/testbay-batch-1.txt",
+        orchestrator: { clearPackageData: false },
+      }),
+    ).toMatch(
+      /-e 'testFile' '\/data\/local\/tmp\/testbay-batch-1\.txt' androidx\.test\.orchestrator\/\.AndroidTestOrchestrator$/,
+    );
+  });
+});

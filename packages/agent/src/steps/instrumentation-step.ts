@@ -90,7 +90,8 @@ function runTests(
   const orchestrator = step.use_orchestrator
     ? { clearPackageData: step.clear_package_data === true }
     : undefined;
-  const alwaysRun = [...new Set(first.map(singleTestSpec))];
+  // The plan's own names (a class stays one word), when any of its tests were listed.
+  const alwaysRun = first.length > 0 ? [...new Set(step.always_run ?? first.map(singleTestSpec))] : [];
   return runListedTests<InstrumentOptions>(step, ctx, captures, listed, {
     whole: alwaysRun.length > 0 ? { notClasses: alwaysRun } : {},
     first: alwaysRun.length > 0 ? { selection: { classes: alwaysRun }, tests: first } : undefined,

@@ -44,6 +44,11 @@ export interface SuiteTest {
   /** Fully qualified annotation names, e.g. "androidx.test.filters.SmallTest". */
   annotations?: string[];
   size?: "small" | "medium" | "large";
+  /**
+   * Files the test writes on the device when it runs (device path → contents), as a screenshot library or an
+   * Allure listener does: what `adb pull` of its directory then finds (not on a `-e log true` listing).
+   */
+  writes?: Record<string, string>;
 }
 
 export interface Suite {

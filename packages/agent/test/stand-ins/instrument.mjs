@@ -227,6 +227,15 @@ export function writeCoverage(serial, devicePath, sessionId, startMs) {
   writeFileSync(file, jacocoExec(sessionId, startMs, Date.now()));
 }
 
+/** The files a suite's test writes on the device as it runs (its `writes`). */
+export function writeTestFiles(serial, test) {
+  for (const [devicePath, contents] of Object.entries(test.writes ?? {})) {
+    const file = hostPath(serial, devicePath);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, contents);
+  }
+}
+
 /** Runs the instrumentation; resolves with the process exit code. */
 export async function amInstrument(serial, args, onGone) {
   const { flags, extras, component } = parseInstrumentArgs(args);
@@ -311,6 +320,7 @@ export async function amInstrument(serial, args, onGone) {
         await deviceSleep(duration - launch, serial);
       }
       if (gone) return new Promise(() => {});
+      writeTestFiles(serial, test);
       const lines = test.logcat ?? [];
       for (const line of lines) {
         const m = /^([VDIWEF])\/([^:]+): ?(.*)$/.exec(line);

@@ -24,6 +24,7 @@ import {
   status,
   textSummary,
   writeCoverage,
+  writeTestFiles,
 } from "./instrument.mjs";
 import { log } from "./logcat.mjs";
 import { pmClear } from "./packages.mjs";
@@ -154,6 +155,7 @@ export async function runOrchestrator(serial, call, words, onGone) {
         method: test.method,
         state: "running",
       });
+      writeTestFiles(serial, test);
       for (const line of test.logcat ?? []) {
         const m = /^([VDIWEF])\/([^:]+): ?(.*)$/.exec(line);
         if (m) log(serial, testPid, testPid, m[1], m[2], m[3]);
