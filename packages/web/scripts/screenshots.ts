@@ -10,6 +10,7 @@ import { ManualClock } from "../../server/src/clock.ts";
 import { TestReceiver } from "../../server/src/features/webhooks/test-receiver.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../server/test/harness.ts";
 import { launchChromium } from "../test/browser.ts";
+import { seedDeviceFilesRun } from "../test/device-files-sample.ts";
 import {
   ciHeaders,
   createMember,
@@ -46,6 +47,7 @@ interface Sample {
   failedRun: string;
   liveRun: string;
   shardedRun: string;
+  deviceFilesRun: string;
   session: string;
 }
 
@@ -70,6 +72,9 @@ async function seed(): Promise<Sample> {
   const failedRun = await seedDeviceRun(server, ci, { finish: true, branch: "main", captures });
   clock.advance(5 * 60 * 1000);
   const shardedRun = await seedShardedRun(server, ci, { branch: "main" });
+  // A run whose plan pulls Allure results and screenshots off the device and asks for coverage (API.md §14).
+  clock.advance(2 * 60 * 1000);
+  const deviceFilesRun = await seedDeviceFilesRun(server, ci, { branch: "main" });
   // An Appium session a team's suite ran through /wd/hub (before the live run, whose lease must not lapse while it
   // runs): a real agent with Appium's fake driver on a stand-in device, stopped once the session's files are in.
   clock.advance(5 * 60 * 1000);
@@ -99,7 +104,7 @@ async function seed(): Promise<Sample> {
   await registerBasicApp(server, ci, "1.4.0");
   // Agents with device pools (managed emulators and simulators in their states) for the agents page.
   await seedDevicePools(server);
-  return { server, person, failedRun, liveRun, shardedRun, session };
+  return { server, person, failedRun, liveRun, shardedRun, deviceFilesRun, session };
 }
 
 async function waitUntilEnded(server: TestServer, ci: Record<string, string>, id: string): Promise<void> {
@@ -212,6 +217,14 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     // The log comes in its own request: a full-page shot taken before it lands is cut short.
     await page.getByText("Shard 3 of 3: 8 tests run").waitFor();
     await shoot(page, `run-sharded-${suffix}`);
+
+    // The files the plan pulled off the devices and the coverage files, shard by shard, apart from the captures.
+    await page.goto(`${origin}/runs/${sample.deviceFilesRun}`);
+    await page.getByRole("heading", { name: /^Files pulled from the device/ }).waitFor();
+    await page.getByRole("heading", { name: /^Coverage/ }).waitFor();
+    await page.getByRole("heading", { name: "Artifacts (1)" }).waitFor();
+    await page.getByText("adb -s R5CT70XYZ5E pull /sdcard/allure-results").waitFor();
+    await shoot(page, `run-device-files-${suffix}`);
 
     await page.goto(`${origin}/runs/${sample.liveRun}`);
     await page.getByRole("heading", { name: /All tests \(\d+\)/ }).waitFor();

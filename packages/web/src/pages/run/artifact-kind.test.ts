@@ -9,6 +9,8 @@ describe("artifactKind", () => {
     expect(artifactKind("logcat/x.txt", "application/octet-stream")).toBe("text");
     expect(artifactKind("report.json")).toBe("text");
     expect(artifactKind("commands.jsonl", "application/octet-stream")).toBe("text");
+    expect(artifactKind("allure-results/environment.properties", "application/octet-stream")).toBe("text");
+    expect(artifactKind("coverage/0/testbay-0.ec", "application/octet-stream")).toBe("other");
     expect(artifactKind("app.apk", "application/vnd.android.package-archive")).toBe("other");
   });
 

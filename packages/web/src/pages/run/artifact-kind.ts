@@ -16,6 +16,8 @@ const byExtension: Record<string, ArtifactKind> = {
   // A session's command log (API.md §12), uploaded as application/x-ndjson (before, as octet-stream).
   jsonl: "text",
   csv: "text",
+  // Java properties, such as the environment.properties of Allure results pulled off a device (API.md §14).
+  properties: "text",
 };
 
 /**

@@ -1,18 +1,30 @@
 import { useQuery } from "@tanstack/react-query";
+import type { ReactNode } from "react";
 import { artifactsQuery } from "../../api/artifacts.ts";
 import type { DeviceRun } from "../../api/types.ts";
 import { shardRunName } from "./device-entry-name.ts";
 import { type DeviceFileKind, deviceFileGroups, fileTree } from "./device-files.ts";
 import { FileTree, filesAndSize, openUpTo } from "./file-tree.tsx";
 
-const sections: Record<DeviceFileKind, { title: string; note: string }> = {
+const sections: Record<DeviceFileKind, { title: string; note: ReactNode }> = {
   pulled: {
     title: "Files pulled from the device",
-    note: "What the plan's pull paths held when each shard's run ended (also when it failed), copied off the device with adb pull.",
+    note: (
+      <>
+        What the step's <code>pull</code> paths held when each shard's run ended (also when it failed), copied
+        off the device with adb pull.
+      </>
+    ),
   },
   coverage: {
     title: "Coverage",
-    note: "JaCoCo execution data the test runner wrote for coverage: true, one file per shard (one per test under the orchestrator). JaCoCo's report task turns them into a report against the app's classes.",
+    note: (
+      <>
+        JaCoCo execution data the test runner wrote for <code>coverage: true</code>: one file per shard, one
+        per test under the orchestrator. JaCoCo's report task turns them into a report against the app's
+        classes.
+      </>
+    ),
   },
 };
 
