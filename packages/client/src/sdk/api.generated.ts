@@ -1383,7 +1383,7 @@ export interface paths {
         get?: never;
         /**
          * Upload an artifact
-         * @description The body is the file, streamed (size limit TESTBAY_MAX_UPLOAD_BYTES). The name is a relative path of up to 8 segments of letters, digits, '.', '_' and '-' (no segment starts with '.'). The same name again in the same attempt replaces the file.
+         * @description The body is the file, streamed (size limit TESTBAY_MAX_UPLOAD_BYTES). The name is a relative path of up to 16 segments of letters, digits, '.', '_' and '-' (no segment starts with '.'), at most 1024 characters: files pulled from the device go under pulled/<shard>/<device path without its leading slash>, coverage files under coverage/<shard>/<file name> (API.md §14). The same name again in the same attempt replaces the file.
          */
         put: operations["uploadJobArtifact"];
         post?: never;

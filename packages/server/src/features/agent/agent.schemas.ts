@@ -423,9 +423,13 @@ export const CompleteResponse = Type.Object({
   execution_status: Type.String(),
 });
 
-/** Artifact names: relative paths of plain segments; nothing that could climb out or hide. */
+/**
+ * Artifact names: relative paths of plain segments, nothing that could climb out or hide; at most 1024
+ * characters. Up to 16 segments: files pulled from a device keep their device path under pulled/<shard>/
+ * (API.md §14), and an app's own storage is already 6 deep (sdcard/Android/data/PKG/files/allure-results/…).
+ */
 export const artifactNamePattern =
-  /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}(?:\/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}$/;
+  /^(?=.{1,1024}$)[A-Za-z0-9_][A-Za-z0-9._-]{0,127}(?:\/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,15}$/;
 
 export const ArtifactResponse = Type.Object({
   name: Type.String(),
