@@ -12,6 +12,8 @@ import type { TestCase } from "../../src/steps/step-types.ts";
 
 export const TRANSCRIPTS_DIR = fileURLToPath(new URL("../fixtures/transcripts/", import.meta.url));
 export const DERIVED_DIR = join(TRANSCRIPTS_DIR, "derived");
+/** Orchestrator transcripts printed by the stand-in's model of it (record-orchestrator.ts): no recording exists. */
+export const MODELLED_DIR = join(TRANSCRIPTS_DIR, "modelled");
 const HARNESS = fileURLToPath(new URL("./RefParse.java", import.meta.url));
 
 /** ddmlib's view of one test: ignored (-3) and assumption (-4) kept apart, -1 and -2 both "failed". */
@@ -37,7 +39,7 @@ type RefEvent = {
   message?: string;
 };
 
-/** Every transcript kept as a fixture: the recorded ones, then the derived ones. */
+/** Every transcript kept as a fixture: the recorded ones, then the derived ones, then the modelled ones. */
 export function transcriptFiles(): string[] {
   const list = (dir: string) =>
     existsSync(dir)
@@ -46,13 +48,17 @@ export function transcriptFiles(): string[] {
           .sort()
           .map((f) => join(dir, f))
       : [];
-  return [...list(TRANSCRIPTS_DIR), ...list(DERIVED_DIR)];
+  return [...list(TRANSCRIPTS_DIR), ...list(DERIVED_DIR), ...list(MODELLED_DIR)];
 }
 
 export const referenceJsonPath = (transcript: string) => transcript.replace(/\.txt$/, ".reference.json");
 
 export const fixtureName = (transcript: string) =>
-  transcript.startsWith(DERIVED_DIR) ? `derived/${basename(transcript)}` : basename(transcript);
+  transcript.startsWith(DERIVED_DIR)
+    ? `derived/${basename(transcript)}`
+    : transcript.startsWith(MODELLED_DIR)
+      ? `modelled/${basename(transcript)}`
+      : basename(transcript);
 
 /**
  * The jars the harness needs, or null when this machine lacks them. Debian ships ddmlib in
@@ -143,6 +149,14 @@ const KNOWN_DIFFERENCES: Record<string, (ref: ReferenceVerdict) => ReferenceVerd
   // 25.2.2 predates the check; newer ddmlib fails a run whose result stream holds "Fatal exception when
   // running tests" (its test testParse_missingTimeStamp_withStack), as we do.
   "ddmlib-fatal-exception.txt": (ref) => ({ ...ref, runFailure: "Fatal exception when running tests" }),
+  // The orchestrator ends a run whose collection found nothing with RESULT_CANCELED (INSTRUMENTATION_CODE 0,
+  // "OK (0 tests)"); 25.2.2 does not look at the code and calls it clean. We fail it ("instrumentation
+  // finished with code 0"): it is also what a run whose target instrumentation is missing prints under the
+  // orchestrator (nothing collected), which must not pass.
+  "modelled/orchestrator-no-tests.txt": (ref) => ({
+    ...ref,
+    runFailure: "instrumentation finished with code 0",
+  }),
 };
 
 export function expectedVerdict(name: string, reference: ReferenceVerdict): ComparableVerdict {
