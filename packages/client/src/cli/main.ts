@@ -3,6 +3,7 @@ import { TestbayApiError } from "../sdk/errors.ts";
 import { addAgentsCommand } from "./commands/agents.ts";
 import { addAppsCommands } from "./commands/apps.ts";
 import { addExecutionCommands } from "./commands/executions.ts";
+import { addFlankCommands } from "./commands/flank.ts";
 import { addPlansCommands } from "./commands/plans.ts";
 import { addRunCommand } from "./commands/run.ts";
 import { addStatusCommand } from "./commands/status.ts";
@@ -53,6 +54,7 @@ function buildProgram(session: Session): Command {
   addRunCommand(program, session);
   addStatusCommand(program, session);
   addPlansCommands(program, session);
+  addFlankCommands(program, session);
   addVersionCommand(program, session);
   addAppsCommands(program, session);
   addExecutionCommands(program, session);

@@ -50,6 +50,14 @@ import {
   uploadTestPackage,
   uploadVersion,
 } from "./upload.ts";
+import {
+  uploadVersionFile,
+  type VersionFile,
+  type VersionFileUploadOptions,
+  type VersionFileUploadResult,
+  versionFilePath,
+  versionFileSha256,
+} from "./version-files.ts";
 
 export interface TestbayOptions {
   /** `{base_url}`, e.g. `http://127.0.0.1:8080/v1`. */
@@ -283,6 +291,27 @@ export class Testbay {
         destination,
         range,
       ),
+  };
+
+  /** A version's files (API.md §14): uploaded HEAD-first, listed, checked and downloaded by name. */
+  readonly versionFiles = {
+    /** `PUT …/files/{name}` after a HEAD: see VersionFileUploadResult for what each outcome means. */
+    upload: (options: VersionFileUploadOptions): Promise<VersionFileUploadResult> =>
+      uploadVersionFile(this.transport, { maxUploadBytes: () => this.maxUploadBytes(), ...options }),
+    /** `GET …/files`: every file of the version. */
+    list: async (packageName: string, version: string): Promise<VersionFile[]> =>
+      (
+        await this.body<{ items: VersionFile[] }>({
+          method: "GET",
+          path: versionFilePath(packageName, version),
+        })
+      ).items,
+    /** `HEAD …/files/{name}`: the stored file's sha256, or undefined when the version has no file by that name. */
+    sha256: (packageName: string, version: string, name: string): Promise<string | undefined> =>
+      versionFileSha256(this.transport, packageName, version, name),
+    /** `GET …/files/{name}`, written to `destination`; like downloadBinary. */
+    download: (packageName: string, version: string, name: string, destination: string): Promise<Download> =>
+      this.download(versionFilePath(packageName, version, name), destination, undefined),
   };
 
   /** A stored file streamed to `destination`, with its SHA-256 from the ETag. */

@@ -61,11 +61,11 @@ async function* readWithProgress(file: string, report: (sent: number) => void): 
 }
 
 /** The version (or its test package) turned out to be stored between two attempts of an upload. */
-class RegisteredMeanwhile extends Error {
+export class RegisteredMeanwhile extends Error {
   override name = "RegisteredMeanwhile";
 }
 
-interface StreamedPut {
+export interface StreamedPut {
   path: string;
   file: string;
   size: number;
@@ -81,7 +81,7 @@ interface StreamedPut {
  * 502/503/504/429 or a dropped connection (PUT is idempotent: the resource is created once); throws
  * RegisteredMeanwhile when, before a resend, the resource turns out to exist already.
  */
-async function putFile<T>(transport: Transport, put: StreamedPut): Promise<T> {
+export async function putFile<T>(transport: Transport, put: StreamedPut): Promise<T> {
   let attempt = -1;
   const response = await transport.json<T>({
     method: "PUT",
@@ -235,7 +235,7 @@ export const fileSizeExceededFix =
   "Make the binary smaller: strip debug symbols, drop unused resources, or split it by ABI.";
 
 /** Refuses a file over the server's limit before a byte of it is sent (rule 11). */
-async function refuseOversized(init: {
+export async function refuseOversized(init: {
   maxUploadBytes?: (() => Promise<number | undefined>) | undefined;
   size: number;
   path: string;

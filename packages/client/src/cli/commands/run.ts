@@ -4,6 +4,7 @@ import { checkFile } from "../check-file.ts";
 import { collect } from "../comma-list.ts";
 import { parseDuration } from "../duration.ts";
 import { ExitCode, UsageError } from "../exit-codes.ts";
+import { checkExtraFiles, collectExtraFile, extraFilesJson, uploadExtraFiles } from "../extra-files.ts";
 import { followExecutions } from "../follow.ts";
 import { executionTable } from "../output.ts";
 import type { Session } from "../session.ts";
@@ -23,6 +24,12 @@ export function addRunCommand(program: Command, session: Session): void {
       "--test-file <path>",
       "the test APK to upload after the build, before the trigger (skipped when the version has this very file, refused when it has another)",
     )
+    .option(
+      "--extra-file <name=path>",
+      "a file the plans' additional_apks or push name, uploaded after the build, before the trigger (repeatable)",
+      collectExtraFile,
+      [] as string[],
+    )
     .option("--plan <id-or-name>", planHelp, collect, [] as string[])
     .option("--wait", "wait until every execution ends, then print a summary")
     .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
@@ -33,6 +40,7 @@ export function addRunCommand(program: Command, session: Session): void {
         version: string;
         file?: string;
         testFile?: string;
+        extraFile: string[];
         plan: string[];
         wait?: boolean;
         timeout: string;
@@ -46,17 +54,20 @@ export function addRunCommand(program: Command, session: Session): void {
         const testFile = options.testFile
           ? await checkFile(session, options.testFile, "--test-file")
           : undefined;
+        const extraFiles = await checkExtraFiles(session, options.extraFile);
         const testbay = session.testbay();
         // Names first: a mistyped plan name is reported before any upload.
         options.plan = await resolvePlanIds(testbay, options.app, options.plan);
         const uploaded = file ? await uploadBuild(session, { ...options, file }) : undefined;
         const tests = testFile ? await uploadTestPackage(session, { ...options, testFile }) : undefined;
+        const files = await uploadExtraFiles(session, options, extraFiles);
 
         const batch = await triggerPlans(session, options);
         const failed = batch.failed_executions;
         const report: Record<string, unknown> = {
           upload: uploaded ? uploadJson(uploaded) : null,
           test_package_upload: testPackageJson(tests),
+          extra_files: extraFilesJson(files),
           executions: batch.executions,
           failed_executions: failed,
         };
