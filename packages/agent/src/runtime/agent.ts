@@ -40,6 +40,11 @@ export interface AgentOptions {
   concurrency: number | "devices";
   workRoot: string;
   cacheDir: string;
+  /**
+   * `--android-tools DIR`: the AndroidX Test Orchestrator and test-services APKs an instrumentation step with
+   * use_orchestrator installs (API.md §14; android/android-tools.ts finds them). Null: none.
+   */
+  androidTools?: string | null;
   log: (message: string) => void;
   /** Long-poll length of each claim, in seconds (≤ 30). */
   claimWaitSeconds?: number;
@@ -606,6 +611,7 @@ export class Agent {
       const result = await (this.options.runJob ?? runJob)(job, {
         client,
         cache: this.cache,
+        androidTools: this.options.androidTools ?? null,
         workRoot: this.options.workRoot,
         log,
         shutdown: this.shutdown.signal,
