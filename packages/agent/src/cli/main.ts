@@ -100,6 +100,10 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     )
     .option("--allow-shell", "run shell steps (they execute arbitrary commands on this host)", false)
     .option(
+      "--android-tools <dir>",
+      "a directory with the AndroidX Test Orchestrator APKs (orchestrator-*.apk from androidx.test:orchestrator, test-services-*.apk from androidx.test.services:test-services), for instrumentation steps with use_orchestrator",
+    )
+    .option(
       "--devices <mode>",
       "auto: use Android devices found with adb and iOS simulators and devices found with xcrun; none: device-less plans only",
       devicesMode,
@@ -188,6 +192,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
       version?: boolean;
       name: string;
       allowShell: boolean;
+      androidTools?: string;
       devices: "auto" | "none";
       concurrency: number | "devices";
       workDir: string;
@@ -325,6 +330,7 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
     client,
     name: flags.name,
     allowShell: flags.allowShell,
+    androidTools: flags.androidTools ? path.resolve(flags.androidTools) : null,
     devices: flags.devices,
     concurrency: flags.concurrency,
     workRoot: workDir,
