@@ -3,6 +3,7 @@ import { homedir, hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { resolveConfig, Testbay, TestbayApiError, UsageError } from "@testbay/client";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { findOrchestratorApks } from "../android/android-tools.ts";
 import { type AppiumCliFlags, appiumSettings, describeAppiumSettings } from "../appium/appium-cli-options.ts";
 import { type AppiumOffer, prepareAppiumOffer } from "../appium/appium-offer.ts";
 import { parsePortRange } from "../appium/port-blocks.ts";
@@ -223,6 +224,15 @@ export async function main(argv: readonly string[], io: AgentCliIo): Promise<num
   if (!/^[A-Za-z0-9._@-]{1,100}$/.test(flags.name)) {
     say(`--name "${flags.name}": use 1–100 letters, digits, '.', '_', '@' or '-'.`);
     return 2;
+  }
+  if (flags.androidTools !== undefined) {
+    // Asked for by the operator: a directory without the APKs is a mistake to say now, not at a plan's first run.
+    const tools = await findOrchestratorApks(path.resolve(flags.androidTools));
+    if ("missing" in tools) {
+      say(tools.missing);
+      return 2;
+    }
+    say(`android tools: ${path.basename(tools.orchestrator)}, ${path.basename(tools.testServices)}`);
   }
   // A token exported for the pipeline steps of this shell (TESTBAY_TOKEN) belongs to a ci client and expires
   // within the hour; an agent runs for days on its own credentials, so such a token is never used.
