@@ -51,6 +51,8 @@ const scaledSuites = [
   // WebDriver commands relayed to the agent's channel from whichever instance they reach.
   "packages/server/src/features/sessions/channel/channel.int.test.ts",
   "packages/agent/test/{agent-e2e,android-shards,android-retries}.int.test.ts",
+  // testbay flank run end to end (API.md §14): version files in S3, the plan and its shards on PostgreSQL.
+  "packages/agent/test/flank-run.int.test.ts",
   // An Appium session through either instance while the agent's channel is held by one of them (API.md §12).
   "packages/agent/test/appium/agent-appium.int.test.ts",
   "packages/client/src/cli/wait-restart.int.test.ts",
