@@ -67,8 +67,8 @@ export async function uploadExtraFiles(
 ): Promise<VersionFileUploadResult[]> {
   const results: VersionFileUploadResult[] = [];
   for (const file of files) {
-    const label = `file ${file.name} of ${options.app} ${options.version}`;
-    const progress = progressReporter(session, label);
+    const what = `file ${file.name} of ${options.app} ${options.version}`;
+    const progress = progressReporter(session, `the ${what}`);
     try {
       const result = await session.testbay().versionFiles.upload({
         packageName: options.app,
@@ -81,12 +81,12 @@ export async function uploadExtraFiles(
       const sha = `sha256 ${result.sha256.slice(0, 12)}…`;
       if (result.outcome === "skipped") {
         session.say(
-          `The ${label} is uploaded already, the same file (${sha}): skipped (nothing was transferred).`,
+          `The ${what} is uploaded already, the same file (${sha}): skipped (nothing was transferred).`,
         );
       } else if (result.outcome === "already_landed") {
-        session.say(`The ${label} was stored meanwhile, the same file (${sha}): nothing more to do.`);
+        session.say(`The ${what} was stored meanwhile, the same file (${sha}): nothing more to do.`);
       } else {
-        session.say(`Uploaded the ${label}: ${formatBytes(result.sizeBytes)}, ${sha}.`);
+        session.say(`Uploaded the ${what}: ${formatBytes(result.sizeBytes)}, ${sha}.`);
       }
       results.push(result);
     } catch (error) {

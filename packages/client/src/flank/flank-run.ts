@@ -149,7 +149,7 @@ export async function runFlank(
   if (!options.wait) {
     const index = await writeIndex(executions);
     session.say(`Wrote ${index}.`);
-    if (!session.json) session.print(executionTable(executions));
+    if (!session.json) session.print(executionTable(executions, new Map([[plan.id, plan.name]])));
     return { code: startCode, json: report };
   }
   const followed = await followExecutions(session, session.testbay(), executions, {
