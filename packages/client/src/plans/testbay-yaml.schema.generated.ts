@@ -214,6 +214,9 @@ export const testbayYamlSchema: Record<string, unknown> = {
         args: {
           type: "object",
           maxProperties: 50,
+          propertyNames: {
+            pattern: "^[A-Za-z0-9_.-]{1,100}$",
+          },
           additionalProperties: {
             type: "string",
             maxLength: 1000,
@@ -307,6 +310,9 @@ export const testbayYamlSchema: Record<string, unknown> = {
         environment: {
           type: "object",
           maxProperties: 50,
+          propertyNames: {
+            pattern: "^[A-Za-z_][A-Za-z0-9_.]{0,99}$",
+          },
           description:
             "Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests).",
           additionalProperties: {

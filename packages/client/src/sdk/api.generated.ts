@@ -673,12 +673,12 @@ export interface paths {
          * Download a version's file (HEAD: is it there?)
          * @description The file's bytes; ETag is its SHA-256 in quotes. HEAD answers 200 with the ETag when the file is there and 404 version_file_not_found when not: the check before an upload. Supports a single Range (206 with Content-Range, 416 past the end).
          */
-        get: operations["getV1AppsPackageNameVersionsVersionFilesName"];
+        get: operations["downloadVersionFile"];
         /**
          * Upload a file for a version's tests
          * @description The body is the file, streamed (≤ 100 MiB; at most 20 files a version): an APK the plan's additional_apks installs, or a file its push puts on the device (API.md §14). 404 app_not_found / app_version_not_found, 409 version_file_exists (the name is taken: a version's files do not change), 409 version_files_limit and 413 file_size_exceeded (declared Content-Length over the limit) are answered from the headers, before any of the body is read (with Expect: 100-continue no body byte is sent). A body that grows past the limit is cut off with 413. Optional `Content-Digest`. The file exists only once the whole body was stored; of concurrent uploads of one name exactly one gets 201.
          */
-        put: operations["putV1AppsPackageNameVersionsVersionFilesName"];
+        put: operations["uploadVersionFile"];
         post?: never;
         delete?: never;
         options?: never;
@@ -694,7 +694,7 @@ export interface paths {
             cookie?: never;
         };
         /** List a version's files */
-        get: operations["getV1AppsPackageNameVersionsVersionFiles"];
+        get: operations["listVersionFiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1224,7 +1224,7 @@ export interface paths {
          * Download a file of the job's version
          * @description A file uploaded with the version the leased run tests (the job's version_files[].url, API.md §14), while the lease is held: 409 lease_lost once it is not, 404 version_file_not_found for a name the version does not have. ETag is the SHA-256; supports a single Range.
          */
-        get: operations["getV1AgentJobsLeaseIdFilesName"];
+        get: operations["downloadJobVersionFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5845,10 +5845,13 @@ export interface operations {
             };
         };
     };
-    getV1AppsPackageNameVersionsVersionFilesName: {
+    downloadVersionFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
             path: {
                 /**
                  * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
@@ -5862,6 +5865,67 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The file as it was uploaded. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
                 headers: {
@@ -5911,10 +5975,13 @@ export interface operations {
             };
         };
     };
-    putV1AppsPackageNameVersionsVersionFilesName: {
+    uploadVersionFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description `sha-256=:<base64 of the SHA-256>:` (RFC 9530): the upload is refused with 400 checksum_mismatch when the body does not match. */
+                "content-digest"?: string;
+            };
             path: {
                 /**
                  * @description Exact, case-sensitive package name (Android) or bundle ID (iOS).
@@ -5926,7 +5993,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The file a version's tests need on the device (an APK for additional_apks, a fixture for push), streamed; Content-Length or chunked; at most 100 MiB. */
+        requestBody: {
+            content: {
+                "application/octet-stream": Blob;
+            };
+        };
         responses: {
             /** @description A file uploaded with a version for its tests (API.md §14). */
             201: {
@@ -5937,6 +6009,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
                     "RateLimit-Policy"?: string;
+                    /** @description Where the created resource is. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5999,7 +6073,7 @@ export interface operations {
             };
         };
     };
-    getV1AppsPackageNameVersionsVersionFiles: {
+    listVersionFiles: {
         parameters: {
             query?: never;
             header?: never;
@@ -8906,10 +8980,13 @@ export interface operations {
             };
         };
     };
-    getV1AgentJobsLeaseIdFilesName: {
+    downloadJobVersionFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
             path: {
                 lease_id: string;
                 name: string;
@@ -8918,6 +8995,67 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A file of the job's version, as it was uploaded. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
                 headers: {

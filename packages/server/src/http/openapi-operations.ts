@@ -113,6 +113,22 @@ export const operationDocs: Record<string, OperationDoc> = {
       description: "The test package as it was uploaded.",
     },
   },
+  "put /v1/apps/{package_name}/versions/{version}/files/{name}": {
+    operationId: "uploadVersionFile",
+    rawBody: {
+      mediaTypes: ["application/octet-stream"],
+      description:
+        "The file a version's tests need on the device (an APK for additional_apks, a fixture for push), streamed; Content-Length or chunked; at most 100 MiB.",
+    },
+    location: "201",
+    headers: ["ContentDigest"],
+  },
+  "get /v1/apps/{package_name}/versions/{version}/files": { operationId: "listVersionFiles" },
+  "get /v1/apps/{package_name}/versions/{version}/files/{name}": {
+    operationId: "downloadVersionFile",
+    download: { mediaTypes: ["application/octet-stream"], description: "The file as it was uploaded." },
+  },
+  "head /v1/apps/{package_name}/versions/{version}/files/{name}": { operationId: "checkVersionFile" },
   "post /v1/testplans": { operationId: "createTestPlan" },
   "get /v1/testplans": { operationId: "listTestPlans" },
   "get /v1/testplans/{id}": { operationId: "getTestPlan" },
@@ -160,6 +176,13 @@ export const operationDocs: Record<string, OperationDoc> = {
   "get /v1/events": { operationId: "streamEvents" },
   "post /v1/agent/claim": { operationId: "claimJob" },
   "post /v1/agent/jobs/{lease_id}/heartbeat": { operationId: "renewLease" },
+  "get /v1/agent/jobs/{lease_id}/files/{name}": {
+    operationId: "downloadJobVersionFile",
+    download: {
+      mediaTypes: ["application/octet-stream"],
+      description: "A file of the job's version, as it was uploaded.",
+    },
+  },
   "post /v1/agent/jobs/{lease_id}/events": { operationId: "reportJobEvents" },
   "post /v1/agent/jobs/{lease_id}/steps/{step_index}/tests": { operationId: "listStepTests" },
   "post /v1/agent/jobs/{lease_id}/steps/{step_index}/next-batch": { operationId: "takeNextBatch" },

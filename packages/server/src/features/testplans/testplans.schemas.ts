@@ -147,15 +147,14 @@ export const reservedEnvironmentKeys: Readonly<Record<string, string>> = {
  */
 const DeviceFileOptions = {
   environment: Type.Optional(
-    Type.Record(
-      Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.]{0,99}$" }),
-      Type.String({ maxLength: 1000 }),
-      {
-        maxProperties: 50,
-        description:
-          "Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests).",
-      },
-    ),
+    Type.Record(Type.String(), Type.String({ maxLength: 1000 }), {
+      maxProperties: 50,
+      // propertyNames, not a patterned key: a Record's key pattern becomes patternProperties, which lets any
+      // other key through (and which the OpenAPI document flattens away).
+      propertyNames: { pattern: "^[A-Za-z_][A-Za-z0-9_.]{0,99}$" },
+      description:
+        "Each becomes -e KEY VALUE to the runner (Flank's environment-variables). Keys Testbay sets itself (class, notClass, package, notPackage, annotation, notAnnotation, size, testFile, notTestFile, log, targetInstrumentation, coverage, coverageFile, coverageFilePath) are refused: use the plan field named in the error. clearPackageData is allowed (the orchestrator clears the app between tests).",
+    }),
   ),
   use_orchestrator: Type.Optional(
     Type.Boolean({
@@ -244,8 +243,10 @@ export const InstrumentationStep = Type.Object(
       }),
     ),
     args: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]{1,100}$" }), Type.String({ maxLength: 1000 }), {
+      Type.Record(Type.String(), Type.String({ maxLength: 1000 }), {
         maxProperties: 50,
+        // As environment's: propertyNames is what holds every key to the pattern.
+        propertyNames: { pattern: "^[A-Za-z0-9_.-]{1,100}$" },
       }),
     ),
     filter: Type.Optional(
