@@ -114,6 +114,29 @@ describe("files pulled from the device", () => {
     await page.context().close();
   });
 
+  it("fold by folder: a closed folder keeps only its row, opened again it lists its files", async () => {
+    const page = await openSignedIn(browser, server.origin, person, `/runs/${runId}`);
+    const group = shardGroup(pulledSection(page), 0);
+    const folder = group.locator("summary", { hasText: "Pictures/screenshots/" });
+    const files = group.getByRole("link", { name: /^Download pulled\/0\/sdcard\/Pictures\/screenshots\// });
+    await expect.poll(() => files.count()).toBe(2);
+    await folder.click();
+    await expect.poll(() => files.count()).toBe(0);
+    // The other folder of the same shard is untouched.
+    await group
+      .getByRole("link", { name: /^Download pulled\/0\/sdcard\/allure-results\// })
+      .first()
+      .waitFor();
+    await folder.click();
+    await expect.poll(() => files.count()).toBe(2);
+    // The shard's own disclosure folds all of it.
+    await group.locator("summary").first().click();
+    await expect.poll(() => group.getByRole("link").count()).toBe(0);
+    // Folded contents are not in the page at all, hidden or not: a closed folder of thousands of files costs a row.
+    await expect(group.locator("li").count()).resolves.toBe(0);
+    await page.context().close();
+  });
+
   it("leave the Artifacts section to the captures of test cases, and coverage has a section of its own", async () => {
     const page = await openSignedIn(browser, server.origin, person, `/runs/${runId}`);
     const coverage = page.getByRole("region", { name: "Coverage (2)" });

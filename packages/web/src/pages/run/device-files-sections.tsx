@@ -1,10 +1,11 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { artifactsQuery } from "../../api/artifacts.ts";
+import { type Artifact, artifactsQuery } from "../../api/artifacts.ts";
 import type { DeviceRun } from "../../api/types.ts";
 import { shardRunName } from "./device-entry-name.ts";
 import { type DeviceFileKind, deviceFileGroups, fileTree } from "./device-files.ts";
 import { FileTree, filesAndSize, openUpTo } from "./file-tree.tsx";
+import { Disclosure } from "./lazy-disclosure.tsx";
 
 const sections: Record<DeviceFileKind, { title: string; note: ReactNode }> = {
   pulled: {
@@ -41,7 +42,7 @@ function DeviceFilesSection({
   kind: DeviceFileKind;
   runId: string;
   devices: readonly DeviceRun[];
-  items: Parameters<typeof deviceFileGroups>[0];
+  items: readonly Artifact[];
 }) {
   const groups = deviceFileGroups(items, kind);
   if (groups.length === 0) return null;
@@ -57,19 +58,21 @@ function DeviceFilesSection({
       {groups.map((group) => {
         const tree = fileTree(group.files);
         return (
-          <details
+          <Disclosure
             key={`${group.device}:${group.shard}:${group.attempt}`}
-            open={tree.files.length <= openUpTo}
+            startsOpen={tree.files.length <= openUpTo}
             className="rounded-lg border border-line bg-surface px-3 py-2"
+            summary={
+              <summary className="cursor-pointer text-sm font-medium">
+                {shardRunName(devices, group.device, group.shard, group.attempt)}{" "}
+                <span className="font-normal text-muted">
+                  ({filesAndSize(group.files.length, group.bytes)})
+                </span>
+              </summary>
+            }
           >
-            <summary className="cursor-pointer text-sm font-medium">
-              {shardRunName(devices, group.device, group.shard, group.attempt)}{" "}
-              <span className="font-normal text-muted">
-                ({filesAndSize(group.files.length, group.bytes)})
-              </span>
-            </summary>
-            <FileTree runId={runId} folder={tree} />
-          </details>
+            {() => <FileTree runId={runId} folder={tree} />}
+          </Disclosure>
         );
       })}
     </section>

@@ -2,6 +2,7 @@ import { formatBytes } from "../../format/bytes.ts";
 import { baseName } from "./artifact-kind.ts";
 import { ArtifactRow } from "./artifact-row.tsx";
 import type { FileFolder } from "./device-files.ts";
+import { Disclosure } from "./lazy-disclosure.tsx";
 
 /** Folders holding more files than this start closed: an Allure results folder can hold thousands. */
 export const openUpTo = 40;
@@ -19,15 +20,21 @@ export function FileTree({ runId, folder }: { runId: string; folder: FileFolder 
     <ul className="divide-y divide-line">
       {folder.folders.map((child) => (
         <li key={child.path} className="py-1">
-          <details open={child.fileCount <= openUpTo}>
-            <summary className="cursor-pointer py-1 text-sm">
-              <span className="font-mono text-xs break-all">{child.label}/</span>{" "}
-              <span className="text-xs text-muted">({filesAndSize(child.fileCount, child.bytes)})</span>
-            </summary>
-            <div className="ml-1 border-l border-line pl-3">
-              <FileTree runId={runId} folder={child} />
-            </div>
-          </details>
+          <Disclosure
+            startsOpen={child.fileCount <= openUpTo}
+            summary={
+              <summary className="cursor-pointer py-1 text-sm">
+                <span className="font-mono text-xs break-all">{child.label}/</span>{" "}
+                <span className="text-xs text-muted">({filesAndSize(child.fileCount, child.bytes)})</span>
+              </summary>
+            }
+          >
+            {() => (
+              <div className="ml-1 border-l border-line pl-2 sm:pl-3">
+                <FileTree runId={runId} folder={child} />
+              </div>
+            )}
+          </Disclosure>
         </li>
       ))}
       {folder.files.map((file) => (
