@@ -1,9 +1,12 @@
 // Version files (API.md §14) over HTTP: PUT, the list, GET and HEAD of the bytes, the refusals from the headers,
 // the per-version limit, another organization, and DELETE of the version taking its files with it.
 import { createHash } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../../test/harness.ts";
 import { RawConnection } from "../../../../test/raw-http.ts";
+import { newId } from "../../../ids.ts";
 
 const pkg = "com.example.basic";
 
@@ -171,5 +174,34 @@ describe("version files", () => {
     await registerBasicApp(server, ci, "4.0");
     expect((await call(`${versionUrl("4.0")}/files`, { headers: ci })).body).toEqual({ items: [] });
     expect((await call(fileUrl("4.0", "a.apk"), { headers: ci })).status).toBe(404);
+  });
+
+  it("removes on start a stored version file no record refers to (a crash between store and record)", async () => {
+    // Put into the blob store itself (a directory, or S3 in the scaled project), as an upload would.
+    const staging = path.join(server.config.dataDir, "tmp");
+    await mkdir(staging, { recursive: true });
+    const orphan = newId("blob", server.clock.now() - 60 * 60 * 1000);
+    const fresh = newId("blob", server.clock.now());
+    for (const [id, text] of [
+      [orphan, "stored, never recorded"],
+      [fresh, "an upload in flight on another instance"],
+    ] as const) {
+      const file = path.join(staging, `${id}.orphan`);
+      await writeFile(file, text);
+      await server.app.services.blobs.putFile(`versionfiles/org_crashed/${id}`, file);
+    }
+
+    // A restart on the same database and store (S3 in the scaled project: its URL is not inherited otherwise).
+    const restarted = await startTestServer({
+      shareWith: server,
+      clock: server.clock,
+      env: { TESTBAY_STORAGE_URL: server.config.storageUrl },
+    });
+    await restarted.close();
+    const left = await storedKeys();
+    expect(left).not.toContain(`versionfiles/org_crashed/${orphan}`);
+    expect(left).toContain(`versionfiles/org_crashed/${fresh}`);
+    // Recorded files are untouched.
+    expect((await fetch(fileUrl("1.0", "users.json"), { headers: ci })).status).toBe(200);
   });
 });
