@@ -64,9 +64,14 @@ async function setOrientation(options: DeviceLocaleOptions): Promise<SettingsRes
   };
 }
 
+/** The system locale: persist.sys.locale once someone chose one, else the build's ro.product.locale. */
 async function currentLocale(adb: Adb, timeoutMs: number): Promise<string> {
-  const read = await adb.shell("getprop persist.sys.locale", timeoutMs);
-  return read.lines.map((l) => l.trim()).find((l) => l !== "") ?? "";
+  for (const property of ["persist.sys.locale", "ro.product.locale"]) {
+    const read = await adb.shell(`getprop ${property}`, timeoutMs);
+    const value = read.lines.map((l) => l.trim()).find((l) => l !== "");
+    if (value) return value;
+  }
+  return "";
 }
 
 async function setLocale(options: DeviceLocaleOptions, locale: string): Promise<SettingsResult> {

@@ -239,6 +239,18 @@ describe("an instrumentation step with API.md §14's options", () => {
     expect(ctx.lines("agent")).toContain("locale fr-FR (persist.sys.locale, framework restarted)");
   });
 
+  it("runs on a physical device whose build locale is the one asked for", async () => {
+    const { lab, ctx } = await setUp({
+      serial: "2B121FDH200A7Q",
+      extra: { deviceSettings: { locale: "en_US" } },
+    });
+    const outcome = await runInstrumentationStep(step({ filter: { classes: [login] } }), ctx);
+    expect(outcome.deviceLost).toBeUndefined();
+    expect(outcome.message ?? "").not.toMatch(/infrastructure/);
+    expect(ctx.lines("agent")).toContain("locale en-US (already set)");
+    expect(adbCommands(lab).some((c) => c.includes("setprop"))).toBe(false);
+  });
+
   it("is an infrastructure error on a physical device whose locale differs", async () => {
     const { ctx } = await setUp({ serial: "2B121FDH200A7Q", extra: { deviceSettings: { locale: "de_DE" } } });
     const outcome = await runInstrumentationStep(step({}), ctx);

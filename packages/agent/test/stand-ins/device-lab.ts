@@ -77,10 +77,13 @@ export interface DeviceSpec {
    * 0.5 takes twice as long, as an older model beside newer ones does.
    */
   speed?: number;
+  /** The build's locale (`ro.product.locale`), "en-US" unless given. */
+  locale?: string;
 }
 
-export interface DeviceRecord extends Required<Omit<DeviceSpec, "usb" | "screenColor">> {
+export interface DeviceRecord extends Required<Omit<DeviceSpec, "usb" | "screenColor" | "locale">> {
   usb?: string;
+  locale?: string;
   screenColor?: [number, number, number];
   transportId: number;
   attached: boolean;
