@@ -147,6 +147,24 @@ describe("version files", () => {
     expect((await put(fileUrl("3.0", "file-20.txt"), Buffer.from("x"))).status).toBe(201);
   });
 
+  it("of concurrent uploads, one name or the version's last place goes to exactly one", async () => {
+    await registerBasicApp(server, ci, "5.0");
+    const same = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => put(fileUrl("5.0", "race.txt"), Buffer.from(`upload ${i}`))),
+    );
+    expect(same.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const refused of same.filter((r) => r.status === 409)) {
+      expect(refused.body.code).toBe("version_file_exists");
+    }
+    for (let i = 0; i < 18; i++)
+      expect((await put(fileUrl("5.0", `f${i}.txt`), Buffer.from("x"))).status).toBe(201);
+    const last = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => put(fileUrl("5.0", `last-${i}.txt`), Buffer.from("x"))),
+    );
+    expect(last.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    expect((await call(`${versionUrl("5.0")}/files`, { headers: ci })).body.items).toHaveLength(20);
+  });
+
   it("is invisible to another organization", async () => {
     const other = { "x-api-key": await server.token(await server.createClient("globex", "ci")) };
     await registerBasicApp(server, other, "1.0");

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.ts";
 
 /** A file uploaded beside a version for its tests (API.md §14). */
@@ -22,7 +22,7 @@ function toRecord(row: Database["version_files"]): VersionFileRecord {
   };
 }
 
-/** What an insert found: written, the name taken already, or the version holding its most files. */
+/** What an insert did: wrote the row, or found the name taken already, or the version holding its most files. */
 export type InsertOutcome = "inserted" | "exists" | "limit";
 
 export class VersionFilesRepo {
@@ -30,18 +30,37 @@ export class VersionFilesRepo {
 
   /**
    * The commit point of an upload: the row is written only while the name is free and the version holds fewer
-   * than `maxFiles`, both decided by the one statement (the primary key settles two uploads of one name).
+   * than `maxFiles`. Concurrent uploads to one version take turns on its app_versions row (an update that
+   * changes nothing still locks it on PostgreSQL, and takes SQLite's write lock), so the count they check is the
+   * one they commit against; the primary key settles two uploads of one name.
    */
   async insert(record: VersionFileRecord, maxFiles: number): Promise<InsertOutcome> {
-    // Typed by casts: PostgreSQL reads an insert's select list on its own, not by the target's columns.
-    const result =
-      await sql`insert into version_files (app_version_id, name, size_bytes, sha256, blob_key, created_at)
-      select cast(${record.appVersionId} as text), cast(${record.name} as text), cast(${record.sizeBytes} as bigint),
-        cast(${record.sha256} as text), cast(${record.blobKey} as text), cast(${record.createdAt} as text)
-      where (select count(*) from version_files where app_version_id = ${record.appVersionId}) < ${maxFiles}
-      on conflict (app_version_id, name) do nothing`.execute(this.db);
-    if (Number(result.numAffectedRows ?? 0) > 0) return "inserted";
-    return (await this.find(record.appVersionId, record.name)) ? "exists" : "limit";
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("app_versions")
+        .set((eb) => ({ id: eb.ref("id") }))
+        .where("id", "=", record.appVersionId)
+        .execute();
+      const taken = await trx
+        .selectFrom("version_files")
+        .select("name")
+        .where("app_version_id", "=", record.appVersionId)
+        .execute();
+      if (taken.some((row) => row.name === record.name)) return "exists";
+      if (taken.length >= maxFiles) return "limit";
+      await trx
+        .insertInto("version_files")
+        .values({
+          app_version_id: record.appVersionId,
+          name: record.name,
+          size_bytes: record.sizeBytes,
+          sha256: record.sha256,
+          blob_key: record.blobKey,
+          created_at: record.createdAt,
+        })
+        .execute();
+      return "inserted";
+    });
   }
 
   async find(appVersionId: string, name: string): Promise<VersionFileRecord | undefined> {
