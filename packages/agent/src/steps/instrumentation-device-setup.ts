@@ -8,8 +8,8 @@
 import type { Adb } from "../android/adb.ts";
 import { findOrchestratorApks } from "../android/android-tools.ts";
 import { pushFile } from "../android/device-files.ts";
-import { applyLocaleAndOrientation } from "../android/device-locale.ts";
 import { apkNamed } from "../android/install-apk.ts";
+import { applyDeviceEntrySettings } from "./device-entry-settings.ts";
 import type { StepTime } from "./device-step.ts";
 import type { FullInstrumentationStep } from "./instrumentation-options.ts";
 import { deviceLost, errored } from "./outcome.ts";
@@ -77,24 +77,8 @@ export async function prepareDevice(
   time: StepTime,
 ): Promise<DeviceSetup> {
   const limit = () => Math.min(time.left(), shortCommandMs);
-  const settings = ctx.deviceSettings ?? {};
-  if (settings.locale !== undefined || settings.orientation !== undefined) {
-    const applied = await applyLocaleAndOrientation({
-      adb,
-      emulator: ctx.device?.emulator === true || adb.serial.startsWith("emulator-"),
-      locale: settings.locale,
-      orientation: settings.orientation,
-      timeoutMs: limit(),
-      log: (line) => ctx.log("agent", line),
-    });
-    if (!applied.ok) {
-      return {
-        outcome: applied.deviceLost
-          ? deviceLost(adb.serial, applied.message)
-          : errored(`infrastructure: ${applied.message}`),
-      };
-    }
-  }
+  const settings = await applyDeviceEntrySettings(ctx, adb, time);
+  if (settings) return { outcome: settings };
 
   const apksFirst: string[] = [];
   if (step.use_orchestrator) {

@@ -62,6 +62,22 @@ describe("runMaestroStep on the stateful stand-ins", () => {
     expect(ctx.cases.map((c) => `${c.name} ${c.status}`)).toEqual(["Login passed"]);
   });
 
+  it("sets the device entry's orientation and an emulator's locale before it installs the app", async () => {
+    const { lab, ctx } = await setUp();
+    ctx.deviceSettings = { locale: "de_DE", orientation: "landscape" };
+    const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN], record_video: "never" }, ctx);
+    expect(outcome.status).toBe("passed");
+    const run = commands(lab);
+    const rotation = run.indexOf(
+      "adb shell settings put system accelerometer_rotation 0 && settings put system user_rotation 1",
+    );
+    const locale = run.indexOf("adb shell setprop persist.sys.locale de-DE && setprop ctl.restart zygote");
+    const install = run.findIndex((c) => c.startsWith("adb install"));
+    expect(rotation).toBeGreaterThanOrEqual(0);
+    expect(locale).toBeGreaterThan(rotation);
+    expect(install).toBeGreaterThan(locale);
+  });
+
   it("fails when a flow failed, naming the device log and the video on the failure", async () => {
     const { ctx } = await setUp();
     const outcome = await runMaestroStep({ type: "maestro", flows: [LOGIN, CHECKOUT] }, ctx);

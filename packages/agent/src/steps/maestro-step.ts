@@ -16,6 +16,7 @@ import { apkNamed } from "../android/install-apk.ts";
 import { IosDevice } from "../apple/ios-device.ts";
 import { prepareIosForMaestro } from "../apple/prepare-ios-device.ts";
 import { XcodeTools } from "../apple/xcrun.ts";
+import { applyDeviceEntrySettings } from "./device-entry-settings.ts";
 import { type Prepared, runDeviceStep, type StepTime } from "./device-step.ts";
 import { ingestJUnitFiles } from "./ingest-junit.ts";
 import { installOnAndroid } from "./install-on-android.ts";
@@ -54,6 +55,9 @@ async function prepare(
   time: StepTime,
 ): Promise<Prepared<null>> {
   if (adb) {
+    // The device entry's locale and orientation first: a locale restarts the framework (device-locale.ts).
+    const settings = await applyDeviceEntrySettings(ctx, adb, time);
+    if (settings) return { outcome: settings };
     let apk: string;
     try {
       apk = await apkNamed(await ctx.appPath(), ctx.workDir, ctx.packageName);
