@@ -59,7 +59,7 @@ export function deviceFilesOf(context: ConversionContext): DeviceFiles {
         return;
       }
       const name = fileNameOf(file, taken);
-      files.push({ name, path: file });
+      files.push({ name, path: file, key: `gcloud.additional-apks[${i}]` });
       additionalApks = [...(additionalApks ?? []), name];
     });
     if ((additionalApks?.length ?? 0) > maxAdditionalApks) {
@@ -108,7 +108,7 @@ export function deviceFilesOf(context: ConversionContext): DeviceFiles {
         continue;
       }
       const name = fileNameOf(file, taken);
-      files.push({ name, path: file });
+      files.push({ name, path: file, key: `gcloud.other-files[${to}]` });
       push = [...(push ?? []), { file: name, to }];
     }
   }

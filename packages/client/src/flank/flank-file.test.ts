@@ -88,9 +88,17 @@ describe("the mapping", () => {
       "flank:flank.yml",
     );
     expect(conversion.files).toEqual([
-      { name: "helper.apk", path: "helper.apk" },
-      { name: "users.json", path: "test data/users.json" },
-      { name: "2-users.json", path: "other/users.json" },
+      { name: "helper.apk", path: "helper.apk", key: "gcloud.additional-apks[0]" },
+      {
+        name: "users.json",
+        path: "test data/users.json",
+        key: "gcloud.other-files[/sdcard/fixtures/users.json]",
+      },
+      {
+        name: "2-users.json",
+        path: "other/users.json",
+        key: "gcloud.other-files[/data/local/tmp/users.json]",
+      },
     ]);
     expect(conversion.plan.steps[0]).toMatchObject({
       additional_apks: ["helper.apk"],

@@ -57,4 +57,6 @@ export interface VersionFileSource {
   name: string;
   /** The path as the flank file writes it. */
   path: string;
+  /** Where the file names it, for messages: `gcloud.additional-apks[0]`, `gcloud.other-files[/sdcard/a.json]`. */
+  key: string;
 }
