@@ -100,6 +100,9 @@ export const testbayYamlSchema: Record<string, unknown> = {
         labels: {
           type: "object",
           maxProperties: 16,
+          propertyNames: {
+            pattern: "^[^=]{1,64}$",
+          },
           description: "Labels the device's agent gives it (--label KEY=VALUE): every one must match",
           additionalProperties: {
             type: "string",

@@ -90,6 +90,10 @@ describe("creating test plans", () => {
       [{ steps: [inspect], devices: [{ platform: "ios" }] }, "/devices/0/platform"],
       [{ steps: [inspect], max_attempts: 4 }, "/max_attempts"],
       [{ steps: [inspect], color: "blue" }, "/color"],
+      [
+        { steps: [inspect], devices: [{ platform: "android", labels: { "gpu=host": "yes" } }] },
+        "/devices/0/labels",
+      ],
     ];
     for (const [body, path] of cases) {
       const response = await createPlan(body);

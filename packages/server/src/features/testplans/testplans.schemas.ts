@@ -387,8 +387,10 @@ export const DeviceSpec = Type.Object(
       Type.Boolean({ description: "true: emulators and simulators only; false: real devices only" }),
     ),
     labels: Type.Optional(
-      Type.Record(Type.String({ pattern: "^[^=]{1,64}$" }), Type.String({ maxLength: 200 }), {
+      Type.Record(Type.String(), Type.String({ maxLength: 200 }), {
         maxProperties: 16,
+        // As environment's: propertyNames holds every key to the pattern (a label is KEY=VALUE).
+        propertyNames: { pattern: "^[^=]{1,64}$" },
         description: "Labels the device's agent gives it (--label KEY=VALUE): every one must match",
       }),
     ),
