@@ -23,10 +23,10 @@ export class ConversionContext {
     this.errors.push({ ...this.file.at([...value.segments, ...more]), message });
   }
 
-  /** A warning at the key itself. */
+  /** A warning at the key it is about (the key of `more`, when given). */
   warn(value: FlankValue, message: string, more: string[] = []): void {
     this.warnings.push({
-      ...this.file.at([...value.segments, ...more], { key: more.length === 0 }),
+      ...this.file.at([...value.segments, ...more], { key: true }),
       message,
     });
   }

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { convertFlankFile } from "./convert.ts";
+import { formatFlankIssue } from "./flank-file.ts";
+
+const base = "gcloud:\n  app: app.apk\n  test: app-androidTest.apk\n";
+const convert = (more: string) => convertFlankFile(`${base}${more}`, "flank.yml", "flank:flank.yml");
+const step = (more: string) => convert(more).plan.steps[0];
+
+describe("sharding keys", () => {
+  it("max-test-shards -1 (one shard per test in Flank) is auto with Testbay's most, 50", () => {
+    expect(step("flank:\n  max-test-shards: -1\n")).toMatchObject({ shards: "auto", max_shards: 50 });
+  });
+
+  it("max-test-shards with shard-time in seconds gives the target per shard in minutes", () => {
+    expect(step("flank:\n  max-test-shards: 10\n  shard-time: 180\n")).toMatchObject({
+      shards: "auto",
+      max_shards: 10,
+      target_minutes: 3,
+    });
+  });
+
+  it("max-test-shards 1 is Flank's default: one shard, nothing written", () => {
+    expect(step("flank:\n  max-test-shards: 1\n").shards).toBeUndefined();
+  });
+
+  it("num-uniform-shards splits by count; disable-sharding wins over every other key", () => {
+    expect(step("  num-uniform-shards: 5\n")).toMatchObject({ shards: 5, sharding: "uniform" });
+    expect(
+      step("  num-uniform-shards: 5\nflank:\n  disable-sharding: true\n  max-test-shards: 9\n"),
+    ).toMatchObject({
+      shards: 1,
+    });
+  });
+});
+
+describe("test keys", () => {
+  it("splits comma-joined targets and keeps each filter kind apart", () => {
+    expect(
+      step(
+        "  test-targets:\n    - class a.B#one,a.C\n    - notPackage a.slow\n    - notAnnotation a.Flaky\n    - size large\n",
+      ).filter,
+    ).toEqual({
+      classes: ["a.B#one", "a.C"],
+      not_packages: ["a.slow"],
+      not_annotations: ["a.Flaky"],
+      size: "large",
+    });
+  });
+
+  it("test-targets-always-run as Flank writes them (class a.B#m) become always_run", () => {
+    expect(step("flank:\n  test-targets-always-run:\n    - class a.Login#grant\n").always_run).toEqual([
+      "a.Login#grant",
+    ]);
+  });
+
+  it("coverage in environment-variables is the step's coverage, the rest stays -e", () => {
+    const conversion = convert(
+      "  environment-variables:\n    coverage: true\n    coverageFile: /sdcard/c.ec\n    clearPackageData: true\n",
+    );
+    expect(conversion.plan.steps[0]).toMatchObject({
+      coverage: true,
+      environment: { clearPackageData: "true" },
+    });
+    expect(conversion.warnings.map((w) => formatFlankIssue("flank.yml", w))).toEqual([
+      "flank.yml:6:5: gcloud.environment-variables.coverageFile is not used: with coverage, Testbay writes each shard's file itself and keeps it as the artifact coverage/<shard>/<file>",
+    ]);
+  });
+
+  it("num-flaky-test-attempts above Testbay's 5 is 5, with a warning", () => {
+    const conversion = convert("  num-flaky-test-attempts: 10\n");
+    expect(conversion.plan.steps[0].retry_failed_tests).toBe(5);
+    expect(conversion.warnings[0]?.message).toBe(
+      "gcloud.num-flaky-test-attempts 10: Testbay reruns a failed test at most 5 times",
+    );
+  });
+});
+
+describe("run keys", () => {
+  it("reads timeout, run-timeout, num-test-runs, local-result-dir and ignore-failed-tests", () => {
+    const conversion = convert(
+      "  timeout: 1h\nflank:\n  run-timeout: 90m\n  num-test-runs: 3\n  local-result-dir: out\n  ignore-failed-tests: true\n",
+    );
+    expect(conversion.plan.timeout_seconds).toBe(3600);
+    expect(conversion).toMatchObject({
+      runTimeoutSeconds: 5400,
+      runs: 3,
+      localResultDir: "out",
+      ignoreFailedTests: true,
+    });
+  });
+
+  it("no device is any Android device; each device entry keeps locale and orientation", () => {
+    expect(convert("").plan.devices).toEqual([{ platform: "android" }]);
+    expect(
+      convert("  device:\n    - model: Pixel2\n      version: '30'\n      locale: de_DE\n").plan.devices,
+    ).toEqual([
+      { platform: "android", model: "Pixel2", api_level_min: 30, api_level_max: 30, locale: "de_DE" },
+    ]);
+  });
+});
