@@ -222,6 +222,29 @@ describe("InstrumentationParser on recorded transcripts (test/fixtures/transcrip
   });
 });
 
+describe("InstrumentationParser on recorded AndroidX Test Orchestrator output (sources.md there)", () => {
+  it("android-test#1834: collection found nothing (the test APK's Application.onCreate threw): 'OK (0 tests)' with code 0 fails the run", () => {
+    // ddmlib 25.2.2 calls this run clean (it does not read the code); it hid a broken test APK from its user.
+    const { result, cases, parser } = parse(
+      transcript("android-test-1834-orchestrator-nothing-collected.txt"),
+    );
+    expect(cases).toEqual([]);
+    expect(parser.announced()).toBeNull();
+    expect(result).toEqual({
+      completed: false,
+      crashed: false,
+      message: "instrumentation finished with code 0",
+      code: 0,
+    });
+  });
+
+  it("android-test#1935: one test's own instrumentation output, as the orchestrator keeps it per test, is a clean run of no tests", () => {
+    const { result, cases } = parse(transcript("android-test-1935-orchestrator-per-test-file.txt"));
+    expect(cases).toEqual([]);
+    expect(result).toEqual({ completed: true, crashed: false, message: null, code: -1 });
+  });
+});
+
 describe("InstrumentationParser: the issue's bugs, on transcripts derived from recorded ones", () => {
   it("reports each test once when a test's end arrives after the next test's start", () => {
     const { cases } = parse(transcript("derived/interleaved-from-adam-log_8.txt"));

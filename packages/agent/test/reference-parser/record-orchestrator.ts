@@ -1,9 +1,11 @@
 /**
  * Writes the orchestrator transcripts of fixtures/transcripts/modelled/: what the adb stand-in's model of
  * AndroidX Test Orchestrator (stand-ins/orchestrator.mjs, after the orchestrator's own sources) prints for a
- * few suites, byte for byte. No recorded orchestrator transcript was found in public sources (see
- * fixtures/transcripts/sources.md); these check that ddmlib's parser and ours read the orchestrator's shapes
- * alike: a crashed test reported -2 with the run going on, ignored and assumption tests, no tests at all.
+ * few suites, byte for byte. They are the model's output, not recordings: the recorded orchestrator output
+ * found in public issue threads (fixtures/transcripts/sources.md) covers only a run that collected nothing and
+ * a per-test file, so these check that ddmlib's parser and ours read the model's other shapes alike: a crashed
+ * test reported -2 with the run going on, ignored and assumption tests (and no tests at all, which the
+ * recording of android/android-test#1834 confirms byte for byte).
  *
  *   npx tsx packages/agent/test/reference-parser/record-orchestrator.ts
  *

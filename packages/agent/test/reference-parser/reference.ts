@@ -12,7 +12,10 @@ import type { TestCase } from "../../src/steps/step-types.ts";
 
 export const TRANSCRIPTS_DIR = fileURLToPath(new URL("../fixtures/transcripts/", import.meta.url));
 export const DERIVED_DIR = join(TRANSCRIPTS_DIR, "derived");
-/** Orchestrator transcripts printed by the stand-in's model of it (record-orchestrator.ts): no recording exists. */
+/**
+ * Orchestrator transcripts printed by the stand-in's model of it (record-orchestrator.ts), not recorded: the
+ * recorded orchestrator output (sources.md) has no run with tests in it.
+ */
 export const MODELLED_DIR = join(TRANSCRIPTS_DIR, "modelled");
 const HARNESS = fileURLToPath(new URL("./RefParse.java", import.meta.url));
 
@@ -135,6 +138,10 @@ export function ourVerdict(transcript: string): ComparableVerdict {
   };
 }
 
+function failedWithCodeZero(ref: ReferenceVerdict): ReferenceVerdict {
+  return { ...ref, runFailure: "instrumentation finished with code 0" };
+}
+
 /**
  * Where we knowingly differ from ddmlib 25.2.2 (the version Debian packages), and why; on every other
  * transcript our verdict must equal the reference's exactly.
@@ -151,12 +158,11 @@ const KNOWN_DIFFERENCES: Record<string, (ref: ReferenceVerdict) => ReferenceVerd
   "ddmlib-fatal-exception.txt": (ref) => ({ ...ref, runFailure: "Fatal exception when running tests" }),
   // The orchestrator ends a run whose collection found nothing with RESULT_CANCELED (INSTRUMENTATION_CODE 0,
   // "OK (0 tests)"); 25.2.2 does not look at the code and calls it clean. We fail it ("instrumentation
-  // finished with code 0"): it is also what a run whose target instrumentation is missing prints under the
-  // orchestrator (nothing collected), which must not pass.
-  "modelled/orchestrator-no-tests.txt": (ref) => ({
-    ...ref,
-    runFailure: "instrumentation finished with code 0",
-  }),
+  // finished with code 0"): the recorded run of android/android-test issue 1834 printed exactly this when the
+  // test APK's Application.onCreate threw during collection, and a missing target instrumentation prints the
+  // same under the orchestrator (nothing collected); neither may pass.
+  "android-test-1834-orchestrator-nothing-collected.txt": failedWithCodeZero,
+  "modelled/orchestrator-no-tests.txt": failedWithCodeZero,
 };
 
 export function expectedVerdict(name: string, reference: ReferenceVerdict): ComparableVerdict {
