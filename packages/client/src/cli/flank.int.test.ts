@@ -119,6 +119,30 @@ describe("testbay flank run", () => {
     expect(run.stderr).toContain("trigger it 2 times");
   });
 
+  it("an app it cannot read (an app bundle) needs --app and --version, and says so", async () => {
+    await copyFile(fixture("app-bundle.aab"), path.join(dir, "build/app.aab"));
+    await writeFile(path.join(dir, "bundle.yml"), flankYml.replace("build/app-debug.apk", "build/app.aab"));
+    const refused = await cli(["flank", "run", "-c", "bundle.yml", "--dry-run"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "error: gcloud.app build/app.aab: could not read its package name and version (",
+    );
+    expect(refused.stderr).toContain("give them with --app PACKAGE --version V.");
+    const given = await cli([
+      "flank",
+      "run",
+      "-c",
+      "bundle.yml",
+      "--dry-run",
+      "--app",
+      app,
+      "--version",
+      "7.0",
+    ]);
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stderr).toContain(`upload ${app} 7.0 from ${path.join(dir, "build/app.aab")}`);
+  });
+
   it("a file with an unknown key stops before anything is sent", async () => {
     const run = await cli(["flank", "run", "-c", "typo.yml", "--wait"]);
     expect(run.code).toBe(2);

@@ -12,11 +12,13 @@ import { testPackageJson, uploadTestPackage } from "../cli/upload-test-package.t
 import { dashboardLink } from "../cli/wait-view.ts";
 import type { Execution } from "../sdk/models.ts";
 import type { FlankConversion } from "./convert.ts";
+import { exitCodeIgnoringFailedTests } from "./ignore-failed-tests.ts";
 import { localFile } from "./local-paths.ts";
 import { matrixIds } from "./matrix-ids.ts";
 import { syncPlan } from "./plan-sync.ts";
 
 export interface FlankRunOptions {
+  app?: string | undefined;
   version?: string | undefined;
   wait?: boolean | undefined;
   /** --timeout in ms; undefined: the file's run-timeout, else 60 minutes. */
@@ -40,23 +42,34 @@ async function localFiles(session: Session, conversion: FlankConversion) {
   return { app, test, files };
 }
 
-/** The app's package and the version to register: --version, else the APK's versionName+versionCode. */
-async function identify(appPath: string, written: string, version: string | undefined) {
+/**
+ * The app's package and the version to register: --app and --version when given, else read from the APK (its
+ * package, and versionName+versionCode). An app bundle (.aab) or an APK this cannot read needs both options.
+ */
+async function identify(
+  appPath: string,
+  written: string,
+  given: { app?: string | undefined; version?: string | undefined },
+): Promise<{ app: string; version: string }> {
+  if (given.app && given.version) return { app: given.app, version: given.version };
   let identity: Awaited<ReturnType<typeof readApkIdentity>>;
   try {
     identity = await readApkIdentity(appPath);
   } catch (error) {
     throw new UsageError(
-      `gcloud.app ${written}: could not read its package name: ${(error as Error).message}`,
+      `gcloud.app ${written}: could not read its package name and version (${(error as Error).message}); give them with --app PACKAGE --version V.`,
     );
   }
-  const chosen = version ?? versionOf(identity);
-  if (!chosen) {
+  if (given.app && given.app !== identity.packageName) {
+    throw new UsageError(`--app ${given.app}: gcloud.app ${written} is ${identity.packageName}.`);
+  }
+  const version = given.version ?? versionOf(identity);
+  if (!version) {
     throw new UsageError(
       `gcloud.app ${written}: its manifest has neither versionName nor versionCode; give the version with --version V.`,
     );
   }
-  return { app: identity.packageName, version: chosen };
+  return { app: identity.packageName, version };
 }
 
 /**
@@ -71,7 +84,7 @@ export async function runFlank(
   options: FlankRunOptions,
 ): Promise<Outcome> {
   const local = await localFiles(session, conversion);
-  const { app, version } = await identify(local.app, conversion.app, options.version);
+  const { app, version } = await identify(local.app, conversion.app, options);
   session.context = { ...session.context, app, version, file: local.app };
   const resultDir = session.resolvePath(conversion.localResultDir);
   const timeoutMs = options.timeoutMs ?? (conversion.runTimeoutSeconds ?? 3600) * 1000;
@@ -161,14 +174,8 @@ export async function runFlank(
   });
   const final = ((followed.json as { executions?: Execution[] }).executions ?? executions) as Execution[];
   session.say(`Wrote ${await writeIndex(final)}.`);
-  if (followed.code === ExitCode.testsFailed && conversion.ignoreFailedTests && onlyTestFailures(final)) {
+  const code = exitCodeIgnoringFailedTests(followed.code, final, conversion.ignoreFailedTests);
+  if (code !== followed.code)
     session.say("Tests failed, and the flank file sets ignore-failed-tests: true: exit 0.");
-    return { code: ExitCode.ok, json: followed.json };
-  }
-  return followed;
-}
-
-/** ignore-failed-tests forgives failed tests, not runs that errored or were cancelled. */
-function onlyTestFailures(executions: Execution[]): boolean {
-  return executions.every((execution) => execution.status === "passed" || execution.status === "failed");
+  return { code, json: followed.json };
 }

@@ -59,6 +59,7 @@ export function addFlankCommands(program: Command, session: Session): void {
       "Upload the flank file's app and test APK (HEAD first) and its other-files and additional-apks, create or update its plan, trigger it; with --wait write JUnitReport.xml and matrix_ids.json to local-result-dir",
     )
     .option("-c, --config <file>", "the flank file", "flank.yml")
+    .option("--app <package>", "the app's package (default: read from gcloud.app; needed for an app bundle)")
     .option("--version <version>", "the app version to register (default: the APK's versionName+versionCode)")
     .option("--plan-name <name>", "the plan's name (default flank:<path>)")
     .option("--wait", "wait until every run ends, then print a summary and write the results")
@@ -67,6 +68,7 @@ export function addFlankCommands(program: Command, session: Session): void {
     .action(
       async (options: {
         config: string;
+        app?: string;
         version?: string;
         planName?: string;
         wait?: boolean;
