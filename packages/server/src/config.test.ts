@@ -105,6 +105,7 @@ describe("loadConfig defaults", () => {
       ),
       webhookAllowPrivate: false,
       trustedProxies: [],
+      schedulesTickMs: 15_000,
     });
   });
 
@@ -160,6 +161,7 @@ describe("loadConfig values", () => {
       TESTBAY_WEBHOOK_RETRY_SCHEDULE: "1s,2s",
       TESTBAY_WEBHOOK_ALLOW_PRIVATE: "yes",
       TESTBAY_TRUSTED_PROXIES: "10.0.0.5",
+      TESTBAY_SCHEDULES_TICK_MS: "250",
     });
     expect(config).toEqual({
       port: 9090,
@@ -186,6 +188,7 @@ describe("loadConfig values", () => {
       webhookRetryScheduleMs: [1000, 2000],
       webhookAllowPrivate: true,
       trustedProxies: ["10.0.0.5"],
+      schedulesTickMs: 250,
     });
   });
 

@@ -60,6 +60,8 @@ export interface Config {
    * Fastify's `trustProxy` (app.ts). Empty: the caller's address is the connection's, whatever it claims.
    */
   trustedProxies: string[];
+  /** How often each instance looks for due scheduled runs (API.md §15, features/schedules), in milliseconds. */
+  schedulesTickMs: number;
 }
 
 export type OidcRole = "viewer" | "member" | "admin";
@@ -340,6 +342,10 @@ const variables = {
   ),
   TESTBAY_WEBHOOK_ALLOW_PRIVATE: setting(bool, false),
   TESTBAY_TRUSTED_PROXIES: setting(trustedProxies, [] as string[]),
+  TESTBAY_SCHEDULES_TICK_MS: setting(
+    wholeNumber("a whole number of milliseconds from 10 to 3600000", 10, 3_600_000),
+    15_000,
+  ),
 };
 
 type Values = {
@@ -426,6 +432,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: v.TESTBAY_WEBHOOK_RETRY_SCHEDULE,
     webhookAllowPrivate: v.TESTBAY_WEBHOOK_ALLOW_PRIVATE,
     trustedProxies: v.TESTBAY_TRUSTED_PROXIES,
+    schedulesTickMs: v.TESTBAY_SCHEDULES_TICK_MS,
   };
 }
 
