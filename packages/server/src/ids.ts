@@ -27,7 +27,8 @@ export function newId(
     | "evt"
     | "wh"
     | "msg"
-    | "wha",
+    | "wha"
+    | "sch",
   now = Date.now(),
 ): string {
   const bytes = Buffer.allocUnsafe(16);

@@ -35,6 +35,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   webdriver_sessions: WebdriverSessionsTable;
+  schedules: SchedulesTable;
 }
 
 export interface OrganizationsTable {
@@ -543,4 +544,28 @@ export interface WebdriverSessionsTable {
   created_at: string;
   ready_at: string | null;
   ended_at: string | null;
+}
+
+/** A plan's scheduled runs (API.md §15, migration 0031), fired by features/schedules. */
+export interface SchedulesTable {
+  /** `sch_…` */
+  id: string;
+  organization_id: string;
+  test_plan_id: string;
+  /** As croner reads it: five fields, or six with seconds first. */
+  cron: string;
+  /** IANA name, as Intl resolves it (`UTC`, `Europe/Berlin`). */
+  timezone: string;
+  /** `latest`, `latest:branch=NAME` or a version. */
+  version: string;
+  /** 0 or 1 */
+  enabled: number;
+  /** The next time to fire; null while disabled. Claimed by `UPDATE … WHERE next_run_at = <due>`. */
+  next_run_at: string | null;
+  /** JSON text of the last time's outcome (features/schedules/schedules.repo.ts LastResult); null before the first. */
+  last_result: string | null;
+  /** The client's or person's ID (`usr_…`) that made it: what its runs record as who triggered them. */
+  created_by: string;
+  created_at: string;
+  updated_at: string;
 }

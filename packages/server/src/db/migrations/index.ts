@@ -29,6 +29,7 @@ import * as agentAppium from "./2026-11-28-0027-agent-appium.ts";
 import * as sessionOsVersionPrefix from "./2026-11-28-0028-session-os-version-prefix.ts";
 import * as devicePools from "./2026-11-28-0029-device-pools.ts";
 import * as versionFiles from "./2026-11-28-0030-version-files.ts";
+import * as schedules from "./2026-11-28-0031-schedules.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28-0028-session-os-version-prefix": sessionOsVersionPrefix,
   "2026-11-28-0029-device-pools": devicePools,
   "2026-11-28-0030-version-files": versionFiles,
+  "2026-11-28-0031-schedules": schedules,
 };
