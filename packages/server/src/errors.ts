@@ -114,6 +114,12 @@ export const errorCatalog = {
     fix: "Use a delivery ID from GET /v1/webhooks/{id}/deliveries of the same webhook.",
     retryable: false,
   },
+  schedule_not_found: {
+    status: 404,
+    title: "Schedule not found",
+    fix: "Confirm the schedule ID (GET /v1/testplans/{id}/schedules or testbay schedules list --plan ID lists a plan's schedules); schedule IDs do not work across organizations.",
+    retryable: false,
+  },
   client_not_found: {
     status: 404,
     title: "Client not found",
