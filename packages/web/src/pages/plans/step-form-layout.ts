@@ -148,12 +148,57 @@ export const stepLayouts: { [T in SchemaStepType]: StepLayout<T> } = {
       whichTests("filter.packages", "Packages", "-e package: one a line."),
       whichTests("filter.annotations", "Annotations", "-e annotation: one a line, fully qualified."),
       whichTests("filter.not_annotations", "Not annotations", "-e notAnnotation: one a line."),
+      whichTests("filter.not_classes", "Not classes", "-e notClass: one a line, a class or Class#method."),
+      whichTests("filter.not_packages", "Not packages", "-e notPackage: one a line."),
       { path: "filter.size", label: "Size", default: "any", group: "Which tests run" },
+      whichTests(
+        "always_run",
+        "Always run first",
+        "One a line, a class or Class#method: run first on every shard, outside the split.",
+      ),
       { path: "args", label: "Instrumentation arguments", help: "-e name value: one name=value a line." },
+      {
+        path: "environment",
+        label: "Environment variables",
+        help: "-e KEY VALUE for the runner (Flank's environment-variables): one KEY=VALUE a line.",
+      },
+      {
+        path: "use_orchestrator",
+        label: "Run through AndroidX Test Orchestrator",
+        default: "no",
+        help: "Each test in its own instrumentation; the agent needs --android-tools with the orchestrator's APKs.",
+        group: "Device files and tools",
+      },
+      {
+        path: "additional_apks",
+        label: "Additional APKs",
+        help: "Version files installed before the app (testbay upload --extra-file): one name a line.",
+        group: "Device files and tools",
+      },
+      {
+        path: "pull",
+        label: "Pull after the run",
+        help: "Device paths (files or folders) copied off every shard after the run, also when it failed: one a line.",
+        group: "Device files and tools",
+      },
+      {
+        path: "pull_filter",
+        label: "Keep pulled files matching",
+        help: "Regular expressions over the device path; default: keep every pulled file. One a line.",
+        group: "Device files and tools",
+      },
+      {
+        path: "coverage",
+        label: "Collect coverage",
+        default: "no",
+        help: "JaCoCo .ec files of each shard kept as artifacts.",
+        group: "Device files and tools",
+      },
       ...deviceOptions,
       timeout,
     ],
-    leftOut: [...autoShardsOptions],
+    // push is a list of {file, to} pairs, which the form has no input for: a step with it is edited as JSON.
+    leftOut: [...autoShardsOptions, "push"],
   },
   xcuitest: {
     summary:
