@@ -49,12 +49,21 @@ function out(text) {
 export async function runOrchestrator(serial, call, words, onGone) {
   const installed = readJson(paths.packages(serial), {});
   if (call.mainClass !== SHELL_MAIN || !installed[call.servicesPackage]) {
-    // pm path printed nothing, so the class path is empty. The stand-in's own words: no recording was found.
-    process.stderr.write(
-      `Exception in thread "main" java.lang.ClassNotFoundException: ${call.mainClass}\n` +
-        "\tat java.lang.Class.classForName(Native Method)\n",
-    );
-    return 1;
+    // pm path printed nothing, so the class path is empty and app_process cannot find its class: the runtime
+    // aborts. Logcat as recorded for a missing ShellMain (android/android-test#748); on the shell only
+    // "Aborted" (android/testing-samples#477, app_process not finding its class). The exit status is 128 +
+    // SIGABRT by the shell's convention, not seen in a recording.
+    const pid = 20000 + Math.floor(Math.random() * 20000);
+    log(serial, pid, pid, "E", "appproc", `ERROR: could not find class '${call.mainClass}'`);
+    log(serial, pid, pid, "F", "app_process", [
+      `java_vm_ext.cc:570] JNI DETECTED ERROR IN APPLICATION: JNI NewGlobalRef called with pending exception java.lang.ClassNotFoundException: ${call.mainClass}`,
+      "java_vm_ext.cc:570] (Throwable with empty stack trace)",
+      "java_vm_ext.cc:570] ",
+      "java_vm_ext.cc:570]     in call to NewGlobalRef",
+      "runtime.cc:630] Runtime aborting...",
+    ]);
+    out("Aborted\n");
+    return 134;
   }
   if (words[0] !== "am" || words[1] !== "instrument") {
     process.stderr.write(`stand-in adb: unsupported: ShellMain ${words.join(" ")}\n`);
