@@ -48,8 +48,9 @@ async function stopped(instance: ReturnType<typeof boot>) {
 
 describe("emulator stand-in", () => {
   it("boots an instance that adb lists offline, then as a device, with sys.boot_completed 1 at the end", async () => {
-    // A 2 s boot at this scale: adb answers offline for its first half second.
-    await newLab(40_000);
+    // An 8 s boot at this scale: adb answers offline for its first 2 s, long enough for `adb devices` to be asked
+    // in that window on a loaded machine (a 2 s boot's half second was missed one run in five).
+    await newLab(160_000);
     const emulator = boot(5554);
     await until(() => lab.emulators().length === 1, "the instance to appear");
     const listed = await run(lab, "adb", ["devices"]);
