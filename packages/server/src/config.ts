@@ -62,6 +62,11 @@ export interface Config {
   trustedProxies: string[];
   /** How often each instance looks for due scheduled runs (API.md §15, features/schedules), in milliseconds. */
   schedulesTickMs: number;
+  /**
+   * Prometheus metrics at GET /metrics (API.md §15, features/metrics): served when `enabled`; with `token` set,
+   * only to scrapes sending `Authorization: Bearer <token>`.
+   */
+  metrics: { enabled: boolean; token: string | undefined };
 }
 
 export type OidcRole = "viewer" | "member" | "admin";
@@ -273,7 +278,11 @@ function isCidr(entry: string): boolean {
 }
 
 /** Variables whose values are never repeated in a configuration error. */
-const secretVariables = new Set(["TESTBAY_SIGNING_KEY", "TESTBAY_OIDC_CLIENT_SECRET"]);
+const secretVariables = new Set([
+  "TESTBAY_SIGNING_KEY",
+  "TESTBAY_OIDC_CLIENT_SECRET",
+  "TESTBAY_METRICS_TOKEN",
+]);
 
 const instanceUrlRule =
   "must be the http(s) origin other instances reach this one at, with no path, e.g. http://10.0.0.5:8080";
@@ -346,6 +355,8 @@ const variables = {
     wholeNumber("a whole number of milliseconds from 10 to 3600000", 10, 3_600_000),
     15_000,
   ),
+  TESTBAY_METRICS: setting(bool, false),
+  TESTBAY_METRICS_TOKEN: setting(text("must not be empty")),
 };
 
 type Values = {
@@ -386,6 +397,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = oidcTrio.filter((name) => !oidcSet.includes(name));
     problems.push(
       `${missing.join(" and ")} must be set too: single sign-on needs TESTBAY_OIDC_ISSUER, TESTBAY_OIDC_CLIENT_ID and TESTBAY_OIDC_CLIENT_SECRET (or none of them)`,
+    );
+  }
+  // A token for metrics that are not served is a half-done setup: say so rather than serve nothing quietly.
+  if (env.TESTBAY_METRICS_TOKEN?.trim() && values.TESTBAY_METRICS === false) {
+    problems.push(
+      "TESTBAY_METRICS_TOKEN is set but TESTBAY_METRICS is not true: set TESTBAY_METRICS=true to serve GET /metrics, or unset the token",
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -433,6 +450,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate: v.TESTBAY_WEBHOOK_ALLOW_PRIVATE,
     trustedProxies: v.TESTBAY_TRUSTED_PROXIES,
     schedulesTickMs: v.TESTBAY_SCHEDULES_TICK_MS,
+    metrics: { enabled: v.TESTBAY_METRICS, token: v.TESTBAY_METRICS_TOKEN },
   };
 }
 
