@@ -15,8 +15,10 @@ import {
 import { serverVersion } from "../features/downloads/index.ts";
 import { PeopleRepo, PeopleService, personRoles, type UserRecord } from "../features/people/index.ts";
 import { closeOnSignals, logCrashes, startServer } from "../main.ts";
+import { addBackupCommand } from "./backup-command.ts";
 import { type CliIo, configOf, type TextSink } from "./cli-io.ts";
 import { listenHint } from "./listen-hint.ts";
+import { addRestoreCommand } from "./restore-command.ts";
 
 /**
  * Runs `work` against the store the configuration points at, and closes it afterwards. The store must exist
@@ -150,6 +152,9 @@ export function buildServerProgram(io: CliIo): Command {
         await handle.close();
       }
     });
+
+  addBackupCommand(program, io);
+  addRestoreCommand(program, io);
 
   const org = program.command("org").description("Manage organizations");
   org

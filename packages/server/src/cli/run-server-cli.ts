@@ -1,5 +1,6 @@
 import { CommanderError } from "commander";
 import { StoreMissingError } from "../admin-store.ts";
+import { BackupRefusedError } from "../backup/backup-errors.ts";
 import { ConfigError } from "../config.ts";
 import { AdminError } from "../features/clients/index.ts";
 import { AmbiguousEmailError } from "../features/people/index.ts";
@@ -33,6 +34,11 @@ export async function runServerCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof AmbiguousEmailError) {
       err(`testbay-server: ${error.message}`);
       return 2;
+    }
+    // 2 or 3, as backup/backup-errors.ts says (docs/operating.md lists them).
+    if (error instanceof BackupRefusedError) {
+      err(`testbay-server: ${error.message}`);
+      return error.exitCode;
     }
     if (error instanceof AdminError) {
       err(`testbay-server: ${error.message}`);

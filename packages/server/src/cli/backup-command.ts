@@ -1,0 +1,30 @@
+import type { Command } from "commander";
+import { storeDescription } from "../admin-store.ts";
+import { createBackup, mebibytes } from "../backup/create-backup.ts";
+import { type CliIo, configOf } from "./cli-io.ts";
+
+/** `testbay-server backup --to DIR`: backup/create-backup.ts; what it did goes to stderr, as other commands' notes. */
+export function addBackupCommand(program: Command, io: CliIo): void {
+  const err = (line: string) => io.stderr.write(`${line}\n`);
+  program
+    .command("backup")
+    .description(
+      "Copy the embedded store (SQLite database and blob files) into a new or empty directory, while the server runs; restore it with restore --from",
+    )
+    .requiredOption("--to <dir>", "where the backup goes: a new or empty directory")
+    .action(async (options: { to: string }) => {
+      const config = configOf(io);
+      const summary = await createBackup(config, options.to, err);
+      const { manifest } = summary;
+      const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
+      for (const key of summary.deletedWhileCopying.slice(0, 10)) {
+        err(
+          `warning: blob ${key} was deleted while the backup ran (a version or its files deleted meanwhile); the restored server answers 404 for it`,
+        );
+      }
+      err(
+        `Backup written to ${options.to}: ${manifest.files.length} files, ${mebibytes(bytes)}, schema ${manifest.schema_version}, taken at ${manifest.created_at} (${storeDescription(config)}).`,
+      );
+      err(`Restore it with: testbay-server restore --from ${options.to} (into an empty TESTBAY_DATA_DIR)`);
+    });
+}
