@@ -148,8 +148,8 @@ export const stepLayouts: { [T in SchemaStepType]: StepLayout<T> } = {
       whichTests("filter.packages", "Packages", "-e package: one a line."),
       whichTests("filter.annotations", "Annotations", "-e annotation: one a line, fully qualified."),
       whichTests("filter.not_annotations", "Not annotations", "-e notAnnotation: one a line."),
-      whichTests("filter.not_classes", "Not classes", "-e notClass: one a line, a class or Class#method."),
-      whichTests("filter.not_packages", "Not packages", "-e notPackage: one a line."),
+      whichTests("filter.not_classes", "Not class", "-e notClass: one a line, a class or Class#method."),
+      whichTests("filter.not_packages", "Not package", "-e notPackage: one a line."),
       { path: "filter.size", label: "Size", default: "any", group: "Which tests run" },
       whichTests(
         "always_run",
