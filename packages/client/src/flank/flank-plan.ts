@@ -1,8 +1,8 @@
 /**
  * The plan a flank file becomes: API.md §5's plan with §14's instrumentation fields (environment,
  * use_orchestrator, additional_apks, push, pull, pull_filter, coverage, always_run, filter.not_classes and
- * not_packages) and device entries' locale and orientation. Spelled out here, in the names of the shared
- * contract, so the converter does not wait for the regenerated client types.
+ * not_packages) and device entries' locale and orientation: the subset of the generated plan types
+ * (sdk/models.ts) the converter writes, narrowed to an Android instrumentation plan.
  */
 export interface FlankFilter {
   classes?: string[];

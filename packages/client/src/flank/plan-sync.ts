@@ -12,9 +12,7 @@ export type PlanSync = { plan: TestPlan; action: "created" | "updated" | "restor
  */
 export async function syncPlan(session: Session, packageName: string, wanted: FlankPlan): Promise<PlanSync> {
   const testbay = session.testbay();
-  // The converter writes the shared contract's field names (flank-plan.ts); the SDK types are generated
-  // from the same server schema.
-  const entry = wanted as unknown as PlanEntry;
+  const entry: PlanEntry = wanted;
   const named: TestPlan[] = [];
   for await (const plan of testbay.testPlans.all({ package_name: packageName, limit: 200 })) {
     if (plan.name === wanted.name && plan.state !== "deleted") named.push(plan);
@@ -22,7 +20,7 @@ export async function syncPlan(session: Session, packageName: string, wanted: Fl
   const current =
     named.find((plan) => plan.state === "active") ?? named.find((plan) => plan.state === "archived");
   if (!current) {
-    const body = { ...entry, package_name: packageName } as CreateTestPlan;
+    const body: CreateTestPlan = { ...entry, package_name: packageName };
     return { plan: await testbay.testPlans.create(body), action: "created" };
   }
   let plan = current;

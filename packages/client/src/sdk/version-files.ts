@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { type ErrorCode, TestbayApiError } from "./errors.ts";
+import { TestbayApiError } from "./errors.ts";
 import { segment, type Transport } from "./transport.ts";
 import {
   putFile,
@@ -9,12 +9,6 @@ import {
   type UploadOutcome,
   type UploadProgress,
 } from "./upload.ts";
-
-/**
- * API.md §14's code for a taken name. Typed through ErrorCode since the client's error catalog is generated
- * from the server's (npm run openapi): the cast only matters until it lists this code.
- */
-const versionFileExists = "version_file_exists" as ErrorCode;
 
 /** A version's file (API.md §14): what additional_apks installs and push puts on the device. */
 export interface VersionFile {
@@ -89,7 +83,7 @@ function differentFileError(
     method: "PUT",
     path: versionFilePath(packageName, version, name),
     problem: {
-      code: versionFileExists,
+      code: "version_file_exists",
       reason: "different_file",
       detail: `${packageName} ${version} has another file named ${name} (sha256 ${storedSha.slice(0, 12)}…) than ${file} (sha256 ${localSha.slice(0, 12)}…, ${localBytes} bytes); a version's files cannot be replaced.`,
       fix: `Upload the changed file with a new build version (testbay upload --app ${packageName} --version NEW_VERSION --file APP --extra-file ${name}=${file}), or under another name.`,
@@ -145,7 +139,7 @@ export async function uploadVersionFile(
   } catch (error) {
     const storedMeanwhile =
       error instanceof RegisteredMeanwhile ||
-      (error instanceof TestbayApiError && error.code === versionFileExists);
+      (error instanceof TestbayApiError && error.code === "version_file_exists");
     if (!storedMeanwhile) throw error;
     const same = await judge(await versionFileSha256(transport, packageName, version, name));
     if (!same) throw error;
