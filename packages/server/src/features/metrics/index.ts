@@ -1,0 +1,2 @@
+export type { Meters, WebhookAttemptResult } from "./meters.ts";
+export { createMetrics } from "./metrics.feature.ts";
