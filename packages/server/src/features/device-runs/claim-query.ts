@@ -62,6 +62,7 @@ function claimedDevice(devices: readonly AgentDevice[]): RawBuilder<unknown> {
 }
 
 const jobColumns = sql`e.plan, e.env, e.package_name, e.version, e.app_version_id, e.cancel_requested,
+  e.created_at as execution_created_at,
   v.sha256 as binary_sha256, v.size_bytes as binary_size_bytes, v.binary as binary_metadata,
   tp.sha256 as test_sha256, tp.size_bytes as test_size_bytes, tp.test as test_info`;
 
@@ -92,6 +93,9 @@ type ClaimedRow = {
   test_sha256: string | null;
   test_size_bytes: number | string | null;
   test_info: string | null;
+  execution_created_at: string;
+  /** 1 when this claim started the execution (moved it from queued to running). */
+  started_execution: number | string;
 };
 
 export async function claimRun(
@@ -129,7 +133,8 @@ export async function claimRun(
         returning executions.id, executions.organization_id, executions.status
       ),
       started_event as (${insertExecutionEvent(dialect, "execution.started", sql`execution_started`, lease.at)})
-      select claimed.*, ${jobColumns} from claimed ${jobJoins}`.execute(db);
+      select claimed.*, ${jobColumns}, (select count(*) from execution_started) as started_execution
+      from claimed ${jobJoins}`.execute(db);
     row = result.rows[0];
   } else {
     row = await db.transaction().execute(async (trx) => {
@@ -173,7 +178,8 @@ export async function claimRun(
           lease.at,
         );
       }
-      const job = await sql<ClaimedRow>`select claimed.*, ${jobColumns}
+      const job = await sql<ClaimedRow>`select claimed.*, ${jobColumns},
+        ${started ? 1 : 0} as started_execution
         from (select ${returning} from device_runs where id = ${claimed.id}) claimed ${jobJoins}`.execute(
         trx,
       );
@@ -224,5 +230,6 @@ function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): 
             sizeBytes: Number(row.test_size_bytes),
             test: JSON.parse(row.test_info) as unknown,
           },
+    ...(Number(row.started_execution) > 0 ? { executionQueuedAt: row.execution_created_at } : {}),
   };
 }

@@ -11,6 +11,7 @@ import { isoTime } from "../../clock.ts";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus } from "../../db/schema.ts";
 import { newId } from "../../ids.ts";
+import type { Meters } from "../metrics/index.ts";
 import { appendFlakyDetected } from "../tests/flaky-detected.ts";
 import {
   type AttemptEnd,
@@ -48,17 +49,27 @@ export class DeviceRuns {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    /** Told of executions this instance starts and finishes (API.md §15); none without TESTBAY_METRICS. */
+    private readonly meters?: Meters,
   ) {
     this.shards = new ShardBatches(db, dialect);
   }
 
   /** Takes the oldest queued run this agent can do, with its job; undefined when there is none. */
-  claim(request: ClaimRequest, now: number, ttlMs: number): Promise<(ClaimedRun & RunShard) | undefined> {
-    return claimRun(this.db, this.dialect, request, {
+  async claim(
+    request: ClaimRequest,
+    now: number,
+    ttlMs: number,
+  ): Promise<(ClaimedRun & RunShard) | undefined> {
+    const at = isoTime(now);
+    const run = await claimRun(this.db, this.dialect, request, {
       leaseId: newId("ls", now),
       leaseExpiresAt: new Date(now + ttlMs).toISOString(),
-      at: isoTime(now),
+      at,
     });
+    if (run?.executionQueuedAt)
+      this.meters?.executionStarted(run.device?.platform ?? "host", run.executionQueuedAt, at);
+    return run;
   }
 
   /** The run a lease holds, while it holds it (running, lease not replaced), in the organization. */
@@ -253,7 +264,9 @@ export class DeviceRuns {
         await sql`update device_runs set status = 'errored', finished_at = ${at}, reason = ${reason}
         where id in (${queued})`.execute(trx);
       if (Number(ended.numAffectedRows ?? 0) === 0) return false;
-      await settleAndAnnounce(trx, this.dialect, executionId, at);
+      const settled = await settleAndAnnounce(trx, this.dialect, executionId, at);
+      if (settled && isFinal(settled.status as ExecutionStatus))
+        this.meters?.executionFinished(settled.status);
       return true;
     });
   }
@@ -280,6 +293,8 @@ export class DeviceRuns {
       await sql`update device_runs set status = 'cancelled', finished_at = ${at}, reason = 'cancelled'
         where id in (${queued})`.execute(trx);
       const settled = await settleAndAnnounce(trx, this.dialect, executionId, at);
+      if (settled && isFinal(settled.status as ExecutionStatus))
+        this.meters?.executionFinished(settled.status);
       // Cancelling the queued runs can finish the execution after runs that found flaky tests.
       if (settled && isFinal(settled.status as ExecutionStatus) && flakyOf(settled.summary) > 0) {
         const { test_plan_id: testPlanId } = await trx
@@ -323,6 +338,7 @@ export class DeviceRuns {
     // the tests that newly turned flaky get test.flaky_detected, in the caller's transaction. The optimistic
     // path never gets here with flaky tests (writeEnd answers `lock`).
     const finished = written.executionStatus && isFinal(written.executionStatus);
+    if (finished && written.executionStatus) this.meters?.executionFinished(written.executionStatus);
     if (finished && written.executionFlaky > 0 && held.testPlanId !== undefined) {
       await appendFlakyDetected(db, this.dialect, {
         organizationId: held.organizationId,

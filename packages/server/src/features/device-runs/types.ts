@@ -76,6 +76,8 @@ export interface ClaimedRun extends LeasedRun {
   deviceEntry: Record<string, unknown> | null;
   binary: { sha256: string; sizeBytes: number; metadata: unknown } | null;
   testPackage: { sha256: string; sizeBytes: number; test: unknown } | null;
+  /** Set when this claim started the execution (its first run): when the execution was queued (metrics). */
+  executionQueuedAt?: string;
 }
 
 export interface Completion {

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { type Clock, isoTime } from "../../clock.ts";
 import { newId } from "../../ids.ts";
+import type { Meters } from "../metrics/index.ts";
 import { CoalescedRound } from "./coalesced-round.ts";
 import type { SecretBox } from "./secret-box.ts";
 import type { AttemptOutcome, AttemptSender } from "./send-attempt.ts";
@@ -40,6 +41,8 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** Where a failed round of claims goes (the log): rounds started by a finished send have no caller. */
   onError: (error: unknown) => void;
+  /** Told how each attempt ended (API.md §15); none without TESTBAY_METRICS. */
+  meters?: Pick<Meters, "webhookAttempt"> | undefined;
 }
 
 export class DeliveryWorker {
@@ -177,6 +180,10 @@ export class DeliveryWorker {
               attempts,
               disabledReason: `Disabled at ${isoTime(clock.now())}: message ${delivery.id} (${delivery.type}) failed ${attempts} attempts over the whole retry schedule; the last: ${outcome.error}. Fix the receiver, then PATCH {"enabled": true} and redeliver what it missed.`,
             },
+    );
+    this.options.meters?.webhookAttempt(
+      succeeded ? "delivered" : retryAt !== undefined ? "retrying" : "failed",
+      delivery.created_at,
     );
     if (!succeeded && retryAt !== undefined) this.tickAt(retryAt);
   }

@@ -7,6 +7,7 @@ import type { AuditLog } from "../audit/index.ts";
 import type { SigningKey } from "../auth/index.ts";
 import type { ExecutionsService } from "../executions/index.ts";
 import type { ExecutionChanges } from "../live/index.ts";
+import type { Meters } from "../metrics/index.ts";
 import { systemResolveAll } from "./address-guard.ts";
 import { CoalescedRound } from "./coalesced-round.ts";
 import { DeliveryWorker, sendBackstopMs } from "./delivery-worker.ts";
@@ -31,6 +32,8 @@ export interface WebhooksDeps {
   changes: ExecutionChanges;
   /** The backstop polls (fanOutBackstopMs, sendBackstopMs); tests lengthen them to prove wake-ups. */
   backstopMs?: { fanOut?: number; send?: number } | undefined;
+  /** Counts delivery attempts and their lag (API.md §15); none without TESTBAY_METRICS. */
+  meters?: Meters | undefined;
 }
 
 /** How long one attempt may take before it counts as failed. */
@@ -67,6 +70,7 @@ export function createWebhooks({
     leaseMs: attemptTimeoutMs + 50_000,
     publicUrl: config.publicUrl,
     onError: (error) => log.error({ err: error }, "webhook delivery round failed"),
+    meters: deps.meters,
   });
   const webhooks = new WebhooksService({
     repo,
