@@ -14,6 +14,7 @@ import { createExecutions } from "./features/executions/index.ts";
 import { createLive } from "./features/live/index.ts";
 import { createPeople } from "./features/people/index.ts";
 import type { createRateLimiting } from "./features/ratelimit/index.ts";
+import { createSchedules } from "./features/schedules/index.ts";
 import { createSessions } from "./features/sessions/sessions.feature.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
 import { createTests } from "./features/tests/index.ts";
@@ -134,6 +135,17 @@ export async function composeFeatures(shared: SharedParts) {
     workSignal: agent.workSignal,
     changes: live.changes,
   });
+  // Scheduled runs (API.md §15): queued through the triggers, on the versions and branches' runs they name.
+  const schedules = createSchedules({
+    database,
+    clock,
+    log,
+    plans: testPlans.plans,
+    versions: versions.versions,
+    executions: executions.executions,
+    triggers: triggers.triggers,
+    tickMs: config.schedulesTickMs,
+  });
   // Appium sessions (API.md §12): WebDriver sessions as executions, their commands relayed to the agents.
   const sessions = await createSessions({
     database,
@@ -167,6 +179,7 @@ export async function composeFeatures(shared: SharedParts) {
     webhooks,
     versions,
     triggers,
+    schedules,
     sessions,
   };
   const inStartOrder: Feature[] = Object.values(features);
