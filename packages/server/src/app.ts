@@ -122,6 +122,7 @@ async function assemble(
     built.apps.register,
     built.versions.register,
     built.testPlans.register,
+    built.schedules.register,
     built.triggers.register,
     built.executions.register,
     built.tests.register,
