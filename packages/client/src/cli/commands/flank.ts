@@ -1,15 +1,12 @@
 import type { Command } from "commander";
-import { readApkIdentity } from "../../apk/apk-identity.ts";
-import { runFlank } from "../../flank/flank-run.ts";
-import { loadFlankFile } from "../../flank/load-flank-file.ts";
-import { expandVariables } from "../../flank/local-paths.ts";
-import { planYaml } from "../../flank/plan-yaml.ts";
 import { parseDuration } from "../duration.ts";
 import { ExitCode } from "../exit-codes.ts";
 import type { Session } from "../session.ts";
 
 /** The app's package when gcloud.app can be read here; convert works without the build too. */
 async function packageOf(session: Session, written: string): Promise<string | undefined> {
+  const { readApkIdentity } = await import("../../apk/apk-identity.ts");
+  const { expandVariables } = await import("../../flank/local-paths.ts");
   try {
     const file = session.resolvePath(expandVariables(written, session.io.env, "gcloud.app"));
     return (await readApkIdentity(file)).packageName;
@@ -18,7 +15,10 @@ async function packageOf(session: Session, written: string): Promise<string | un
   }
 }
 
-/** `testbay flank run|convert`: a Firebase Test Lab flank.yml run on Testbay as it is (API.md §14). */
+/**
+ * `testbay flank run|convert`: a Firebase Test Lab flank.yml run on Testbay as it is (API.md §14). The
+ * converter, its YAML parser and the APK reader load only when a flank command runs (cold start, as plans.ts).
+ */
 export function addFlankCommands(program: Command, session: Session): void {
   const flank = program
     .command("flank")
@@ -31,6 +31,8 @@ export function addFlankCommands(program: Command, session: Session): void {
     .option("--plan-name <name>", "the plan's name (default flank:<path>)")
     .option("--yaml", "print a testbay.yaml for testbay plans apply instead of JSON")
     .action(async (options: { config: string; planName?: string; yaml?: boolean }) => {
+      const { loadFlankFile } = await import("../../flank/load-flank-file.ts");
+      const { planYaml } = await import("../../flank/plan-yaml.ts");
       const conversion = await loadFlankFile(session, options);
       const packageName = await packageOf(session, conversion.app);
       if (!packageName) {
@@ -76,6 +78,8 @@ export function addFlankCommands(program: Command, session: Session): void {
         dryRun?: boolean;
       }) => {
         const timeoutMs = options.timeout ? parseDuration(options.timeout) : undefined;
+        const { loadFlankFile } = await import("../../flank/load-flank-file.ts");
+        const { runFlank } = await import("../../flank/flank-run.ts");
         const conversion = await loadFlankFile(session, options);
         session.setOutcome(await runFlank(session, conversion, { ...options, timeoutMs }));
       },
