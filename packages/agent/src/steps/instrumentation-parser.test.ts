@@ -245,6 +245,21 @@ describe("InstrumentationParser on recorded AndroidX Test Orchestrator output (s
   });
 });
 
+describe("InstrumentationParser on orchestrator runs transcribed in AOSP's AmInstrumentationParserTest (sources.md)", () => {
+  it("a test crashing in @BeforeClass: the -2 with the previous test's stale name does not end that test again; 1 of 2 ran fails the run", () => {
+    const { result, cases } = parse(transcript("aosp-orchestrator-crash-in-beforeclass.txt"));
+    expect(summary(cases)).toEqual(["com.example.Tests#testExample passed"]);
+    expect(result).toEqual({ completed: false, crashed: false, message: "1 of 2 tests ran", code: -1 });
+  });
+
+  it("a -2 before the first test's start (no numtests yet): not a test; 1 of 2 ran fails the run", () => {
+    const { result, cases, parser } = parse(transcript("aosp-orchestrator-crash-in-first-beforeclass.txt"));
+    expect(summary(cases)).toEqual(["com.example.Tests#testExample passed"]);
+    expect(parser.announced()).toBe(2);
+    expect(result).toEqual({ completed: false, crashed: false, message: "1 of 2 tests ran", code: -1 });
+  });
+});
+
 describe("InstrumentationParser: the issue's bugs, on transcripts derived from recorded ones", () => {
   it("reports each test once when a test's end arrives after the next test's start", () => {
     const { cases } = parse(transcript("derived/interleaved-from-adam-log_8.txt"));

@@ -142,8 +142,10 @@ describe("AndroidX Test Orchestrator's command", () => {
       `${login}#rejects -2`,
       "com.example.basic.CartTest#addsItem 0",
     ]);
+    // The crashed test's stack is the message alone (no Throwable class, no frames), newline-ended as
+    // ParcelableFailure leaves it, hence the empty line after it.
     expect(ran.stdout).toContain(
-      `INSTRUMENTATION_STATUS: stack=java.lang.Throwable: Test instrumentation process crashed. Check ${login}#crashes.txt for details`,
+      `INSTRUMENTATION_STATUS: stack=Test instrumentation process crashed. Check ${login}#crashes.txt for details\n\nINSTRUMENTATION_STATUS: stream=\nError in crashes(${login}):\nTest instrumentation process crashed.`,
     );
     expect(ran.stdout).toMatch(/INSTRUMENTATION_STATUS: numtests=4\n/);
     expect(ran.stdout).toMatch(/FAILURES!!!\nTests run: 4, {2}Failures: 2\n\n\nINSTRUMENTATION_CODE: -1\n$/);

@@ -13,8 +13,9 @@
 //   status bundles (id=AndroidJUnitRunner, numtests = the collected count, class, test, current, stream,
 //   stack), the same codes; the final stream is "\n" + JUnit TextListener's summary.
 // - OrchestrationListenerManager.testProcessFinished: a test whose process died before it finished is reported
-//   failed (-2) with the trace of `new Throwable("Test instrumentation process crashed. Check <Class#method>.txt
-//   for details")`, and the run goes on with the next test: one crash no longer ends the run.
+//   failed (-2), its stack being the message of `new Throwable("Test instrumentation process crashed. Check
+//   <Class#method>.txt for details")` alone (ParcelableFailure keeps getMessage(), newline-ended), and the run goes
+//   on with the next test: one crash no longer ends the run.
 
 import {
   amFailure,
@@ -181,11 +182,12 @@ export async function runOrchestrator(serial, call, words, onGone) {
       status({ ...base, stack: stackOf(test, outcome), stream: "", test: test.method }, -4);
       counted++;
     } else if (outcome === "fail" || outcome === "error" || outcome === "crash") {
+      // A crashed test's "stack" is the Throwable's message alone, newline-ended: ParcelableFailure keeps
+      // t.getMessage(), not a trace; so do the orchestrator runs transcribed in AOSP's AmInstrumentationParserTest
+      // (test/fixtures/transcripts/aosp-orchestrator-*.txt).
       const stack =
         outcome === "crash"
-          ? `java.lang.Throwable: Test instrumentation process crashed. Check ${key}.txt for details\n` +
-            "\tat androidx.test.orchestrator.listeners.OrchestrationListenerManager.testProcessFinished(OrchestrationListenerManager.java:87)\n" +
-            "\tat androidx.test.orchestrator.AndroidTestOrchestrator.runFinished(AndroidTestOrchestrator.java:306)\n"
+          ? `Test instrumentation process crashed. Check ${key}.txt for details\n`
           : stackOf(test, outcome);
       if (outcome === "crash") {
         log(serial, testPid, testPid, "E", "AndroidRuntime", [
