@@ -12,6 +12,7 @@ import { createClients } from "./features/clients/index.ts";
 import { createDeviceRuns } from "./features/device-runs/index.ts";
 import { createExecutions } from "./features/executions/index.ts";
 import { createLive } from "./features/live/index.ts";
+import { createMetrics } from "./features/metrics/index.ts";
 import { createPeople } from "./features/people/index.ts";
 import type { createRateLimiting } from "./features/ratelimit/index.ts";
 import { createSchedules } from "./features/schedules/index.ts";
@@ -46,6 +47,9 @@ export interface SharedParts {
 export async function composeFeatures(shared: SharedParts) {
   const { options, clock, database, logger, log, signingKey, rateLimiting, store, notifications } = shared;
   const { config } = options;
+  // First: the features below count what they do through its meters (API.md §15; none without TESTBAY_METRICS).
+  const metrics = createMetrics({ database, clock, config });
+  const { meters } = metrics;
   const audit = createAudit({ database, clock });
   const clients = createClients({
     database,
@@ -76,7 +80,7 @@ export async function composeFeatures(shared: SharedParts) {
   const testPlans = createTestPlans({ database, clock, apps: apps.apps, audit: audit.audit });
   const tests = createTests({ database, clock, audit: audit.audit, plans: testPlans.plans });
   const live = createLive({ notifications });
-  const deviceRuns = createDeviceRuns({ database });
+  const deviceRuns = createDeviceRuns({ database, meters });
   const agentRegistry = createAgentRegistry({ database, clock });
   const executions = createExecutions({
     database,
@@ -100,13 +104,15 @@ export async function composeFeatures(shared: SharedParts) {
     executions: executions.executions,
     changes: live.changes,
     backstopMs: options.webhookBackstopMs,
+    meters,
   });
   // After the webhooks: an upload's version.uploaded wakes their fan-out.
   const versions = createVersions({
     database,
     clock,
     log,
-    store,
+    // Uploads end in the store: counted there (testbay_upload_bytes_total).
+    store: metrics.countUploads(store),
     config,
     apps: apps.apps,
     onEventAppended: webhooks.wakeFanOut,
@@ -183,5 +189,6 @@ export async function composeFeatures(shared: SharedParts) {
     sessions,
   };
   const inStartOrder: Feature[] = Object.values(features);
-  return { ...features, inStartOrder };
+  // Metrics has no background work: app.ts registers its request hook and route itself.
+  return { ...features, metrics, inStartOrder };
 }
