@@ -14,6 +14,7 @@ export function addBackupCommand(program: Command, io: CliIo): void {
     .requiredOption("--to <dir>", "where the backup goes: a new or empty directory")
     .action(async (options: { to: string }) => {
       const config = configOf(io);
+      err(storeDescription(config));
       const summary = await createBackup(config, options.to, err);
       const { manifest } = summary;
       const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
@@ -23,7 +24,7 @@ export function addBackupCommand(program: Command, io: CliIo): void {
         );
       }
       err(
-        `Backup written to ${options.to}: ${manifest.files.length} files, ${mebibytes(bytes)}, schema ${manifest.schema_version}, taken at ${manifest.created_at} (${storeDescription(config)}).`,
+        `Backup written to ${options.to}: ${manifest.files.length} files, ${mebibytes(bytes)} (schema ${manifest.schema_version}, taken at ${manifest.created_at}).`,
       );
       err(`Restore it with: testbay-server restore --from ${options.to} (into an empty TESTBAY_DATA_DIR)`);
     });

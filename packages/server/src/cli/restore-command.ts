@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { storeDescription } from "../admin-store.ts";
 import { restoreBackup } from "../backup/restore-backup.ts";
 import { type CliIo, configOf } from "./cli-io.ts";
 
@@ -17,6 +18,7 @@ export function addRestoreCommand(program: Command, io: CliIo): void {
     .requiredOption("--from <dir>", "the directory backup --to wrote")
     .action(async (options: { from: string }) => {
       const config = configOf(io);
+      err(storeDescription(config));
       const manifest = await restoreBackup(config, options.from, err);
       err(
         `Restored the backup taken at ${manifest.created_at} (schema ${manifest.schema_version}, ${manifest.files.length} files) into ${config.dataDir}.`,
