@@ -96,6 +96,8 @@ async function assemble(
     beforeClose,
   });
   // Order matters: sessions are read from cookies, and who is calling must be known before their requests are counted.
+  // First: every response is counted and timed, those refused by the hooks below too (API.md §15).
+  built.metrics.registerHooks(app);
   await built.people.registerHooks(app);
   built.auth.registerHooks(app);
   rateLimiting.registerHooks(app);
@@ -113,6 +115,8 @@ async function assemble(
   await app.register(apiIndexRoutes, { publicUrl: config.publicUrl });
   await app.register(downloadsRoutes);
   await app.register(problemsRoutes);
+  // GET /metrics when TESTBAY_METRICS is set: outside /v1 like the probes, not in the OpenAPI document.
+  await built.metrics.register(app);
   // In the order the OpenAPI document lists their paths (openapi-drift.test.ts compares it as text).
   const routes: Array<(app: FastifyInstance) => Promise<void>> = [
     built.auth.register,
