@@ -252,11 +252,27 @@ describe("InstrumentationParser on orchestrator runs transcribed in AOSP's AmIns
     expect(result).toEqual({ completed: false, crashed: false, message: "1 of 2 tests ran", code: -1 });
   });
 
-  it("a -2 before the first test's start (no numtests yet): not a test; 1 of 2 ran fails the run", () => {
+  it("a -2 before the first test's start (no numtests yet): not a test; the crash it reports fails the run", () => {
     const { result, cases, parser } = parse(transcript("aosp-orchestrator-crash-in-first-beforeclass.txt"));
     expect(summary(cases)).toEqual(["com.example.Tests#testExample passed"]);
     expect(parser.announced()).toBe(2);
-    expect(result).toEqual({ completed: false, crashed: false, message: "1 of 2 tests ran", code: -1 });
+    expect(result).toEqual({
+      completed: false,
+      crashed: true,
+      message:
+        "Test instrumentation process crashed. Check com.example.CrashInBeforeClassTest#neverExecuted.txt for details",
+      code: -1,
+    });
+  });
+
+  it("the only test's process crashed before it started: the run fails with the crash, not clean", () => {
+    const { result, cases } = parse(transcript("aosp-orchestrator-crash-before-any-test.txt"));
+    expect(cases).toEqual([]);
+    expect(result).toMatchObject({
+      completed: false,
+      crashed: true,
+      message: "Test instrumentation process crashed. Check com.example.Tests#testExample.txt for details",
+    });
   });
 });
 

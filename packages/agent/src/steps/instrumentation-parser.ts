@@ -72,6 +72,8 @@ export class InstrumentationParser {
   private numtests: number | null = null;
   private code: number | null = null;
   private failure: string | null = null;
+  /** A -2 status with no test (the process crashed before its test started): said when nothing says more. */
+  private failureOutsideTests: string | null = null;
   private crashed = false;
 
   /** `now` (ms) gives test cases a duration from their start and end status; without it they have none. */
@@ -129,6 +131,7 @@ export class InstrumentationParser {
       this.failure ??
       shortMsg ??
       fatal ??
+      this.failureOutsideTests ??
       (this.code === null
         ? "instrumentation output ended without INSTRUMENTATION_CODE"
         : this.code !== -1
@@ -168,6 +171,15 @@ export class InstrumentationParser {
     if (name === undefined) {
       // A status without a test is about the run: "Error=Unable to find instrumentation info for: …".
       if (code === -1) this.failure ??= this.status.get("Error") ?? "instrumentation reported an error";
+      // A failure without a test: under the orchestrator, the only test's process crashed before it started
+      // (recorded in AOSP's AmInstrumentationParserTest, fixtures/transcripts/aosp-orchestrator-crash-before-
+      // any-test.txt); the run did not run its tests, whatever INSTRUMENTATION_CODE says.
+      if (code === -2) {
+        const stack = this.status.get("stack") ?? "";
+        if (/process crashed/i.test(stack)) this.crashed = true;
+        this.failureOutsideTests ??=
+          testMessage(messageBeforeStack(stack)) || "a test failed before it started";
+      }
       return;
     }
     const key = keyOf(classname, name);

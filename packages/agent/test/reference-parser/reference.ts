@@ -174,6 +174,13 @@ const KNOWN_DIFFERENCES: Record<string, (ref: ReferenceVerdict) => ReferenceVerd
     runFailure: "Test run failed to complete. Expected 2 tests, received 1",
   }),
   "modelled/orchestrator-no-tests.txt": failedWithCodeZero,
+  // The only orchestrated test's process crashed before the test started: a -2 status with no test. 25.2.2
+  // calls the run clean; AOSP's newer AmInstrumentationParser fails it (its test
+  // instrumentationCrashesBeforeAnyTestsRun, where this transcript comes from), as we do.
+  "aosp-orchestrator-crash-before-any-test.txt": (ref) => ({
+    ...ref,
+    runFailure: "Test instrumentation process crashed. Check com.example.Tests#testExample.txt for details",
+  }),
 };
 
 export function expectedVerdict(name: string, reference: ReferenceVerdict): ComparableVerdict {
