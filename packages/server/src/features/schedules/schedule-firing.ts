@@ -114,16 +114,23 @@ export class ScheduleFiring {
     const wanted = parseScheduleVersion(schedule.version);
     const version = await this.versionFor(schedule, plan, wanted);
     if (typeof version !== "string") return skipped(scheduledFor, version.detail, version.fix);
-    const outcome = await this.deps.trigger({
-      organizationId: schedule.organizationId,
-      clientId: schedule.createdBy,
-      actor: serverActor,
-      packageName: plan.packageName,
-      version,
-      testPlanIds: [plan.id],
-      env: {},
-      ci: { provider: "schedule", ...(wanted.kind === "branch" ? { branch: wanted.branch } : {}) },
-    });
+    let outcome: Awaited<ReturnType<TriggersService["trigger"]>>;
+    try {
+      outcome = await this.deps.trigger({
+        organizationId: schedule.organizationId,
+        clientId: schedule.createdBy,
+        actor: serverActor,
+        packageName: plan.packageName,
+        version,
+        testPlanIds: [plan.id],
+        env: {},
+        ci: { provider: "schedule", ...(wanted.kind === "branch" ? { branch: wanted.branch } : {}) },
+      });
+    } catch (error) {
+      // The whole trigger was refused (the app or the version is not there): as a trigger over HTTP says it.
+      if (error instanceof ApiError) return skipped(scheduledFor, error.detail, error.fix);
+      throw error;
+    }
     const [execution] = outcome.executions;
     if (execution) {
       return {
