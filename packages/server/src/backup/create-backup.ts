@@ -50,6 +50,13 @@ export async function createBackup(
     );
   }
   const target = path.resolve(to);
+  // Inside the blob directory, the backup would copy its own files as blobs (and restore them as such).
+  if (target === store.blobRoot || target.startsWith(store.blobRoot + path.sep)) {
+    throw new BackupRefusedError(
+      `${target} is inside the blob directory ${store.blobRoot}: give --to a directory outside the data dir`,
+      2,
+    );
+  }
   await prepareEmptyDirectory(target);
 
   const createdAt = new Date().toISOString();

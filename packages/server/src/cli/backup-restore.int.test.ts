@@ -268,6 +268,24 @@ async function smallBackup(): Promise<string> {
   return backupDir;
 }
 
+describe("testbay-server backup refuses", () => {
+  it("a --to directory that has files, or one inside the blob directory, exit 2, writing nothing", async () => {
+    const ws = await createStore();
+    const used = await mkdtemp(path.join(root, "used-"));
+    await writeFile(path.join(used, "older-backup.txt"), "keep");
+    const intoUsed = await runCli(["backup", "--to", used], ws.env);
+    expect(intoUsed.code).toBe(2);
+    expect(intoUsed.stderr).toContain(
+      `testbay-server: ${used} is not empty: give --to a new or empty directory`,
+    );
+    expect(await filesUnder(used)).toEqual(["older-backup.txt"]);
+    const intoBlobs = await runCli(["backup", "--to", path.join(ws.dataDir, "blobs", "backup")], ws.env);
+    expect(intoBlobs.code).toBe(2);
+    expect(intoBlobs.stderr).toContain("is inside the blob directory");
+    expect(await filesUnder(path.join(ws.dataDir, "blobs"))).toEqual([]);
+  });
+});
+
 describe("testbay-server restore refuses", () => {
   it("a backup with one byte changed, exit 3, naming the file and writing nothing", async () => {
     const backupDir = await smallBackup();
