@@ -101,6 +101,16 @@ export class ScheduleFiring {
       );
     }
     await this.deps.repo.recordResult(schedule.id, result);
+    this.deps.log.info(
+      {
+        schedule_id: schedule.id,
+        test_plan_id: schedule.testPlanId,
+        scheduled_for: scheduledFor,
+        outcome: result.outcome,
+        execution_id: result.execution_id,
+      },
+      result.outcome === "triggered" ? "scheduled run triggered" : "scheduled run skipped",
+    );
   }
 
   private async run(schedule: ScheduleRecord, scheduledFor: string): Promise<LastResult> {
