@@ -8,7 +8,11 @@ export class ConversionContext {
   readonly errors: FlankIssue[] = [];
   readonly warnings: FlankIssue[] = [];
 
-  constructor(readonly file: FlankFile) {}
+  constructor(
+    readonly file: FlankFile,
+    /** The environment `$NAME` test targets are read from (Flank's own rule: test-targets.ts). */
+    readonly env: Record<string, string | undefined> = {},
+  ) {}
 
   gcloud(key: string): FlankValue | undefined {
     return this.file.gcloud.get(key);

@@ -98,3 +98,26 @@ describe("run keys", () => {
     ]);
   });
 });
+
+describe("test targets from the environment", () => {
+  it("reads a $NAME target as Flank does: the variable's comma-separated targets", () => {
+    const conversion = convertFlankFile(
+      `${base}  test-targets:\n    - class a.B\n    - $FROM_ENV\n`,
+      "flank.yml",
+      "p",
+      { FROM_ENV: "class from.env.C,notAnnotation from.env.Slow" },
+    );
+    expect(conversion.plan.steps[0].filter).toEqual({
+      classes: ["a.B", "from.env.C"],
+      not_annotations: ["from.env.Slow"],
+    });
+  });
+
+  it("warns about a $NAME that is not set (Flank drops it silently)", () => {
+    const conversion = convert("  test-targets:\n    - $FROM_ENV\n");
+    expect(conversion.plan.steps[0].filter).toBeUndefined();
+    expect(conversion.warnings.map((w) => formatFlankIssue("flank.yml", w))).toEqual([
+      "flank.yml:5:7: gcloud.test-targets[0] $FROM_ENV: FROM_ENV is not set, so it adds no targets (as in Flank)",
+    ]);
+  });
+});

@@ -39,9 +39,14 @@ const maxRetries = 5;
  * Converts a flank.yml (API.md §14's mapping) without touching the network: every key is mapped, named in a
  * warning, or an error at its line (FlankFileError, thrown with every error found).
  */
-export function convertFlankFile(text: string, fileName: string, planName: string): FlankConversion {
+export function convertFlankFile(
+  text: string,
+  fileName: string,
+  planName: string,
+  env: Record<string, string | undefined> = {},
+): FlankConversion {
   const file = readFlankFile(text, fileName);
-  const context = new ConversionContext(file);
+  const context = new ConversionContext(file, env);
 
   for (const [section, keys] of [
     ["gcloud", gcloudKeys],

@@ -27,7 +27,7 @@ export async function loadFlankFile(
   const fileName = options.config;
   const planName = options.planName ?? `flank:${path.normalize(options.config).split(path.sep).join("/")}`;
   try {
-    const conversion = convertFlankFile(text, fileName, planName);
+    const conversion = convertFlankFile(text, fileName, planName, session.io.env);
     for (const warning of conversion.warnings) session.say(`warning: ${formatFlankIssue(fileName, warning)}`);
     return conversion;
   } catch (error) {

@@ -23,7 +23,28 @@ export function filterOf(context: ConversionContext): FlankFilter | undefined {
   const targets = context.gcloud("test-targets");
   if (!targets) return undefined;
   const filter: FlankFilter = {};
-  listOf(targets.value, { commas: false }).forEach((target, i) => {
+  // As Flank's parseEnvsIfNeeded (ArgsHelper.kt): a target `$NAME` is the environment variable's value, a
+  // comma-separated list of targets; Flank drops one that is not set, said here in a warning.
+  const written = listOf(targets.value, { commas: false });
+  const expanded: [unknown, number][] = [];
+  written.forEach((target, i) => {
+    if (typeof target !== "string" || !target.startsWith("$")) {
+      expanded.push([target, i]);
+      return;
+    }
+    const name = target.slice(1).trim();
+    const value = context.env[name];
+    if (value === undefined) {
+      context.warn(
+        targets,
+        `gcloud.test-targets[${i}] ${target}: ${name} is not set, so it adds no targets (as in Flank)`,
+        [String(i)],
+      );
+      return;
+    }
+    for (const part of value.split(",")) if (part.trim()) expanded.push([part.trim(), i]);
+  });
+  expanded.forEach(([target, i]) => {
     const at = [String(i)];
     const match = typeof target === "string" ? /^\s*(\S+)\s+(.+?)\s*$/.exec(target) : null;
     if (!match) {
