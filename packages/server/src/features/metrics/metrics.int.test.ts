@@ -4,8 +4,10 @@
  * through Prometheus's HTTP API; `promtool check metrics` accepts the exposition. Runs on SQLite and PostgreSQL
  * (the shared gauges are one query written for both).
  */
+import { stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
+import { TestReceiver } from "../webhooks/test-receiver.ts";
 import { type PrometheusProcess, promtoolComplaints, startPrometheus, until } from "./prometheus.fixture.ts";
 
 const token = "metrics-token-0f9c2b7e";
@@ -14,7 +16,9 @@ const env = {
   TESTBAY_METRICS_TOKEN: token,
   TESTBAY_RATE_LIMIT_BURST: "100000",
   TESTBAY_AGENT_RATE_LIMIT_BURST: "100000",
+  TESTBAY_WEBHOOK_ALLOW_PRIVATE: "true",
 };
+const basicApk = new URL("../../../test/fixtures/binaries/app-basic.apk", import.meta.url);
 const pixel7 = { serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" };
 
 let server: TestServer;
@@ -109,7 +113,7 @@ describe("GET /metrics", () => {
     expect(await read.value('testbay_execution_queue_seconds_count{platform="android"}')).toBe(1);
     expect(await read.value("testbay_agents_online")).toBe(1);
     expect(await read.value('testbay_devices{platform="android",state="idle"}')).toBe(1);
-    expect(await read.value("testbay_upload_bytes_total")).toBeGreaterThan(0);
+    expect(await read.value("testbay_upload_bytes_total")).toBe((await stat(basicApk)).size);
     // The request histogram, by route template: three GETs of three executions are one series.
     const gets = await read.query(
       'testbay_http_request_duration_seconds_count{method="GET",route="/v1/executions/:id"}',
@@ -159,5 +163,50 @@ describe("GET /metrics", () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe("what the features count", () => {
+  /** The value of one sample line of this server's exposition, once it reads `expected`. */
+  const sampleReaches = (line: string, expected: number) =>
+    until(`${line} to read ${expected}`, async () => {
+      const text = await (await scrape()).text();
+      const value = text.split("\n").find((sample) => sample.startsWith(`${line} `));
+      return value !== undefined && Number(value.slice(line.length + 1)) === expected;
+    });
+
+  it("counts webhook attempts by result, and the lag of delivered ones", async () => {
+    const target = await TestReceiver.start();
+    try {
+      const created = await call(`${server.baseUrl}/webhooks`, {
+        headers: ci,
+        json: { url: target.url, events: ["execution.finished"] },
+      });
+      expect(created.status).toBe(201);
+      target.answers.push({ status: 500, body: "down for a moment" });
+      const test = () =>
+        call(`${server.baseUrl}/webhooks/${created.body.id}/test`, { method: "POST", headers: ci });
+      expect((await test()).status).toBe(202);
+      await target.requests(1);
+      await sampleReaches('testbay_webhook_deliveries_total{result="retrying"}', 1);
+      expect((await test()).status).toBe(202);
+      await target.requests(2);
+      await sampleReaches('testbay_webhook_deliveries_total{result="delivered"}', 1);
+      await sampleReaches("testbay_webhook_delivery_lag_seconds_count", 1);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it("counts a cancelled queued execution as finished cancelled, and the queue gauge drops", async () => {
+    const queued = await queueRun();
+    await sampleReaches('testbay_executions_queued{platform="android"}', 3);
+    const cancelled = await call(`${server.baseUrl}/executions/${queued}/cancel`, {
+      method: "POST",
+      headers: ci,
+    });
+    expect(cancelled.status).toBe(200);
+    await sampleReaches('testbay_executions_finished_total{status="cancelled"}', 1);
+    await sampleReaches('testbay_executions_queued{platform="android"}', 2);
   });
 });
