@@ -159,7 +159,9 @@ function readSnapshot(copy: string): { schemaVersion: string; blobKeys: Set<stri
     const blobKeys = new Set<string>();
     for (const table of tables) {
       const keys = database.prepare(`select blob_key from "${table}"`).pluck().all() as string[];
-      for (const key of keys) blobKeys.add(key);
+      // A deleted version keeps its row with `deleted/<id>` for a key (features/versions/versions.repo.ts):
+      // no file was ever stored under it.
+      for (const key of keys) if (!key.startsWith("deleted/")) blobKeys.add(key);
     }
     return { schemaVersion: newest.name, blobKeys };
   } finally {

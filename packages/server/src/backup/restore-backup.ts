@@ -111,10 +111,11 @@ async function refuseNonEmptyTarget(store: LocalStore): Promise<void> {
   for (const dir of new Set([store.dataDir, store.blobRoot])) {
     const entries = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return [];
-      if (error.code === "ENOTDIR") return [""];
+      if (error.code === "ENOTDIR") return undefined;
       throw error;
     });
-    if (entries.length > 0)
+    if (entries === undefined) occupied.push(`${dir} is a file`);
+    else if (entries.length > 0)
       occupied.push(`${dir} holds ${entries.slice(0, 3).join(", ")}${entries.length > 3 ? " and more" : ""}`);
   }
   if (occupied.length === 0 && existsSync(store.databaseFile)) occupied.push(`${store.databaseFile} exists`);

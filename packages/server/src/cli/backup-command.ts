@@ -18,11 +18,15 @@ export function addBackupCommand(program: Command, io: CliIo): void {
       const summary = await createBackup(config, options.to, err);
       const { manifest } = summary;
       const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
-      for (const key of summary.deletedWhileCopying.slice(0, 10)) {
+      // A few by name; the count says the rest.
+      const deleted = summary.deletedWhileCopying;
+      for (const key of deleted.slice(0, 10)) {
         err(
-          `warning: blob ${key} was deleted while the backup ran (a version or its files deleted meanwhile); the restored server answers 404 for it`,
+          `warning: blob ${key} was deleted while the backup ran (its version or files deleted meanwhile): the backup keeps its record, not its bytes`,
         );
       }
+      if (deleted.length > 10)
+        err(`warning: … and ${deleted.length - 10} more blobs deleted while the backup ran`);
       err(
         `Backup written to ${options.to}: ${manifest.files.length} files, ${mebibytes(bytes)} (schema ${manifest.schema_version}, taken at ${manifest.created_at}).`,
       );
