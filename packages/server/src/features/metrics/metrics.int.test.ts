@@ -166,6 +166,21 @@ describe("GET /metrics", () => {
   });
 });
 
+describe("without TESTBAY_METRICS", () => {
+  it("serves no /metrics: a scrape gets 404", async () => {
+    const plain = await startTestServer();
+    try {
+      const response = await fetch(`${plain.origin}/metrics`, {
+        headers: { accept: "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5" },
+      });
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toContain("testbay_http_requests_total");
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
 describe("what the features count", () => {
   /** The value of one sample line of this server's exposition, once it reads `expected`. */
   const sampleReaches = (line: string, expected: number) =>
