@@ -324,6 +324,23 @@ describe("a due time", () => {
     expect(runs.body.items).toHaveLength(1);
   });
 
+  it("fires the times missed while nobody looked once, and counts the next time from then", async () => {
+    await upload("1.0.0");
+    const plan = await createPlan();
+    const schedule = (await createSchedule(plan, { cron: "* * * * * *", version: "1.0.0" })).body;
+    // Ten seconds pass at once, as for servers that were all stopped: one run, not ten.
+    server.clock.advance(10_000);
+    await expect
+      .poll(async () => (await scheduleOf(plan, schedule.id))?.last_result?.outcome)
+      .toBe("triggered");
+    const fired = (await scheduleOf(plan, schedule.id)) as ScheduleBody;
+    await patchSchedule(schedule.id, { enabled: false });
+    expect(fired.last_result?.scheduled_for).toBe(schedule.next_run_at);
+    expect(fired.next_run_at).toBe(new Date(server.clock.now() + 1000).toISOString());
+    const runs = await call(`${server.baseUrl}/executions?test_plan_id=${plan}`, { headers: acme });
+    expect(runs.body.items).toHaveLength(1);
+  });
+
   it("skips the time of an archived plan and says how to restore it", async () => {
     await upload("1.0.0");
     const plan = await createPlan();
