@@ -81,7 +81,9 @@ export async function createBackup(
     copied.add(key);
     blobBytes += copy.size;
   }
-  say(`Copied ${copied.size} blob files (${mebibytes(blobBytes)}) from ${store.blobRoot}`);
+  say(
+    `Copied ${copied.size} blob file${copied.size === 1 ? "" : "s"} (${sizeText(blobBytes)}) from ${store.blobRoot}`,
+  );
 
   for (const name of dataDirFiles) {
     const copy = await copyIfPresent(path.join(store.dataDir, name), path.join(target, name));
@@ -184,6 +186,8 @@ async function copyIfPresent(
   }
 }
 
-export function mebibytes(bytes: number): string {
+/** A size as people read it: KiB below a MiB, MiB above. */
+export function sizeText(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

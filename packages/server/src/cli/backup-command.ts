@@ -1,6 +1,7 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { storeDescription } from "../admin-store.ts";
-import { createBackup, mebibytes } from "../backup/create-backup.ts";
+import { createBackup, sizeText } from "../backup/create-backup.ts";
 import { type CliIo, configOf } from "./cli-io.ts";
 
 /** `testbay-server backup --to DIR`: backup/create-backup.ts; what it did goes to stderr, as other commands' notes. */
@@ -15,7 +16,8 @@ export function addBackupCommand(program: Command, io: CliIo): void {
     .action(async (options: { to: string }) => {
       const config = configOf(io);
       err(storeDescription(config));
-      const summary = await createBackup(config, options.to, err);
+      const to = path.resolve(io.cwd, options.to);
+      const summary = await createBackup(config, to, err);
       const { manifest } = summary;
       const bytes = manifest.files.reduce((sum, file) => sum + file.size, 0);
       // A few by name; the count says the rest.
@@ -28,8 +30,8 @@ export function addBackupCommand(program: Command, io: CliIo): void {
       if (deleted.length > 10)
         err(`warning: … and ${deleted.length - 10} more blobs deleted while the backup ran`);
       err(
-        `Backup written to ${options.to}: ${manifest.files.length} files, ${mebibytes(bytes)} (schema ${manifest.schema_version}, taken at ${manifest.created_at}).`,
+        `Backup written to ${to}: ${manifest.files.length} files, ${sizeText(bytes)} (schema ${manifest.schema_version}, taken at ${manifest.created_at}).`,
       );
-      err(`Restore it with: testbay-server restore --from ${options.to} (into an empty TESTBAY_DATA_DIR)`);
+      err(`Restore it with: testbay-server restore --from ${to} (into an empty TESTBAY_DATA_DIR)`);
     });
 }

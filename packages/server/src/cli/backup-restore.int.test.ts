@@ -162,7 +162,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 describe("testbay-server backup and restore", () => {
   it(
-    "copies a running server's store while an agent writes results; the restored server serves every execution, log and artifact",
+    "copies a running server's store while an agent writes results; the restored server serves every execution, log, artifact and binary",
     async () => {
       const env = await embeddedEnv();
       const server = await spawnServer(env);
@@ -216,6 +216,11 @@ describe("testbay-server backup and restore", () => {
       const after = await runOneExecution(server.url, headers, plan.body.id, 999, 1, 1024);
 
       const original = await executionsOf(server.url, headers.ci);
+
+      const uploaded = await fetch(`${server.url}/apps/com.example.basic/versions/1.2.3/binary`, {
+        headers: headers.ci,
+      });
+      const uploadedBinarySha256 = sha256(Buffer.from(await uploaded.arrayBuffer()));
       expect(await server.stop()).toBe(0);
 
       const manifest: Manifest = JSON.parse(await readFile(path.join(backupDir, "manifest.json"), "utf8"));
@@ -236,6 +241,11 @@ describe("testbay-server backup and restore", () => {
       const restoredServer = await startInProcess(restoredEnv);
       const restoredHeaders = await clientHeaders(restoredServer.url, restoredEnv.TESTBAY_DATA_DIR as string);
       const restored = await executionsOf(restoredServer.url, restoredHeaders.ci);
+      const binary = await fetch(`${restoredServer.url}/apps/com.example.basic/versions/1.2.3/binary`, {
+        headers: restoredHeaders.ci,
+      });
+      expect(binary.status).toBe(200);
+      expect(sha256(Buffer.from(await binary.arrayBuffer()))).toBe(uploadedBinarySha256);
       await restoredServer.stop();
 
       // Everything that was there before the backup began is there, the same to the byte.

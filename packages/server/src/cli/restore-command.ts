@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { storeDescription } from "../admin-store.ts";
 import { restoreBackup } from "../backup/restore-backup.ts";
@@ -19,7 +20,7 @@ export function addRestoreCommand(program: Command, io: CliIo): void {
     .action(async (options: { from: string }) => {
       const config = configOf(io);
       err(storeDescription(config));
-      const manifest = await restoreBackup(config, options.from, err);
+      const manifest = await restoreBackup(config, path.resolve(io.cwd, options.from), err);
       err(
         `Restored the backup taken at ${manifest.created_at} (schema ${manifest.schema_version}, ${manifest.files.length} files) into ${config.dataDir}.`,
       );
