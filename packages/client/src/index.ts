@@ -1,3 +1,4 @@
+export { type ApkIdentity, readApkIdentity } from "./apk/apk-identity.ts";
 export { type CliConfig, type ConnectionFlags, resolveConfig } from "./cli/config.ts";
 export { UsageError } from "./cli/exit-codes.ts";
 export { packageVersion } from "./cli/version.ts";

@@ -635,6 +635,7 @@ export class Agent {
           env: this.options.env ?? process.env,
           log,
           scratchDir: this.options.workRoot,
+          cache: this.cache,
         });
       }
       // Our own picture of the device when it is still here (the job echoes what the claim offered).

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { AgentJob } from "@testbay/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAppleLab } from "../../test/stand-ins/apple-lab.ts";
+import { BinaryCache } from "./binary-cache.ts";
 import { runBundleIds, uninstallAfterRun } from "./uninstall-after-run.ts";
 
 const SIM = "6F1C0E6A-1A8B-4C39-9D0B-2A7E1D0C5B01";
@@ -59,6 +60,7 @@ async function lab() {
     env: { ...process.env, ...made.env },
     log: (line: string) => lines.push(line),
     scratchDir,
+    cache: new BinaryCache(join(scratchDir, "cache")),
   };
   return { lab: made, options, lines };
 }

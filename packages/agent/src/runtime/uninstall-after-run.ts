@@ -7,15 +7,18 @@
  * run's result, which is already decided.
  */
 import { execFile } from "node:child_process";
-import type { AgentJob } from "@testbay/client";
+import { type AgentJob, readApkIdentity } from "@testbay/client";
 import { IosDevice } from "../apple/ios-device.ts";
 import { XcodeTools } from "../apple/xcrun.ts";
+import type { BinaryCache } from "./binary-cache.ts";
 
 interface UninstallOptions {
   env: NodeJS.ProcessEnv;
   log: (message: string) => void;
   /** Where devicectl may write its JSON listing (the agent's work root). */
   scratchDir: string;
+  /** Where the run's version files were downloaded: an additional APK's package is read from its file. */
+  cache: BinaryCache;
 }
 
 /** Android packages a run installs: the app and the instrumentation test APK. */
@@ -51,8 +54,32 @@ export async function uninstallAfterRun(
   else await uninstallAndroidPackages(job, device.serial, options);
 }
 
+/**
+ * The packages of the additional APKs the job's steps name (API.md §14), read from the files the run downloaded;
+ * a file the run never downloaded was never installed either.
+ */
+async function additionalPackages(job: AgentJob, cache: BinaryCache): Promise<string[]> {
+  const names = new Set<string>();
+  for (const step of job.plan.steps as Array<{ additional_apks?: string[] }>) {
+    for (const name of step.additional_apks ?? []) names.add(name);
+  }
+  const packages: string[] = [];
+  for (const name of names) {
+    const file = job.version_files.find((f) => f.name === name);
+    if (!file) continue;
+    const local = await cache
+      .get(file.sha256, () => Promise.reject(new Error("not downloaded")))
+      .catch(() => null);
+    if (local === null) continue;
+    const identity = await readApkIdentity(local).catch(() => null);
+    if (identity) packages.push(identity.packageName);
+  }
+  return packages;
+}
+
 async function uninstallAndroidPackages(job: AgentJob, serial: string, options: UninstallOptions) {
-  for (const pkg of runPackages(job)) {
+  const packages = [...new Set([...runPackages(job), ...(await additionalPackages(job, options.cache))])];
+  for (const pkg of packages) {
     await new Promise<void>((resolve) => {
       execFile(
         "adb",
