@@ -74,6 +74,14 @@ describe("TESTBAY_TRUSTED_PROXIES", () => {
   });
 });
 
+describe("TESTBAY_METRICS_TOKEN", () => {
+  it("is refused without TESTBAY_METRICS=true, saying what to do and not repeating the token", () => {
+    const problems = problemsOf({ TESTBAY_METRICS_TOKEN: "s3cret-scrape-token" });
+    expect(problems.join("\n")).toContain("TESTBAY_METRICS_TOKEN is set but TESTBAY_METRICS is not true");
+    expect(problems.join("\n")).not.toContain("s3cret-scrape-token");
+  });
+});
+
 describe("loadConfig defaults", () => {
   it("serves on 127.0.0.1:8080 from ./.testbay with SQLite and file storage in it", () => {
     const dataDir = path.resolve(".testbay");
@@ -106,6 +114,7 @@ describe("loadConfig defaults", () => {
       webhookAllowPrivate: false,
       trustedProxies: [],
       schedulesTickMs: 15_000,
+      metrics: { enabled: false, token: undefined },
     });
   });
 
@@ -148,6 +157,8 @@ describe("loadConfig values", () => {
       TESTBAY_MAX_EXECUTION_LOG_BYTES: "5000",
       TESTBAY_RATE_LIMIT_BURST: "5",
       TESTBAY_RATE_LIMIT_PER_SECOND: "0.5",
+      TESTBAY_METRICS: "true",
+      TESTBAY_METRICS_TOKEN: "t0ken",
       TESTBAY_AGENT_RATE_LIMIT_BURST: "100",
       TESTBAY_AGENT_RATE_LIMIT_PER_SECOND: "10",
       TESTBAY_SUPPORT_EMAIL: "help@example.com",
@@ -189,6 +200,7 @@ describe("loadConfig values", () => {
       webhookAllowPrivate: true,
       trustedProxies: ["10.0.0.5"],
       schedulesTickMs: 250,
+      metrics: { enabled: true, token: "t0ken" },
     });
   });
 
