@@ -92,9 +92,25 @@ describe("run keys", () => {
   it("no device is any Android device; each device entry keeps locale and orientation", () => {
     expect(convert("").plan.devices).toEqual([{ platform: "android" }]);
     expect(
-      convert("  device:\n    - model: Pixel2\n      version: '30'\n      locale: de_DE\n").plan.devices,
+      convert("  device:\n    - model: Pixel 7\n      version: '30'\n      locale: de_DE\n").plan.devices,
     ).toEqual([
-      { platform: "android", model: "Pixel2", api_level_min: 30, api_level_max: 30, locale: "de_DE" },
+      { platform: "android", model: "Pixel 7", api_level_min: 30, api_level_max: 30, locale: "de_DE" },
+    ]);
+  });
+
+  it("reads Test Lab's model IDs: a virtual device is any emulator, a Pixel's codename its model, one warning each", () => {
+    const conversion = convert(
+      "  device:\n    - model: MediumPhone.arm\n      version: 33\n    - model: redfin\n      version: 30\n    - model: HWCOR\n",
+    );
+    expect(conversion.plan.devices).toEqual([
+      { platform: "android", emulator: true, api_level_min: 33, api_level_max: 33 },
+      { platform: "android", model: "Pixel 5", api_level_min: 30, api_level_max: 30 },
+      { platform: "android", model: "HWCOR" },
+    ]);
+    expect(conversion.warnings.map((w) => formatFlankIssue("flank.yml", w))).toEqual([
+      "flank.yml:5:7: gcloud.device[0].model MediumPhone.arm is a Test Lab virtual device: any emulator of API 33",
+      'flank.yml:7:7: gcloud.device[1].model redfin is Test Lab\'s Pixel 5: a device whose model is "Pixel 5"',
+      "flank.yml:9:7: gcloud.device[2].model HWCOR is kept as written: it must equal the model a device host reports for the phone (testbay agents lists them)",
     ]);
   });
 });

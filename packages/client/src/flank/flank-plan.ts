@@ -1,7 +1,7 @@
 /**
  * The plan a flank file becomes: API.md §5's plan with §14's instrumentation fields (environment,
  * use_orchestrator, additional_apks, push, pull, pull_filter, coverage, always_run, filter.not_classes and
- * not_packages) and device entries' locale and orientation: the subset of the generated plan types
+ * not_packages) and device entries' emulator, locale and orientation: the subset of the generated plan types
  * (sdk/models.ts) the converter writes, narrowed to an Android instrumentation plan.
  */
 export interface FlankFilter {
@@ -38,6 +38,8 @@ export interface FlankInstrumentationStep {
 export interface FlankDeviceEntry {
   platform: "android";
   model?: string;
+  /** true for a Test Lab virtual device (test-lab-model.ts): any emulator. */
+  emulator?: boolean;
   api_level_min?: number;
   api_level_max?: number;
   locale?: string;
