@@ -6,6 +6,7 @@ import { addExecutionCommands } from "./commands/executions.ts";
 import { addFlankCommands } from "./commands/flank.ts";
 import { addPlansCommands } from "./commands/plans.ts";
 import { addRunCommand } from "./commands/run.ts";
+import { addSchedulesCommands } from "./commands/schedules.ts";
 import { addStatusCommand } from "./commands/status.ts";
 import { addTestsCommands } from "./commands/tests.ts";
 import { addTokenCommand } from "./commands/token.ts";
@@ -60,6 +61,7 @@ function buildProgram(session: Session): Command {
   addExecutionCommands(program, session);
   addTestsCommands(program, session);
   addWebhooksCommands(program, session);
+  addSchedulesCommands(program, session);
   addAgentsCommand(program, session);
 
   acceptGlobalOptionsAfterCommands(program);
