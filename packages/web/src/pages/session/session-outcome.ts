@@ -3,7 +3,7 @@
  * end reason, docs/appium.md "How a session ends") and the verdict its client set (`client_result`: through
  * setSessionStatus or POST /v1/executions/{id}/result), with the client's reason.
  */
-import type { Execution, ExecutionStatus } from "../../api/types.ts";
+import type { Execution } from "../../api/types.ts";
 
 const endReasons: Record<string, string> = {
   deleted: "the client ended it (DELETE)",
