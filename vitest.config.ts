@@ -12,6 +12,11 @@ if (!process.env.NODE_OPTIONS?.includes(sourceCondition)) {
 // collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
 const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
 
+// The container images (Dockerfile, compose.yaml) built and run with Docker: their own project, run with
+// `npm run test:container` and not by `npm test`, since building the image took 28 of its 30 minutes here
+// (docs/operating.md, "Container images"; docs/status.md says so).
+const containerSuites = ["packages/server/test/container/*.int.test.ts"];
+
 // The walkthroughs of README.md and docs/*.md are about the embedded default (SQLite, credentials.json): the
 // sqlite project runs them.
 // Before the integration suites: the CLIs they start as child processes, bundled from the sources
@@ -105,6 +110,7 @@ export default defineConfig({
         test: {
           name: "sqlite",
           include: integration,
+          exclude: containerSuites,
           globalSetup: bundleBins,
           env: { TESTBAY_TEST_DB: "sqlite" },
         },
@@ -120,6 +126,7 @@ export default defineConfig({
           // that scaling concerns on the scaled set too (scaledSuites).
           // The scaled set runs its suites on PostgreSQL too (two instances, Redis and S3 besides): not again here.
           exclude: [
+            ...containerSuites,
             readmeWalkthroughs,
             ...databaseIndependentSuites,
             ...clientPackageSuites,
@@ -142,6 +149,16 @@ export default defineConfig({
           // scaled set's test proxy it would measure the proxy.
           exclude: ["packages/server/src/features/versions/upload/early-refusal.int.test.ts"],
           env: { TESTBAY_TEST_DB: "postgres", TESTBAY_TEST_SCALED: "true" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "container",
+          include: containerSuites,
+          // An image build is minutes long on 2 cores.
+          testTimeout: 45 * 60_000,
+          hookTimeout: 45 * 60_000,
         },
       },
     ],

@@ -37,6 +37,12 @@ export interface TestbayOpeningOptions {
   env?: Record<string, string>;
   /** Node flags after `testbay-server`'s own (testbayNodeFlags), e.g. a module preloaded with --import. */
   nodeFlags?: readonly string[];
+  /**
+   * How long the server may take to say it is ready (startServerProcess's 30 s when left out): longer for a
+   * benchmark on PostgreSQL on a loaded machine, whose start (source transformed by tsx, migrations on a fresh
+   * database) can outlast it.
+   */
+  readyTimeoutMs?: number;
 }
 
 export interface TestbayOpening {
@@ -66,6 +72,7 @@ export async function openTestbay(options: TestbayOpeningOptions): Promise<Testb
       nodeFlags: [...testbayNodeFlags, ...(options.nodeFlags ?? [])],
       cpu: options.cpu,
       stdoutFile,
+      ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
       env: {
         TESTBAY_DATA_DIR: dataDir,
         ...(databaseUrl === undefined ? {} : { TESTBAY_DATABASE_URL: databaseUrl }),

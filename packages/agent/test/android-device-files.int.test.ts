@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -167,5 +168,21 @@ describe("an instrumentation plan with device files, through the orchestrator, o
     expect(String(typeof log === "string" ? log : JSON.stringify(log))).toContain(
       "warning: /sdcard/absent is not on the device; nothing pulled from it",
     );
-  });
+
+    // The agent does not manage these emulators: each is given back the rotation and locale it had (the
+    // stand-in's settings unset, the build's en-US), after the run.
+    const read = (serial: string, command: string) =>
+      execFileSync("adb", ["-s", serial, "shell", command], { env: lab.env, encoding: "utf8" }).trim();
+    for (const serial of SERIALS) {
+      await expect
+        .poll(() => [
+          read(serial, "settings get system user_rotation"),
+          read(serial, "settings get system accelerometer_rotation"),
+          read(serial, "getprop persist.sys.locale"),
+        ])
+        .toEqual(["null", "null", "en-US"]);
+    }
+    // Two agents' worth of device work (three framework restarts per emulator, two shards, a rerun): a minute
+    // and more on a loaded 2-core machine, over the suites' default limit.
+  }, 180_000);
 });

@@ -34,6 +34,7 @@ export {
 } from "./sdk/errors.ts";
 export * from "./sdk/models.ts";
 export { defaultPacingPolicy, Pacer, type PacingPolicy } from "./sdk/pacing.ts";
+export { type CtrfReport, type ReportsApi, reportsApi } from "./sdk/reports.ts";
 export {
   backoffMs,
   defaultRetryOptions,
@@ -44,6 +45,14 @@ export {
   type RetryOptions,
   RetryPolicy,
 } from "./sdk/retry-policy.ts";
+export {
+  type CreateSchedule,
+  type Schedule,
+  type ScheduleLastResult,
+  type SchedulesApi,
+  schedulesApi,
+  type UpdateSchedule,
+} from "./sdk/schedules.ts";
 export { TokenCache, type TokenResponse } from "./sdk/token-cache.ts";
 export type { ResponseEvent } from "./sdk/transport.ts";
 export {

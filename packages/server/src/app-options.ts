@@ -20,6 +20,11 @@ export interface AppOptions {
   claimPollIntervalMs?: number;
   /** The webhooks' backstop polls (fanOutBackstopMs, sendBackstopMs); tests lengthen them to prove wake-ups. */
   webhookBackstopMs?: { fanOut?: number; send?: number };
+  /**
+   * How long a rate-limit bucket outlives its refill in Redis (1 s). Redis expires keys in real time while a test's
+   * ManualClock stands still: tests lengthen it, or a loaded machine's slow requests would see buckets vanish.
+   */
+  rateLimitKeySlackMs?: number;
   /** Failed sign-ins allowed per account and per address (10 and 30 in 15 minutes). */
   loginLimits?: LoginLimitSettings;
   /**

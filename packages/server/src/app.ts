@@ -62,7 +62,13 @@ async function assemble(
   // What every feature may use: rate limits, the blob store, and with several API instances on one PostgreSQL
   // database its notifications (what one instance announces, new work for agents or a changed execution for
   // dashboards, reaches the others through them; one process on SQLite keeps it in memory).
-  const rateLimiting = await createRateLimiting({ config, clock, logger, deployment: signingKey.kid });
+  const rateLimiting = await createRateLimiting({
+    config,
+    clock,
+    logger,
+    deployment: signingKey.kid,
+    keySlackMs: options.rateLimitKeySlackMs,
+  });
   const store = await openBlobStore(config.storageUrl);
   const notifications =
     database.dialect === "postgres"
@@ -129,7 +135,9 @@ async function assemble(
     built.schedules.register,
     built.triggers.register,
     built.executions.register,
+    built.reports.register,
     built.tests.register,
+    built.failures.register,
     built.webhooks.register,
     built.agent.register,
     built.live.register,

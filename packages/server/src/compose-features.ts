@@ -11,10 +11,12 @@ import { createAuth, type SigningKey } from "./features/auth/index.ts";
 import { createClients } from "./features/clients/index.ts";
 import { createDeviceRuns } from "./features/device-runs/index.ts";
 import { createExecutions } from "./features/executions/index.ts";
+import { createFailures } from "./features/failures/index.ts";
 import { createLive } from "./features/live/index.ts";
 import { createMetrics } from "./features/metrics/index.ts";
 import { createPeople } from "./features/people/index.ts";
 import type { createRateLimiting } from "./features/ratelimit/index.ts";
+import { createReports } from "./features/reports/index.ts";
 import { createSchedules } from "./features/schedules/index.ts";
 import { createSessions } from "./features/sessions/sessions.feature.ts";
 import { createTestPlans } from "./features/testplans/index.ts";
@@ -79,6 +81,8 @@ export async function composeFeatures(shared: SharedParts) {
   const apps = createApps({ database, clock });
   const testPlans = createTestPlans({ database, clock, apps: apps.apps, audit: audit.audit });
   const tests = createTests({ database, clock, audit: audit.audit, plans: testPlans.plans });
+  // Failure groups and trends (API.md §16): read from the test cases device-runs stores.
+  const failures = createFailures({ database, clock, plans: testPlans.plans });
   const live = createLive({ notifications });
   const deviceRuns = createDeviceRuns({ database, meters });
   const agentRegistry = createAgentRegistry({ database, clock });
@@ -92,6 +96,15 @@ export async function composeFeatures(shared: SharedParts) {
     changes: live.changes,
     runs: deviceRuns.runs,
     onlineAgents: agentRegistry.onlineAgents,
+    quarantines: tests.quarantines,
+  });
+  // The report to share and CTRF (API.md §16): read from the executions' results.
+  const reports = createReports({
+    database,
+    clock,
+    store,
+    executions: executions.executions,
+    results: executions.results,
     quarantines: tests.quarantines,
   });
   const webhooks = createWebhooks({
@@ -151,6 +164,7 @@ export async function composeFeatures(shared: SharedParts) {
     executions: executions.executions,
     triggers: triggers.triggers,
     tickMs: config.schedulesTickMs,
+    audit: audit.audit,
   });
   // Appium sessions (API.md §12): WebDriver sessions as executions, their commands relayed to the agents.
   const sessions = await createSessions({
@@ -179,8 +193,10 @@ export async function composeFeatures(shared: SharedParts) {
     apps,
     testPlans,
     tests,
+    failures,
     live,
     executions,
+    reports,
     agent,
     webhooks,
     versions,

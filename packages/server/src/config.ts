@@ -17,6 +17,8 @@ export interface Config {
   /** `sqlite:<file>` or `postgres://…` */
   databaseUrl: string;
   redisUrl: string | undefined;
+  /** How long a rate-limit command to Redis may take before the request is let through (fail open). */
+  redisCommandTimeoutMs: number;
   /** `file:<dir>` or `s3://bucket?…` */
   storageUrl: string;
   /** The base URL clients use (`…/v1`); derived from host and port unless TESTBAY_PUBLIC_URL is set. */
@@ -331,6 +333,10 @@ const variables = {
   TESTBAY_LOCAL_AGENT: setting(bool, true),
   TESTBAY_LOCAL_AGENT_SHELL: setting(bool, false),
   TESTBAY_LEASE_TTL_SECONDS: setting(wholeNumber("a whole number of seconds from 5 to 3600", 5, 3600), 60),
+  TESTBAY_REDIS_COMMAND_TIMEOUT_MS: setting(
+    wholeNumber("a whole number of milliseconds from 10 to 60000", 10, 60_000),
+    200,
+  ),
   TESTBAY_KEEP_VERSIONS: setting(positiveInt("a whole number of versions ≥ 1 to keep per app")),
   TESTBAY_BODY_IDLE_TIMEOUT_SECONDS: setting(
     wholeNumber("a whole number of seconds from 1 to 3600", 1, 3600),
@@ -415,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: v.TESTBAY_DATABASE_URL ?? `sqlite:${path.join(dataDir, "testbay.db")}`,
     redisUrl: v.TESTBAY_REDIS_URL,
+    redisCommandTimeoutMs: v.TESTBAY_REDIS_COMMAND_TIMEOUT_MS,
     storageUrl: v.TESTBAY_STORAGE_URL ?? `file:${path.join(dataDir, "blobs")}`,
     publicUrl: v.TESTBAY_PUBLIC_URL?.replace(/\/+$/, ""),
     instanceUrl: v.TESTBAY_INSTANCE_URL,

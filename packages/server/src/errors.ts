@@ -120,6 +120,12 @@ export const errorCatalog = {
     fix: "Confirm the schedule ID (GET /v1/testplans/{id}/schedules or testbay schedules list --plan ID lists a plan's schedules); schedule IDs do not work across organizations.",
     retryable: false,
   },
+  failure_group_not_found: {
+    status: 404,
+    title: "Failure group not found",
+    fix: "Use a signature from GET /v1/failures: a group exists once a failed test with that signature was recorded in your organization, and signatures do not show other organizations' failures.",
+    retryable: false,
+  },
   client_not_found: {
     status: 404,
     title: "Client not found",

@@ -12,7 +12,9 @@ export interface RoundRobinProxy {
  * A load balancer for tests: hands each new TCP connection to the next of `targets` in turn, as an L4
  * balancer would. Working on connections, not requests, it leaves every HTTP detail alone (Expect:
  * 100-continue, early answers, closes mid-body), so the integration suite behaves as it does against one
- * instance while its requests are spread over several.
+ * instance while its requests are spread over several. A target that refuses the connection (an instance
+ * restarting) is passed over for the next, as a balancer's health check takes it out of rotation: what a
+ * rolling restart relies on (rolling-restart.scaled.test.ts).
  */
 export async function startRoundRobinProxy(
   targets: readonly { host: string; port: number }[],
@@ -20,21 +22,35 @@ export async function startRoundRobinProxy(
   const connections = targets.map(() => 0);
   const open = new Set<net.Socket>();
   let next = 0;
+  const track = (socket: net.Socket) => {
+    open.add(socket);
+    socket.on("close", () => open.delete(socket));
+  };
   const server = net.createServer((client) => {
-    const index = next++ % targets.length;
-    const target = targets[index];
-    if (!target) return client.destroy();
-    connections[index] = (connections[index] ?? 0) + 1;
-    const upstream = net.connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      open.add(socket);
-      socket.on("close", () => open.delete(socket));
-    }
-    // Either side ending or failing ends the other, as a balancer would; half-closes pass through.
-    client.on("error", () => upstream.destroy());
-    upstream.on("error", () => client.destroy());
-    client.pipe(upstream);
-    upstream.pipe(client);
+    track(client);
+    // Nothing is read from the client until an upstream took the connection: its first bytes go there whole.
+    client.pause();
+    client.on("error", () => undefined);
+    const connect = (tries: number) => {
+      const index = next++ % targets.length;
+      const target = targets[index];
+      if (!target || tries >= targets.length) return client.destroy();
+      const upstream = net.connect(target.port, target.host);
+      track(upstream);
+      const refused = () => connect(tries + 1);
+      upstream.once("error", refused);
+      upstream.once("connect", () => {
+        upstream.off("error", refused);
+        connections[index] = (connections[index] ?? 0) + 1;
+        // Either side ending or failing ends the other, as a balancer would; half-closes pass through.
+        client.on("error", () => upstream.destroy());
+        upstream.on("error", () => client.destroy());
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+    };
+    connect(0);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

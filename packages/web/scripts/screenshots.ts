@@ -104,6 +104,13 @@ async function seed(): Promise<Sample> {
   await registerBasicApp(server, ci, "1.4.0");
   // Agents with device pools (managed emulators and simulators in their states) for the agents page.
   await seedDevicePools(server);
+  // A nightly schedule on the failed run's plan: its page shows it beside the trend charts.
+  const { body: failed } = await call(`${server.baseUrl}/executions/${failedRun}`, { headers: ci });
+  const scheduled = await call(`${server.baseUrl}/testplans/${failed.test_plan_id}/schedules`, {
+    headers: ci,
+    json: { cron: "0 2 * * 1-5", version: "latest:branch=main" },
+  });
+  if (scheduled.status !== 201) throw new Error(`schedule: ${JSON.stringify(scheduled.body)}`);
   return { server, person, failedRun, liveRun, shardedRun, deviceFilesRun, session };
 }
 
@@ -269,6 +276,8 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     await page.getByRole("heading", { name: "Checkout: instrumentation (main)" }).waitFor();
     await page.getByRole("button", { name: "Trigger", exact: true }).waitFor();
     await page.getByRole("option", { name: /1\.4\.0/ }).waitFor({ state: "attached" });
+    await page.getByText("0 2 * * 1-5", { exact: true }).first().waitFor();
+    await page.getByRole("region", { name: "Trends (30 days)" }).locator("canvas").first().waitFor();
     await shoot(page, `plan-${suffix}`);
 
     // A plan whose step is split into shards and retries its failed tests: its summary says so.
@@ -318,6 +327,26 @@ async function pages(browser: Browser, sample: Sample): Promise<void> {
     await page.goto(`${origin}/agents`);
     await page.getByRole("heading", { name: "lab-mac-mini" }).waitFor();
     await shoot(page, `agents-${suffix}`);
+
+    // The failure groups across runs, the first one opened on its example and occurrences.
+    await page.goto(`${origin}/failures`);
+    const group = page
+      .getByRole("listitem")
+      .filter({ has: page.getByText("Occurrences") })
+      .first();
+    await group.getByRole("link").first().click();
+    await page.waitForURL(/group=/);
+    await group.getByRole("heading", { name: "Example" }).waitFor();
+    await shoot(page, `failures-${suffix}`);
+
+    // The sharded plan's flaky test (it failed once and passed on its rerun).
+    await page.goto(`${origin}/plans`);
+    await page.getByRole("link", { name: shardedPlanName }).click();
+    await page.getByRole("heading", { name: shardedPlanName }).waitFor();
+    const planId = new URL(page.url()).pathname.split("/").pop();
+    await page.goto(`${origin}/flaky?plan=${planId}`);
+    await page.getByRole("listitem", { name: flakyTest.name }).waitFor();
+    await shoot(page, `flaky-${suffix}`);
   });
 }
 

@@ -27,32 +27,62 @@ let failedRun: string;
 let shardedRun: string;
 let planId: string;
 
-/** The dashboard's pages, each with what shows it is loaded. */
-const pages = () => [
-  { path: "/runs", ready: (page: Page) => page.locator("tbody tr").first().waitFor() },
+/** The dashboard's pages, each with what shows it is loaded (paths are read once the sample runs are seeded). */
+const pages: { path: () => string; name: string; ready: (page: Page) => Promise<unknown> }[] = [
+  { name: "runs", path: () => "/runs", ready: (page) => page.locator("tbody tr").first().waitFor() },
   {
-    path: `/runs/${failedRun}`,
-    ready: (page: Page) => page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor(),
+    name: "a failed run",
+    path: () => `/runs/${failedRun}`,
+    ready: (page) => page.getByRole("heading", { name: /All tests \(120\)/ }).waitFor(),
   },
   {
     // Shards grouped under their device entry, and a flaky test's tries opened with their captures.
-    path: `/runs/${shardedRun}`,
-    ready: async (page: Page) => {
+    name: "a sharded run with a flaky test's tries open",
+    path: () => `/runs/${shardedRun}`,
+    ready: async (page) => {
       await page.getByRole("heading", { name: /Passed on retry/ }).waitFor();
       await page.getByText("Tries (2): failed, then passed").click();
       await page.getByRole("region", { name: `Logcat of ${flakyTest.name}, try 1` }).waitFor();
     },
   },
-  { path: "/plans", ready: (page: Page) => page.getByRole("heading", { name: "Test plans" }).waitFor() },
   {
-    path: `/plans/${planId}`,
-    ready: (page: Page) => page.getByRole("button", { name: "Trigger", exact: true }).waitFor(),
+    name: "plans",
+    path: () => "/plans",
+    ready: (page) => page.getByRole("heading", { name: "Test plans" }).waitFor(),
   },
-  { path: "/plans/new", ready: (page: Page) => page.getByLabel("Name").waitFor() },
-  { path: "/agents", ready: (page: Page) => page.getByRole("heading", { name: "Agents" }).waitFor() },
-  { path: "/apps", ready: (page: Page) => page.getByRole("heading", { name: "Apps" }).waitFor() },
-  { path: "/settings", ready: (page: Page) => page.getByRole("heading", { name: "Settings" }).waitFor() },
+  {
+    name: "a plan",
+    path: () => `/plans/${planId}`,
+    ready: (page) => page.getByRole("button", { name: "Trigger", exact: true }).waitFor(),
+  },
+  { name: "a new plan", path: () => "/plans/new", ready: (page) => page.getByLabel("Name").waitFor() },
+  {
+    name: "agents",
+    path: () => "/agents",
+    ready: (page) => page.getByRole("heading", { name: "Agents" }).waitFor(),
+  },
+  {
+    name: "apps",
+    path: () => "/apps",
+    ready: (page) => page.getByRole("heading", { name: "Apps" }).waitFor(),
+  },
+  {
+    name: "settings",
+    path: () => "/settings",
+    ready: (page) => page.getByRole("heading", { name: "Settings" }).waitFor(),
+  },
 ];
+
+/** A signed-in browser context per theme, made once and shared by that theme's page tests. */
+const signedInByTheme = new Map<"light" | "dark", Promise<BrowserContext>>();
+function signedIn(theme: "light" | "dark"): Promise<BrowserContext> {
+  let context = signedInByTheme.get(theme);
+  if (!context) {
+    context = signedInContext(theme);
+    signedInByTheme.set(theme, context);
+  }
+  return context;
+}
 
 async function signedInContext(theme: "light" | "dark"): Promise<BrowserContext> {
   // bypassCSP: axe is injected as an inline script, which the dashboard's own policy rightly refuses.
@@ -109,28 +139,28 @@ afterAll(async () => {
   await server?.close();
 });
 
+// One test per page and theme: each has the whole test timeout to itself, and a failure names its page.
 describe("axe-core finds no WCAG 2.1 A/AA violation", () => {
   for (const theme of ["light", "dark"] as const) {
-    it(`on any page, ${theme} theme`, async () => {
-      const context = await signedInContext(theme);
-      const found: string[] = [];
-      const signIn = await browser.newPage({ colorScheme: theme, bypassCSP: true });
-      await signIn.goto(`${server.origin}/sign-in`);
-      await signIn.getByRole("heading", { name: "Sign in to Testbay" }).waitFor();
-      const atSignIn = await violationsOf(signIn);
-      if (atSignIn.length > 0) found.push(`/sign-in:\n${readable(atSignIn)}`);
-      await signIn.close();
-      for (const { path, ready } of pages()) {
-        const page = await context.newPage();
-        await page.goto(`${server.origin}${path}`);
+    it(`on the sign-in page, ${theme} theme`, async () => {
+      const page = await browser.newPage({ colorScheme: theme, bypassCSP: true });
+      await page.goto(`${server.origin}/sign-in`);
+      await page.getByRole("heading", { name: "Sign in to Testbay" }).waitFor();
+      const violations = await violationsOf(page);
+      await page.close();
+      expect(violations, readable(violations)).toEqual([]);
+    });
+
+    for (const { name, path, ready } of pages) {
+      it(`on ${name}, ${theme} theme`, async () => {
+        const page = await (await signedIn(theme)).newPage();
+        await page.goto(`${server.origin}${path()}`);
         await ready(page);
         const violations = await violationsOf(page);
-        if (violations.length > 0) found.push(`${path}:\n${readable(violations)}`);
         await page.close();
-      }
-      await context.close();
-      expect(found, found.join("\n\n")).toEqual([]);
-    });
+        expect(violations, `${path()}:\n${readable(violations)}`).toEqual([]);
+      });
+    }
   }
 });
 

@@ -61,8 +61,8 @@ export async function startSessionLab(server: TestServer): Promise<SessionLab> {
       audience: server.config.audience,
       credentials: await server.createClient(organization, "agent"),
       scratch,
-      // Apart from the agent's and the benchmark's Appium suites' port ranges.
-      args: fakeDriverAgentArgs("25430-25529"),
+      // Apart from the agent's Appium suites' port ranges (appium-fleet has 25430-25529) and the benchmark's.
+      args: fakeDriverAgentArgs("25530-25629"),
       env: { ...lab.env, APPIUM_HOME: fake.home },
       running,
     });

@@ -19,6 +19,7 @@ import type { Device } from "../steps/step-types.ts";
 import { BinaryCache } from "./binary-cache.ts";
 import { deviceFactsRefused, withDeviceFacts } from "./device-facts.ts";
 import { DEVICE_LOST, DeviceHealth, DRAIN_AFTER } from "./device-health.ts";
+import { rememberDeviceSettings } from "./device-settings-after-run.ts";
 import { type JobResult, runJob } from "./job-runner.ts";
 import type { AppiumJobServices } from "./job-runner-options.ts";
 import { pause } from "./pause.ts";
@@ -608,6 +609,15 @@ export class Agent {
         this.setupMs.delete(device.serial);
         this.wentDown.delete(device.serial);
       }
+      // A device the agent does not manage keeps its own screen rotation and language (API.md §14).
+      const putSettingsBack =
+        device && !this.poolOf(device.serial)
+          ? await rememberDeviceSettings(job, device, {
+              env: this.options.env ?? process.env,
+              log,
+              workDir: this.options.workRoot,
+            })
+          : null;
       const result = await (this.options.runJob ?? runJob)(job, {
         client,
         cache: this.cache,
@@ -631,6 +641,7 @@ export class Agent {
         this.setupMs.set(device.serial, reset.setupMs);
         log(`device ${device.serial} reset in ${reset.setupMs} ms`);
       } else if (device && result.reason !== DEVICE_LOST) {
+        await putSettingsBack?.();
         await uninstallAfterRun(job, device, {
           env: this.options.env ?? process.env,
           log,

@@ -270,10 +270,6 @@ async function runSteps(job: AppJob, run: StepsRun): Promise<StepOutcome[]> {
   return outcomes;
 }
 
-/**
- * Which shard of its device entry the job's device run is (API.md §5 `shards`): `device_run.shard` and
- * `device_run.shard_count`, 0 of 1 from a server that does not shard.
- */
 /** The device entry's locale and orientation (API.md §14), set on the device before a device step runs. */
 function deviceSettingsOf(job: AgentJob): StepContext["deviceSettings"] {
   const entry = job.device_entry;
@@ -284,6 +280,10 @@ function deviceSettingsOf(job: AgentJob): StepContext["deviceSettings"] {
   };
 }
 
+/**
+ * Which shard of its device entry the job's device run is (API.md §5 `shards`): `device_run.shard` and
+ * `device_run.shard_count`, 0 of 1 from a server that does not shard.
+ */
 function jobShard(job: AgentJob): Pick<ShardContext, "index" | "count"> {
   const run = job.device_run as { shard?: unknown; shard_count?: unknown };
   const index = typeof run.shard === "number" ? run.shard : 0;

@@ -626,7 +626,9 @@ describe("screenrecord, pull, push, rm, ls", () => {
   });
 
   it("kill -2 with pidof stops it too; SIGTERM of the client leaves it unfinished", async () => {
-    lab = await createDeviceLab({ devices: [PIXEL], timeScale: 0.01 });
+    // At a tenth of real time the 180 s limit is 18 s: the kill comes first however loaded the machine (at a
+    // hundredth, a CI run's recording reached its 1.8 s limit between pidof and kill, and kill found no process).
+    lab = await createDeviceLab({ devices: [PIXEL], timeScale: 0.1 });
     const recording = start(lab, "adb", ["-s", S, "shell", "screenrecord /sdcard/c.mp4"]);
     let pid = "";
     await until(async () => {

@@ -1,4 +1,4 @@
-// The device settings and properties the agent changes before a run (API.md §14): `settings put|get system
+// The device settings and properties the agent changes before a run (API.md §14): `settings put|get|delete system
 // KEY [VALUE]` (the settings provider: `get` of an unset key prints "null"), `setprop KEY VALUE` and
 // `getprop` of what was set. Locale on an emulator: `setprop persist.sys.locale TAG` (writable by the shell on
 // an emulator image, as after `adb root`) then `setprop ctl.restart zygote`: the framework restarts, so for a
@@ -43,6 +43,14 @@ export function settings(device, words) {
   if (verb === "put" && value !== undefined) {
     space[key] = value;
     save(device.serial, state);
+    return 0;
+  }
+  // SettingsService's `delete`: how many rows went (1, or 0 for a key never set).
+  if (verb === "delete") {
+    const had = key in space;
+    delete space[key];
+    save(device.serial, state);
+    process.stdout.write(`Deleted ${had ? 1 : 0} rows\n`);
     return 0;
   }
   if (verb === "get") {

@@ -1,4 +1,6 @@
 import { appendFile, writeFile } from "node:fs/promises";
+import type { GitHubFollow } from "../github/github-flags.ts";
+import type { GitHubReport } from "../github/github-report.ts";
 import type { Testbay } from "../sdk/client.ts";
 import type { Clock } from "../sdk/clock.ts";
 import { describeCause } from "../sdk/errors.ts";
@@ -32,6 +34,32 @@ export interface FollowOptions {
   report: Record<string, unknown>;
   /** The exit code when every execution passed: run's 3 when some plans did not start. */
   startCode: ExitCode;
+  /** --github-checks / --github-comment (packages/client/src/github/, docs/github.md). */
+  github?: GitHubFollow | undefined;
+}
+
+/** The GitHub check runs and comment, with @octokit/rest loaded only now (the CLI starts without it). */
+async function startGitHubReport(
+  session: FollowSession,
+  testbay: Testbay,
+  executions: Execution[],
+  names: Map<string, string>,
+  options: FollowOptions,
+): Promise<GitHubReport | undefined> {
+  if (!options.github) return undefined;
+  const { GitHubReport, repositoryRootOf } = await import("../github/github-report.ts");
+  const { target, ...flags } = options.github;
+  const report = await GitHubReport.create({
+    testbay,
+    target,
+    options: flags,
+    repositoryRoot: repositoryRootOf(session.io.env, session.resolvePath(".")),
+    names,
+    title: options.title,
+    say: (text) => session.say(text),
+  });
+  await report.started(executions);
+  return report;
 }
 
 /** Plan names for the summary, in one list call per app; best effort (the summary shows IDs without them). */
@@ -103,6 +131,7 @@ export async function followExecutions(
     `Waiting for ${executions.length} execution${executions.length === 1 ? "" : "s"} (at most ${formatDuration(deadlineAt - session.clock.now())})…`,
   );
   const names = await planNames(testbay, executions);
+  const github = await startGitHubReport(session, testbay, executions, names, options);
   const view = waitView(io.stderr, io.env, names);
   const show = (current: Execution[]) => {
     try {
@@ -135,6 +164,7 @@ export async function followExecutions(
     session.say(
       `${io.stderr.isTTY ? "\n" : ""}Interrupted: stopped waiting. The executions go on on the server; follow them with testbay status ${ids} --wait, or stop them with testbay cancel ID.`,
     );
+    await github?.ended(latest, "interrupted");
     return { code: ExitCode.interrupted, json: { ...report, executions: latest, interrupted: true } };
   }
   const waited = first;
@@ -180,6 +210,7 @@ export async function followExecutions(
       session.say(`note: could not append to GITHUB_STEP_SUMMARY: ${describeCause(error)}`),
     );
   }
+  await github?.ended(waited.executions, waited.timedOut ? "timed_out" : "ended");
   const json = {
     ...report,
     executions: waited.executions,

@@ -18,6 +18,7 @@ function execution(id: string, devices: Execution["devices"], status: Execution[
     finished_at: "2026-01-01T00:01:00.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
+    priority: "normal",
     triggered_by: { type: "client", id: "cl_ci", name: null },
     client_result: null,
     waiting_reason: null,

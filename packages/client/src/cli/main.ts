@@ -5,6 +5,7 @@ import { addAppsCommands } from "./commands/apps.ts";
 import { addExecutionCommands } from "./commands/executions.ts";
 import { addFlankCommands } from "./commands/flank.ts";
 import { addPlansCommands } from "./commands/plans.ts";
+import { addReportCommand } from "./commands/report.ts";
 import { addRunCommand } from "./commands/run.ts";
 import { addSchedulesCommands } from "./commands/schedules.ts";
 import { addStatusCommand } from "./commands/status.ts";
@@ -59,6 +60,7 @@ function buildProgram(session: Session): Command {
   addVersionCommand(program, session);
   addAppsCommands(program, session);
   addExecutionCommands(program, session);
+  addReportCommand(program, session);
   addTestsCommands(program, session);
   addWebhooksCommands(program, session);
   addSchedulesCommands(program, session);

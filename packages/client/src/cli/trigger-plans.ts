@@ -1,4 +1,4 @@
-import type { BatchTriggerResult } from "../sdk/models.ts";
+import type { BatchTriggerResult, ExecutionPriority } from "../sdk/models.ts";
 import { ciMetadata } from "./ci.ts";
 import { UsageError } from "./exit-codes.ts";
 import { failedExecutionsText } from "./output.ts";
@@ -11,7 +11,7 @@ export const planHelp =
 /** The batch trigger: one call for all plans; failures to start are reported plan by plan (rule 6). */
 export async function triggerPlans(
   session: Session,
-  options: { app: string; version: string; plan: string[] },
+  options: { app: string; version: string; plan: string[]; priority?: ExecutionPriority },
 ): Promise<BatchTriggerResult> {
   if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
   if (new Set(options.plan).size !== options.plan.length) {
@@ -27,6 +27,7 @@ export async function triggerPlans(
     version: options.version,
     test_plan_ids: options.plan,
     ...(ci ? { ci } : {}),
+    ...(options.priority ? { priority: options.priority } : {}),
   });
   session.say(
     `Triggered ${result.executions.length} of ${options.plan.length} test plan${options.plan.length === 1 ? "" : "s"} on ${options.app} ${options.version}${result.replayed ? " (replayed)" : ""}.`,

@@ -50,6 +50,7 @@ function execution(
     finished_at: null,
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
+    priority: "normal",
     triggered_by: { type: "client", id: "cl_ci", name: null },
     client_result: null,
     waiting_reason: null,

@@ -1025,6 +1025,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/executions/{id}/report.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The execution as one self-contained HTML report to share
+         * @description One HTML file that needs nothing else: style, script and screenshot thumbnails inline, no request to anywhere when opened (a Content-Security-Policy on the response and in the page allows none). The summary (plan, app, version, status, durations, CI metadata), the device runs, every failed test with its message, stack trace, tries, screenshot (PNG screenshots shrunk to thumbnails at most 180 px wide) and failure group, and all tests with their durations. At most about 5 MB for a run of 5,000 tests: what does not fit (more screenshots, the traces of very many failures, very long names) is cut, and the page says what and where. Served inline, sandboxed (CSP sandbox allow-scripts).
+         */
+        get: operations["getExecutionReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/executions/{id}/ctrf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The execution in the Common Test Report Format (CTRF JSON)
+         * @description A CTRF document (spec version 0.0.0) for the reporters that read it: one test per test case of each device run, with its suite (device, class), device, duration, message, trace, earlier tries (retryAttempts), flaky, and its artifacts as attachments (their download paths). errored is failed with rawStatus errored; a quarantined test that failed is skipped with rawStatus failed and the tag quarantined, as in the JUnit report. environment carries the app, version and CI metadata.
+         */
+        get: operations["getExecutionCtrf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tests": {
         parameters: {
             query?: never;
@@ -1064,6 +1104,66 @@ export interface paths {
          * @description 204 once the test is not quarantined: its failures fail executions again. Idempotent: releasing a test that is not quarantined (already released, or never) also answers 204 and changes nothing, so a retried DELETE is safe. A test id no agent has reported in this organization answers 404 test_not_found, as a mistyped id would otherwise look released. Audited as test.unquarantined (only when a quarantine ended).
          */
         delete: operations["releaseTest"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/failures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failure groups: the organization's failed tests grouped by cause
+         * @description Failed and errored tests with the same signature (the exception type, the first line of the message with numbers, hex, identity hashes, UUIDs, IDs, quoted values and paths as placeholders, and the first stack frame in the app's own code without its line number) are one group. Each group says how many failures it has (occurrences), in how many tests and executions, where it was first and last seen (execution, version, commit, time), an example, and its status: new (first seen in the last 24 hours), fixed (its tests passed in each of the plan's last 3 executions since it was last seen; wins over new) or ongoing. Newest last seen first; filtered by app (package_name), plan (test_plan_id; counts and status then within that plan), groups seen since a time, and status; paged by cursor. Failures recorded before the server had failure groups are not in any.
+         */
+        get: operations["listFailureGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/failures/{signature}/occurrences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A failure group's occurrences
+         * @description Every failed test case of the group, newest first: its execution, device run, attempt, test, message, the head of its stack, device, version, commit and when the execution was triggered. Same filters as GET /v1/failures. 404 failure_group_not_found when the organization has no failure with this signature (another organization's signature included).
+         */
+        get: operations["listFailureOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/testplans/{id}/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A test plan's trends, day by day
+         * @description For each UTC day of the last `days` (default 30, today included) on which the plan had finished executions: how many, how many passed, the pass rate (passed ÷ executions, 0–1), the p50 and p95 of their durations, the tests that were flaky (failed and passed within one execution) and the failure groups first seen in the plan that day. Days without executions are left out; oldest first. Another organization's plan is test_plan_not_found (404), as unknown ones are.
+         */
+        get: operations["getTestPlanTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1229,8 +1329,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the organization's agents
-         * @description Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.
+         * List the agents that serve the organization
+         * @description Every agent that claimed work for this organization, and every fleet agent (serves: all_organizations, an --all-orgs agent client's, of any organization), with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.
          */
         get: operations["listAgents"];
         put?: never;
@@ -1255,6 +1355,46 @@ export interface paths {
          * @description Extends the lease by TESTBAY_LEASE_TTL_SECONDS and says whether someone asked to cancel the run. 409 lease_lost: stop the job.
          */
         post: operations["renewLease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/jobs/{lease_id}/binary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the job's binary
+         * @description The binary of the version the leased run tests, while the lease is held (409 lease_lost once it is not): the job's binary_url for an agent client made with --all-orgs (API.md §15), which may hold a run of another organization than its own. ETag is the SHA-256; supports a single Range.
+         */
+        get: operations["downloadJobBinary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent/jobs/{lease_id}/test-package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the job's test package
+         * @description The test package of the version the leased run tests, while the lease is held (409 lease_lost once it is not): the job's test_package.url for an agent client made with --all-orgs (API.md §15), which may hold a run of another organization than its own. ETag is the SHA-256; supports a single Range.
+         */
+        get: operations["downloadJobTestPackage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1494,6 +1634,8 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             disabled_at: string | null;
+            /** @description An agent client that claims the runs of every organization (made with testbay-server client create --role agent --all-orgs, API.md §15); false for every other client. */
+            all_orgs: boolean;
         };
         /** @enum {string} */
         Platform: "android" | "ios";
@@ -1875,6 +2017,11 @@ export interface components {
                 /** @description A link to the CI job (http or https) */
                 build_url?: string;
             } | null;
+            /**
+             * @description As the trigger asked (default normal): within its organization a device takes high runs before normal ones, normal before low (API.md §15)
+             * @enum {string}
+             */
+            priority: "high" | "normal" | "low";
             /** @description Who triggered it: a client (a CI pipeline) or a person signed in to the dashboard. */
             triggered_by: {
                 /** @enum {string} */
@@ -1890,10 +2037,10 @@ export interface components {
                 status: "passed" | "failed";
                 reason: string | null;
             } | null;
-            /** @description Why a queued execution waits when no online agent can take its device runs; else null */
+            /** @description Why a queued execution waits: no_capable_agent when no online agent can take its device runs, org_limit when its organization runs as many device runs as its limit allows (testbay-server org set-limits, API.md §15); else null */
             waiting_reason: {
                 /** @enum {string} */
-                code: "no_capable_agent";
+                code: "no_capable_agent" | "org_limit";
                 /** @description Why no online agent can take it, and what to do */
                 detail: string;
             } | null;
@@ -2355,6 +2502,8 @@ export interface components {
                 /** @description A link to the CI job (http or https) */
                 build_url?: string;
             };
+            /** @description high, normal (the default) or low: within the organization a device takes high runs before normal ones, normal before low, each oldest first (API.md §15); between organizations the fair share decides */
+            priority?: string;
         };
         TriggerResponse: {
             execution: components["schemas"]["Execution"];
@@ -2387,6 +2536,8 @@ export interface components {
                 /** @description A link to the CI job (http or https) */
                 build_url?: string;
             };
+            /** @description high, normal (the default) or low: within the organization a device takes high runs before normal ones, normal before low, each oldest first (API.md §15); between organizations the fair share decides */
+            priority?: string;
         };
         BatchTriggerResponse: {
             executions: components["schemas"]["Execution"][];
@@ -2468,7 +2619,7 @@ export interface components {
          * @description Every error code the API answers with.
          * @enum {string}
          */
-        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "version_file_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "schedule_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "version_file_exists" | "version_files_limit" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "not_a_session" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorCode: "invalid_request" | "binary_package_mismatch" | "test_package_mismatch" | "unsupported_binary" | "checksum_mismatch" | "invalid_access_token" | "invalid_credentials" | "forbidden" | "app_not_found" | "app_version_not_found" | "version_file_not_found" | "test_package_not_found" | "test_plan_not_found" | "execution_not_found" | "test_not_found" | "webhook_not_found" | "webhook_delivery_not_found" | "schedule_not_found" | "failure_group_not_found" | "client_not_found" | "user_not_found" | "route_not_found" | "oidc_not_configured" | "app_exists" | "version_file_exists" | "version_files_limit" | "test_package_exists" | "app_version_exists" | "file_size_exceeded" | "request_too_large" | "request_timeout" | "organization_required" | "user_exists" | "self_lockout" | "app_version_in_use" | "not_a_session" | "lease_lost" | "shard_plan_missing" | "artifact_not_found" | "range_not_satisfiable" | "headers_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "service_unavailable";
     };
     responses: never;
     parameters: never;
@@ -4092,10 +4243,10 @@ export interface operations {
                                 /** @description The person's email, the client's ID, or testbay-server (the admin CLI). */
                                 id: string;
                             };
-                            /** @description execution.triggered, execution.cancelled, test_plan.created|updated|archived|deleted|restored, client.created|disabled|enabled|rotated, user.created|disabled|enabled|role_changed, test.quarantined (details: test_plan_id, classname, name, reason, previous_reason when it changed the reason of a quarantined test), test.unquarantined */
+                            /** @description execution.triggered, execution.cancelled, test_plan.created|updated|archived|deleted|restored, client.created|disabled|enabled|rotated, user.created|disabled|enabled|role_changed, test.quarantined (details: test_plan_id, classname, name, reason, previous_reason when it changed the reason of a quarantined test), test.unquarantined, webhook.created|updated|deleted|secret_rotated, schedule.created|updated|deleted (details: test_plan_id, cron, timezone, version, enabled; for updated, the members the request changed) */
                             action: string;
                             target: {
-                                /** @description execution, test_plan, client, user or test */
+                                /** @description execution, test_plan, client, user, test, webhook or schedule */
                                 type: string;
                                 /** @description Its ID; a person's email for a user; a test's id (t_…, as GET /v1/tests lists it) for a test. */
                                 id: string;
@@ -8100,6 +8251,197 @@ export interface operations {
             };
         };
     };
+    getExecutionReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One self-contained HTML file: the report to share. */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getExecutionCtrf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        reportFormat: "CTRF";
+                        /** @description CTRF's spec version, 0.0.0 */
+                        specVersion: string;
+                        /**
+                         * Format: uuid
+                         * @description New for each document
+                         */
+                        reportId: string;
+                        /** @description The execution's ID */
+                        runId: string;
+                        /** Format: date-time */
+                        timestamp: string;
+                        generatedBy: string;
+                        results: {
+                            tool: {
+                                name: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            summary: {
+                                tests: number;
+                                passed: number;
+                                failed: number;
+                                skipped: number;
+                                pending: number;
+                                other: number;
+                                start: number;
+                                stop: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            tests: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listTestHistory: {
         parameters: {
             query: {
@@ -8341,6 +8683,344 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFailureGroups: {
+        parameters: {
+            query?: {
+                /** @description Only this app's executions */
+                package_name?: string;
+                test_plan_id?: string;
+                /** @description Only groups seen at or after this time (their last occurrence) */
+                since?: string;
+                /** @description new: first seen in the last 24 hours; fixed (wins over new): its tests passed in each of the plan's last 3 executions since it was last seen; ongoing otherwise */
+                status?: "new" | "ongoing" | "fixed";
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The group's signature: 24 hex digits hashed from the exception type, message and app frame */
+                            signature: string;
+                            /** @description The exception type and message with placeholders for what varies */
+                            title: string;
+                            /**
+                             * @description new: first seen in the last 24 hours; fixed (wins over new): its tests passed in each of the plan's last 3 executions since it was last seen; ongoing otherwise
+                             * @enum {string}
+                             */
+                            status: "new" | "ongoing" | "fixed";
+                            /** @description Failed test cases with this signature (tries and retries each count) */
+                            occurrences: number;
+                            /** @description Distinct tests that failed with it */
+                            tests: number;
+                            /** @description Executions it happened in */
+                            executions: number;
+                            first_seen: {
+                                execution_id: string;
+                                version: string | null;
+                                commit: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When that execution was triggered
+                                 */
+                                at: string;
+                            };
+                            last_seen: {
+                                execution_id: string;
+                                version: string | null;
+                                commit: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When that execution was triggered
+                                 */
+                                at: string;
+                            };
+                            example: {
+                                execution_id: string;
+                                test_id: string | null;
+                                message: string | null;
+                                stack_head: string | null;
+                            };
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFailureOccurrences: {
+        parameters: {
+            query?: {
+                /** @description Only this app's executions */
+                package_name?: string;
+                test_plan_id?: string;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The group's signature: 24 hex digits hashed from the exception type, message and app frame */
+                signature: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The group's signature: 24 hex digits hashed from the exception type, message and app frame */
+                        signature: string;
+                        title: string;
+                        items: {
+                            execution_id: string;
+                            test_plan_id: string | null;
+                            device_run_id: string;
+                            attempt: number;
+                            test_id: string | null;
+                            classname: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "failed" | "errored";
+                            message: string | null;
+                            stack_head: string | null;
+                            device: string | null;
+                            version: string | null;
+                            commit: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the execution was triggered
+                             */
+                            at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTestPlanTrends: {
+        parameters: {
+            query?: {
+                /** @description UTC days back, today included */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        days: {
+                            /**
+                             * Format: date
+                             * @description The UTC day the executions were triggered
+                             */
+                            date: string;
+                            /** @description The plan's finished executions triggered that day */
+                            executions: number;
+                            /** @description Those that passed */
+                            passed: number;
+                            /** @description passed ÷ executions */
+                            pass_rate: number;
+                            /** @description Median execution duration, start to finish */
+                            p50_ms: number | null;
+                            /** @description 95th percentile of the same durations */
+                            p95_ms: number | null;
+                            /** @description Tests that both failed and passed within one execution that day */
+                            flaky_tests: number;
+                            /** @description Failure groups (GET /v1/failures) first seen in this plan that day */
+                            new_failure_groups: number;
+                        }[];
+                    };
+                };
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
             429: {
@@ -9328,6 +10008,11 @@ export interface operations {
                             /** @description The agent_id it claims with */
                             id: string;
                             name: string;
+                            /**
+                             * @description own_organization: an agent of this organization's agent client. all_organizations: a fleet agent, whose client (testbay-server client create --role agent --all-orgs, perhaps of another organization) claims every organization's runs; it is listed for every organization, its devices busy with other organizations' runs show as busy, and running names only this organization's executions
+                             * @enum {string}
+                             */
+                            serves: "own_organization" | "all_organizations";
                             /** @description Seen (a claim or a heartbeat) within the last 75 s: two claim long-polls and a margin */
                             online: boolean;
                             /** Format: date-time */
@@ -9351,7 +10036,7 @@ export interface operations {
                                 error?: string | null;
                                 boot_ms?: number | null;
                             }[];
-                            /** @description The executions it runs now */
+                            /** @description This organization's executions it runs now */
                             running: string[];
                             /** @description The Appium an agent started with --appium offers (its version and installed drivers, as its last claim said); null for every other agent */
                             appium: components["schemas"]["AgentAppium"] | null;
@@ -9432,6 +10117,254 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HeartbeatResponse"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadJobBinary: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The binary of the job's version (an --all-orgs agent's binary_url), as it was uploaded. */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */
+            429: {
+                headers: {
+                    /** @description Whole seconds to wait before trying again. */
+                    "Retry-After": number;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A problem the caller can fix (see `code`, `reason` and `fix`). */
+            "4XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A server failure; `request_id` identifies it in the server's logs. */
+            "5XX": {
+                headers: {
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadJobTestPackage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range: `bytes=first-last`, `bytes=first-` or `bytes=-suffix`. */
+                range?: string;
+            };
+            path: {
+                lease_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test package of the job's version (an --all-orgs agent's test_package.url). */
+            200: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The one range asked for with Range. */
+            206: {
+                headers: {
+                    /** @description The quoted hex SHA-256 of the whole file. */
+                    ETag: string;
+                    /** @description Always `bytes`: one Range is supported. */
+                    "Accept-Ranges": string;
+                    /** @description Always `attachment`, with the file's name. */
+                    "Content-Disposition": string;
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": Blob;
+                };
+            };
+            /** @description The range lies outside the file (code range_not_satisfiable). */
+            416: {
+                headers: {
+                    /** @description `bytes first-last/size` on 206; `bytes *\/size` on 416. */
+                    "Content-Range": string;
+                    /** @description Identifies the request in the server's logs (also `request_id` in problem bodies). */
+                    "x-request-id": string;
+                    /** @description The caller's remaining quota: `"default";r=<remaining>;t=<seconds until the next request is allowed>` (draft-ietf-httpapi-ratelimit-headers). Absent when the request was refused before it was counted (401). */
+                    RateLimit?: string;
+                    /** @description The caller's policy: `"default";q=<burst>;w=<seconds to refill>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too many requests: wait for Retry-After seconds (code rate_limited). */

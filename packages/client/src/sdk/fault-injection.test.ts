@@ -69,6 +69,7 @@ function execution(id: string, status: Execution["status"], plan = `tp_${id}`): 
     finished_at: ["queued", "running"].includes(status) ? null : "2026-01-01T00:00:31.000Z",
     summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
     ci: null,
+    priority: "normal",
     triggered_by: { type: "client", id: "cl_ci", name: null },
     client_result: null,
     waiting_reason: null,

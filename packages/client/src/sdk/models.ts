@@ -104,8 +104,12 @@ export type WebhookAttemptRequest = NonNullable<WebhookAttempt["request"]>;
 export type WebhookDeliveryAccepted =
   operations["sendWebhookTest"]["responses"][202]["content"]["application/json"];
 
-export type TriggerRequest = Schema<"TriggerRequest">;
-export type BatchTriggerRequest = Schema<"BatchTriggerRequest">;
+/** Which of an organization's queued runs a device takes first (API.md §15); normal when not given. */
+export type ExecutionPriority = "high" | "normal" | "low";
+export type TriggerRequest = Omit<Schema<"TriggerRequest">, "priority"> & { priority?: ExecutionPriority };
+export type BatchTriggerRequest = Omit<Schema<"BatchTriggerRequest">, "priority"> & {
+  priority?: ExecutionPriority;
+};
 
 /**
  * A batch trigger's answer: 200 (every plan started) or 207 (some did). Read `failed_executions` every time

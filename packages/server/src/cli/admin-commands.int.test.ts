@@ -347,9 +347,10 @@ describe("testbay-server org list and client list", () => {
       id: expect.stringMatching(/^org_/),
       name: "acme",
       created_at: expect.stringMatching(/Z$/),
+      max_concurrent_device_runs: null,
     });
     const orgTable = (await runCli(["org", "list"], ws.env)).stdout.trimEnd().split("\n");
-    expect(orgTable[0]).toMatch(/^ID +NAME +CREATED$/);
+    expect(orgTable[0]).toMatch(/^ID +NAME +CREATED +MAX RUNNING$/);
     expect(orgTable.slice(1).map((line) => line.split(/ +/)[1])).toEqual(["acme", "globex"]);
 
     const all = JSON.parse((await runCli(["client", "list", "--json"], ws.env)).stdout);
@@ -361,6 +362,7 @@ describe("testbay-server org list and client list", () => {
         role: "ci",
         created_at: expect.stringMatching(/Z$/),
         disabled_at: null,
+        all_orgs: false,
       },
       {
         client_id: globexAgent.client_id,
@@ -369,6 +371,7 @@ describe("testbay-server org list and client list", () => {
         role: "agent",
         created_at: expect.stringMatching(/Z$/),
         disabled_at: expect.stringMatching(/Z$/),
+        all_orgs: false,
       },
     ]);
     const onlyAcme = JSON.parse((await runCli(["client", "list", "--org", "acme", "--json"], ws.env)).stdout);
@@ -377,9 +380,11 @@ describe("testbay-server org list and client list", () => {
     const table = await runCli(["client", "list"], ws.env);
     const lines = table.stdout.trimEnd().split("\n");
     // The name last: it may hold blanks, and the columns before it stay one word each.
-    expect(lines[0]).toMatch(/^CLIENT ID +ORG +ROLE +CREATED +DISABLED +NAME$/);
-    expect(lines[1]).toMatch(new RegExp(`^${acmeCi.client_id} +acme +ci +\\S+Z +- +nightly CI$`));
-    expect(lines[2]).toMatch(new RegExp(`^${globexAgent.client_id} +globex +agent +\\S+Z +\\S+Z +-$`));
+    expect(lines[0]).toMatch(/^CLIENT ID +ORG +ROLE +SERVES +CREATED +DISABLED +NAME$/);
+    expect(lines[1]).toMatch(new RegExp(`^${acmeCi.client_id} +acme +ci +own-org +\\S+Z +- +nightly CI$`));
+    expect(lines[2]).toMatch(
+      new RegExp(`^${globexAgent.client_id} +globex +agent +own-org +\\S+Z +\\S+Z +-$`),
+    );
     expect(stderrLines(table)).toEqual([expect.stringMatching(usingLine(ws))]);
     for (const output of [table.stdout, JSON.stringify(all)]) {
       expect(output).not.toContain(acmeCi.client_secret);
@@ -408,5 +413,69 @@ describe("testbay-server migrate", () => {
     const second = await runCli(["migrate"], ws.env);
     expect(second.code, second.stderr).toBe(0);
     expect(stderrLines(second)).toEqual(["The database is up to date."]);
+  });
+});
+
+describe("a fleet shared by organizations (API.md §15)", () => {
+  it("client create --all-orgs makes an agent client that serves every organization, shown in client list", async () => {
+    const ws = await createStore();
+    expect((await runCli(["org", "create", "platform"], ws.env)).code).toBe(0);
+    const created = await runCli(
+      ["client", "create", "--org", "platform", "--role", "agent", "--all-orgs", "--name", "shared fleet"],
+      ws.env,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const fleet = JSON.parse(created.stdout);
+    expect(fleet).toMatchObject({ org: "platform", role: "agent", name: "shared fleet", all_orgs: true });
+    const own = JSON.parse(
+      (await runCli(["client", "create", "--org", "platform", "--role", "agent"], ws.env)).stdout,
+    );
+    expect(own.all_orgs).toBeUndefined();
+
+    const listed = JSON.parse((await runCli(["client", "list", "--json"], ws.env)).stdout);
+    expect(listed.map((c: { client_id: string; all_orgs: boolean }) => [c.client_id, c.all_orgs])).toEqual([
+      [fleet.client_id, true],
+      [own.client_id, false],
+    ]);
+    const table = (await runCli(["client", "list"], ws.env)).stdout.trimEnd().split("\n");
+    expect(table[1]).toMatch(
+      new RegExp(`^${fleet.client_id} +platform +agent +all-orgs +\\S+Z +- +shared fleet$`),
+    );
+    expect(table[2]).toMatch(new RegExp(`^${own.client_id} +platform +agent +own-org +`));
+
+    const ci = await runCli(["client", "create", "--org", "platform", "--role", "ci", "--all-orgs"], ws.env);
+    expect(ci.code).toBe(1);
+    expect(ci.stderr).toContain("--all-orgs is for agent clients");
+  });
+
+  it("org set-limits caps an organization's running device runs, and none lifts the cap", async () => {
+    const ws = await createStore();
+    expect((await runCli(["org", "create", "mobile"], ws.env)).code).toBe(0);
+    const set = await runCli(["org", "set-limits", "mobile", "--max-concurrent-device-runs", "4"], ws.env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ name: "mobile", max_concurrent_device_runs: 4 });
+    const table = (await runCli(["org", "list"], ws.env)).stdout.trimEnd().split("\n");
+    expect(table[1]).toMatch(/ +mobile +\S+Z +4$/);
+
+    const lifted = await runCli(
+      ["org", "set-limits", "mobile", "--max-concurrent-device-runs", "none"],
+      ws.env,
+    );
+    expect(JSON.parse(lifted.stdout)).toMatchObject({ name: "mobile", max_concurrent_device_runs: null });
+    expect(JSON.parse((await runCli(["org", "list", "--json"], ws.env)).stdout)[0]).toMatchObject({
+      max_concurrent_device_runs: null,
+    });
+
+    for (const wrong of ["0", "-1", "two", "1.5"]) {
+      const refused = await runCli(
+        ["org", "set-limits", "mobile", "--max-concurrent-device-runs", wrong],
+        ws.env,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('a whole number of at least 1, or "none"');
+    }
+    const unknown = await runCli(["org", "set-limits", "nope", "--max-concurrent-device-runs", "2"], ws.env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Organization "nope" does not exist');
   });
 });

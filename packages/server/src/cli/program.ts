@@ -6,11 +6,13 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from "../db/kysely
 import type { ClientRole, PersonRole } from "../db/schema.ts";
 import { AuditLog } from "../features/audit/index.ts";
 import {
+  AdminError,
   type ClientRecord,
   ClientsRepo,
   ClientsService,
   clientNameRule,
   clientRoles,
+  type OrganizationRecord,
 } from "../features/clients/index.ts";
 import { serverVersion } from "../features/downloads/index.ts";
 import { PeopleRepo, PeopleService, personRoles, type UserRecord } from "../features/people/index.ts";
@@ -72,6 +74,13 @@ export class ListenRefusedError extends Error {
   override name = "ListenRefusedError";
 }
 
+const organizationRow = (org: OrganizationRecord) => ({
+  id: org.id,
+  name: org.name,
+  created_at: org.createdAt,
+  max_concurrent_device_runs: org.maxConcurrentDeviceRuns ?? null,
+});
+
 const clientRow = (client: ClientRecord) => ({
   client_id: client.id,
   name: client.name,
@@ -79,6 +88,7 @@ const clientRow = (client: ClientRecord) => ({
   role: client.role,
   created_at: client.createdAt,
   disabled_at: client.disabledAt,
+  all_orgs: client.allOrganizations,
 });
 
 const userRow = (user: UserRecord) => ({
@@ -168,18 +178,45 @@ export function buildServerProgram(io: CliIo): Command {
 
   org
     .command("list")
-    .description("List the organizations: id, name, created")
+    .description("List the organizations: id, name, created, max concurrent device runs (- for no limit)")
     .option("--json", "print a JSON array instead of a table")
     .action(async (options: { json?: boolean }) => {
       const orgs = await withClients(io, (clients) => clients.listOrganizations());
-      const rows = orgs.map((o) => ({ id: o.id, name: o.name, created_at: o.createdAt }));
+      const rows = orgs.map(organizationRow);
       if (options.json) printJson(io.stdout, rows);
       else
         printTable(
           io.stdout,
-          ["ID", "NAME", "CREATED"],
-          rows.map((row) => [row.id, row.name, row.created_at]),
+          ["ID", "NAME", "CREATED", "MAX RUNNING"],
+          rows.map((row) => [
+            row.id,
+            row.name,
+            row.created_at,
+            String(row.max_concurrent_device_runs ?? "-"),
+          ]),
         );
+    });
+
+  org
+    .command("set-limits")
+    .argument("<name>", "the organization")
+    .description(
+      "Cap how many of the organization's device runs run at once, on a fleet it shares with others (API.md §15); its other runs wait with waiting_reason org_limit. Prints the organization as JSON",
+    )
+    .requiredOption(
+      "--max-concurrent-device-runs <n>",
+      'a whole number of at least 1, or "none" to lift the limit',
+    )
+    .action(async (name: string, options: { maxConcurrentDeviceRuns: string }) => {
+      const given = options.maxConcurrentDeviceRuns;
+      if (given !== "none" && !/^[1-9]\d{0,5}$/.test(given)) {
+        throw new AdminError(
+          `--max-concurrent-device-runs ${JSON.stringify(given)} is not a limit: give a whole number of at least 1, or "none" to lift the limit.`,
+        );
+      }
+      const max = given === "none" ? null : Number(given);
+      const org = await withClients(io, (clients) => clients.setOrganizationLimits(name, max));
+      printJson(io.stdout, organizationRow(org));
     });
 
   const client = program.command("client").description("Manage API clients");
@@ -196,11 +233,17 @@ export function buildServerProgram(io: CliIo): Command {
       "--name <name>",
       `what people call it, shown beside its ID (e.g. "nightly CI"): ${clientNameRule}`,
     )
-    .action(async (options: { org: string; role: ClientRole; name?: string }) => {
+    .option(
+      "--all-orgs",
+      "an agent client that claims the runs of every organization (a fleet shared by all of them), not only --org's",
+    )
+    .action(async (options: { org: string; role: ClientRole; name?: string; allOrgs?: boolean }) => {
       printJson(
         io.stdout,
         await withClients(io, (clients) =>
-          clients.createClient(options.org, options.role, undefined, options.name ?? null),
+          clients.createClient(options.org, options.role, undefined, options.name ?? null, {
+            allOrganizations: options.allOrgs === true,
+          }),
         ),
       );
     });
@@ -298,7 +341,9 @@ export function buildServerProgram(io: CliIo): Command {
     });
   client
     .command("list")
-    .description("List clients: id, name, organization, role, created, disabled (never secrets)")
+    .description(
+      "List clients: id, organization, role, whose runs an agent serves (its organization's, or all-orgs), created, disabled, name (never secrets)",
+    )
     .option("--org <name>", "only this organization's clients")
     .option("--json", "print a JSON array instead of a table")
     .action(async (options: { org?: string; json?: boolean }) => {
@@ -307,11 +352,12 @@ export function buildServerProgram(io: CliIo): Command {
       else
         printTable(
           io.stdout,
-          ["CLIENT ID", "ORG", "ROLE", "CREATED", "DISABLED", "NAME"],
+          ["CLIENT ID", "ORG", "ROLE", "SERVES", "CREATED", "DISABLED", "NAME"],
           rows.map((row) => [
             row.client_id,
             row.org,
             row.role,
+            row.all_orgs ? "all-orgs" : "own-org",
             row.created_at,
             row.disabled_at ?? "-",
             row.name ?? "-",

@@ -20,6 +20,7 @@ export interface Database {
   device_run_selector_values: DeviceRunSelectorValuesTable;
   step_results: StepResultsTable;
   test_cases: TestCasesTable;
+  failure_groups: FailureGroupsTable;
   log_lines: LogLinesTable;
   log_chunks: LogChunksTable;
   artifacts: ArtifactsTable;
@@ -42,6 +43,10 @@ export interface OrganizationsTable {
   id: string;
   name: string;
   created_at: string;
+  /** How many of its device runs may run at once (`org set-limits`, migration 0032); null: no limit. */
+  max_concurrent_device_runs: Generated<number | null>;
+  /** Bumped by each claim of a limited organization (device-runs/org-limits.ts). */
+  claim_gate: Generated<number>;
 }
 
 export type ClientRole = "ci" | "agent" | "admin";
@@ -58,6 +63,8 @@ export interface ClientsTable {
   tokens_not_before: string | null;
   /** What people call it ("nightly CI"), shown beside its ID; null when it was given none (migration 0024). */
   name: string | null;
+  /** 1: an agent client that claims every organization's runs (`--all-orgs`, migration 0032). */
+  all_organizations: Generated<number>;
 }
 
 export interface SigningKeysTable {
@@ -168,7 +175,11 @@ export interface ExecutionsTable {
   ci_commit: string | null;
   ci_pull_request: string | null;
   ci_build_url: string | null;
+  /** high, normal or low (API.md §15, migration 0032). */
+  priority: Generated<ExecutionPriority>;
 }
+
+export type ExecutionPriority = "high" | "normal" | "low";
 
 export interface DeviceRunsTable {
   id: string;
@@ -180,6 +191,8 @@ export interface DeviceRunsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Its execution's priority as the claim orders it: 0 high, 1 normal, 2 low (migration 0032). */
+  priority_rank: Generated<number>;
   /** Null only for rows written before migration 0006 and not yet backfilled (none after it ran). */
   organization_id: string | null;
   required_platform: string | null;
@@ -280,6 +293,33 @@ export interface TestCasesTable {
    * stored; null only for rows written before migration 0017 and not yet backfilled (none after it ran).
    */
   test_id: string | null;
+  /**
+   * A failed or errored case's failure group (features/failures/failure-signature.ts, migration 0033), set when
+   * the case is stored; null for passed and skipped cases and for failures stored before the migration.
+   */
+  failure_signature?: string | null;
+}
+
+/**
+ * A failure group within one plan (API.md §16, migration 0035): its count and its first and last occurrence, kept
+ * by features/failures/failure-groups.writer.ts as its test cases are stored. Timestamps are the executions'
+ * created_at; the last occurrence's case (run, attempt, seq) is the group's example.
+ */
+export interface FailureGroupsTable {
+  organization_id: string;
+  test_plan_id: string;
+  signature: string;
+  package_name: string | null;
+  occurrences: number;
+  /** The tests it failed in: a JSON array of test ids (features/tests/test-id.ts), sorted. */
+  test_ids: string;
+  first_at: string;
+  first_execution_id: string;
+  last_at: string;
+  last_execution_id: string;
+  last_device_run_id: string;
+  last_attempt: number;
+  last_seq: number;
 }
 
 export interface LogLinesTable {
@@ -330,6 +370,8 @@ export interface AgentsTable {
   drained_devices: string;
   /** JSON: the Appium version and drivers an agent started with --appium offers (API.md §12); null otherwise. */
   appium: string | null;
+  /** 1: its last claim came from an `--all-orgs` agent client, so every organization sees it (migration 0034). */
+  all_organizations: Generated<number>;
 }
 
 export interface IdempotencyKeysTable {

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { registerBodyIdleTimeout } from "./body-idle-timeout.ts";
 import { answerClientError } from "./client-errors.ts";
+import { buildCachedSerializer } from "./compiled-schemas.ts";
 import { registerErrorHandling, sendProblem } from "./error-handler.ts";
 import { registerUnstorableTextCheck } from "./refuse-unstorable-text.ts";
 import { requestIdFor } from "./request-id.ts";
@@ -32,6 +33,8 @@ export function createHttpServer(config: Config, logger: FastifyBaseLogger) {
     forceCloseConnections: "idle",
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    // Response serializers compiled once per process, whatever number of servers it builds (compiled-schemas.ts).
+    schemaController: { compilersFactory: { buildSerializer: buildCachedSerializer } },
     // Malformed percent-encoding in a path: answered like every other bad request.
     frameworkErrors: (_error, request, reply) =>
       sendProblem(

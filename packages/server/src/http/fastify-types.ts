@@ -10,6 +10,8 @@ export interface Principal {
   role: ClientRole;
   /** When the token expires; for a person, when the session would end if left idle from now. */
   tokenExpiresAt: number;
+  /** An agent client made with `--all-orgs` (API.md §15): it claims, and holds leases of, every organization's runs. */
+  allOrganizations?: true;
   /** Set when a person signed in to the dashboard makes the request with their session cookie. */
   person?: { userId: string; email: string; role: PersonRole };
 }

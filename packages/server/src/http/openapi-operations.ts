@@ -151,6 +151,14 @@ export const operationDocs: Record<string, OperationDoc> = {
     text: { mediaType: "application/xml", description: "A JUnit XML report: one testsuite per device run." },
   },
   "get /v1/executions/{id}/tests": { operationId: "listExecutionTests" },
+  "get /v1/executions/{id}/report.html": {
+    operationId: "getExecutionReport",
+    text: { mediaType: "text/html", description: "One self-contained HTML file: the report to share." },
+  },
+  "get /v1/executions/{id}/ctrf": { operationId: "getExecutionCtrf" },
+  "get /v1/failures": { operationId: "listFailureGroups" },
+  "get /v1/failures/{signature}/occurrences": { operationId: "listFailureOccurrences" },
+  "get /v1/testplans/{id}/trends": { operationId: "getTestPlanTrends" },
   "get /v1/tests": { operationId: "listTestHistory" },
   "put /v1/tests/{test_id}/quarantine": { operationId: "quarantineTest" },
   "delete /v1/tests/{test_id}/quarantine": { operationId: "releaseTest" },
@@ -185,6 +193,20 @@ export const operationDocs: Record<string, OperationDoc> = {
     download: {
       mediaTypes: ["application/octet-stream"],
       description: "A file of the job's version, as it was uploaded.",
+    },
+  },
+  "get /v1/agent/jobs/{lease_id}/binary": {
+    operationId: "downloadJobBinary",
+    download: {
+      mediaTypes: ["application/octet-stream"],
+      description: "The binary of the job's version (an --all-orgs agent's binary_url), as it was uploaded.",
+    },
+  },
+  "get /v1/agent/jobs/{lease_id}/test-package": {
+    operationId: "downloadJobTestPackage",
+    download: {
+      mediaTypes: ["application/octet-stream"],
+      description: "The test package of the job's version (an --all-orgs agent's test_package.url).",
     },
   },
   "post /v1/agent/jobs/{lease_id}/events": { operationId: "reportJobEvents" },

@@ -1,6 +1,7 @@
 import AjvModule from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifyInstance } from "fastify";
+import { cachedValidator } from "./compiled-schemas.ts";
 
 // ajv and ajv-formats are CommonJS with a default export.
 const Ajv = AjvModule.default ?? AjvModule;
@@ -29,6 +30,8 @@ export function registerValidation(app: FastifyInstance): void {
   const strict = makeAjv(false);
   const coercing = makeAjv("array");
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === "body" ? strict.compile(schema) : coercing.compile(schema),
+    httpPart === "body"
+      ? cachedValidator("strict", schema, () => strict.compile(schema))
+      : cachedValidator("coercing", schema, () => coercing.compile(schema)),
   );
 }

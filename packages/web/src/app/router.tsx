@@ -124,6 +124,26 @@ export const editPlanRoute = createRoute({
   component: lazyRouteComponent(() => import("../pages/plans/plan-form-pages.tsx"), "EditPlanPage"),
 });
 
+/** Failure groups across runs (API.md §16), filtered by app and plan; `group` is the one opened on its occurrences. */
+export const failuresRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "failures",
+  validateSearch: (search: Record<string, unknown>): { app?: string; plan?: string; group?: string } => ({
+    app: text(search.app),
+    plan: text(search.plan),
+    group: text(search.group),
+  }),
+  component: lazyRouteComponent(() => import("../pages/failures/failures-page.tsx"), "FailuresPage"),
+});
+
+/** A plan's flaky tests (GET /v1/tests): the plan chosen, else the first. */
+export const flakyRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "flaky",
+  validateSearch: (search: Record<string, unknown>): { plan?: string } => ({ plan: text(search.plan) }),
+  component: lazyRouteComponent(() => import("../pages/flaky/flaky-page.tsx"), "FlakyPage"),
+});
+
 export const appsRoute = createRoute({
   getParentRoute: () => signedInRoute,
   path: "apps",
@@ -160,6 +180,8 @@ const routeTree = rootRoute.addChildren([
     newPlanRoute,
     planRoute,
     editPlanRoute,
+    failuresRoute,
+    flakyRoute,
     settingsRoute,
   ]),
 ]);

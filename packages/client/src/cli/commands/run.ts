@@ -1,5 +1,7 @@
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
+import { gitHubFollow, gitHubOptions } from "../../github/github-flags.ts";
 import { resolvePlanIds } from "../../plans/by-name.ts";
+import type { ExecutionPriority } from "../../sdk/models.ts";
 import { checkFile } from "../check-file.ts";
 import { collect } from "../comma-list.ts";
 import { parseDuration } from "../duration.ts";
@@ -34,6 +36,15 @@ export function addRunCommand(program: Command, session: Session): void {
     .option("--wait", "wait until every execution ends, then print a summary")
     .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
     .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
+    .addOption(
+      new Option(
+        "--priority <level>",
+        "which of the organization's queued runs a device takes first: high, normal (the server's default) or low",
+      ).choices(["high", "normal", "low"]),
+    )
+    .addOption(gitHubOptions.checks)
+    .addOption(gitHubOptions.comment)
+    .addOption(gitHubOptions.sourceRoot)
     .action(
       async (options: {
         app: string;
@@ -45,11 +56,13 @@ export function addRunCommand(program: Command, session: Session): void {
         wait?: boolean;
         timeout: string;
         junit?: string;
+        priority?: ExecutionPriority;
       }) => {
         const timeoutMs = parseDuration(options.timeout);
         if (options.junit && !options.wait)
           throw new UsageError("--junit needs --wait: the report is written once all executions end.");
         if (options.plan.length === 0) throw new UsageError("Name at least one test plan with --plan ID.");
+        const github = gitHubFollow(options, options.wait === true, session);
         const file = options.file ? await checkFile(session, options.file) : undefined;
         const testFile = options.testFile
           ? await checkFile(session, options.testFile, "--test-file")
@@ -85,6 +98,7 @@ export function addRunCommand(program: Command, session: Session): void {
             title: `Testbay: ${options.app} ${options.version}`,
             report,
             startCode,
+            github,
           }),
         );
       },

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { gitHubFollow, gitHubOptions } from "../../github/github-flags.ts";
 import type { Execution } from "../../sdk/models.ts";
 import { parseDuration } from "../duration.ts";
 import { ExitCode, UsageError } from "../exit-codes.ts";
@@ -18,12 +19,16 @@ export function addStatusCommand(program: Command, session: Session): void {
     .option("--wait", "wait until every execution ends, then print a summary (as run --wait)")
     .option("--timeout <duration>", "how long --wait waits, e.g. 90s, 60m, 2h", "60m")
     .option("--junit <file>", "with --wait: write one merged JUnit XML report here")
+    .addOption(gitHubOptions.checks)
+    .addOption(gitHubOptions.comment)
+    .addOption(gitHubOptions.sourceRoot)
     .action(async (ids: string[], options: { wait?: boolean; timeout: string; junit?: string }) => {
       const timeoutMs = parseDuration(options.timeout);
       if (options.junit && !options.wait)
         throw new UsageError("--junit needs --wait: the report is written once all executions end.");
       if (new Set(ids).size !== ids.length)
         throw new UsageError("An execution ID is named twice: name each once.");
+      const github = gitHubFollow(options, options.wait === true, session);
       const testbay = session.testbay();
       const executions: Execution[] = [];
       // Waiting begins with these reads: they outlast a server that is restarting, as the polls do (rule 13).
@@ -46,6 +51,7 @@ export function addStatusCommand(program: Command, session: Session): void {
             title: `Testbay: ${apps.join(", ")}`,
             report: {},
             startCode: ExitCode.ok,
+            github,
           }),
         );
         return;

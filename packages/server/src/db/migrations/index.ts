@@ -30,6 +30,10 @@ import * as sessionOsVersionPrefix from "./2026-11-28-0028-session-os-version-pr
 import * as devicePools from "./2026-11-28-0029-device-pools.ts";
 import * as versionFiles from "./2026-11-28-0030-version-files.ts";
 import * as schedules from "./2026-11-28-0031-schedules.ts";
+import * as fairShare from "./2026-11-28-0032-fair-share.ts";
+import * as failureSignatures from "./2026-11-28-0033-failure-signatures.ts";
+import * as fleetAgents from "./2026-11-28-0034-fleet-agents.ts";
+import * as failureGroups from "./2026-11-28-0035-failure-groups.ts";
 
 /** Every migration, by dated name; Kysely applies them in name order. Add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +68,8 @@ export const migrations: Record<string, Migration> = {
   "2026-11-28-0029-device-pools": devicePools,
   "2026-11-28-0030-version-files": versionFiles,
   "2026-11-28-0031-schedules": schedules,
+  "2026-11-28-0032-fair-share": fairShare,
+  "2026-11-28-0033-failure-signatures": failureSignatures,
+  "2026-11-28-0034-fleet-agents": fleetAgents,
+  "2026-11-28-0035-failure-groups": failureGroups,
 };

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { ApiError } from "../../errors.ts";
 import { principalOf } from "../../http/principal.ts";
@@ -34,6 +35,20 @@ const agentsOnly = { auth: ["agent"] } as const;
 /** A step's listing: 20,000 tests of two 500-character names at most (JSON escapes aside). */
 const listBodyLimit = 24 * 1024 * 1024;
 
+/**
+ * The organization of the run a lease holds, for the lease's calls: the agent's own, or for an `--all-orgs`
+ * agent (API.md §15) that of the run it claimed (an unknown lease: its own, which answers lease_lost).
+ */
+async function leaseOrganizationOf(
+  agents: AgentService,
+  request: FastifyRequest,
+  leaseId: string,
+): Promise<string> {
+  const principal = principalOf(request);
+  if (!principal.allOrganizations) return principal.organizationId;
+  return (await agents.organizationOfLease(leaseId)) ?? principal.organizationId;
+}
+
 /** The JSON half of the agent protocol (API.md §7). */
 export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = async (app, { agents }) => {
   app.post(
@@ -62,6 +77,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       const job = await agents.claim(
         {
           organizationId: principal.organizationId,
+          ...(principal.allOrganizations ? { allOrganizations: true } : {}),
           agentId: body.agent_id,
           devices: body.devices,
           drainedDevices: body.drained_devices ?? [],
@@ -78,7 +94,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       if (gone.signal.aborted) {
         // Nobody is listening: the run it was given goes back to the queue at once, and answering would leave
         // a response the server waits on when it closes.
-        if (job) await agents.release(principal.organizationId, job.lease_id);
+        if (job) await agents.release(await leaseOrganizationOf(agents, request, job.lease_id), job.lease_id);
         reply.hijack();
         request.raw.socket?.destroy();
         return reply;
@@ -92,9 +108,9 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     "/v1/agents",
     {
       schema: {
-        summary: "List the organization's agents",
+        summary: "List the agents that serve the organization",
         description:
-          "Every agent that claimed work for this organization, with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.",
+          "Every agent that claimed work for this organization, and every fleet agent (serves: all_organizations, an --all-orgs agent client's, of any organization), with its step types, its devices (idle, busy or drained), the executions it runs now and, for an agent started with --appium, its Appium's version and drivers (appium, null for other agents). online: seen within the last 75 s.",
         tags: ["agents"],
         response: { 200: AgentList, ...ProblemResponses },
       },
@@ -115,8 +131,49 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
         response: { 200: HeartbeatResponse, ...ProblemResponses },
       },
     },
-    async (request) => agents.heartbeat(principalOf(request).organizationId, request.params.lease_id),
+    async (request) =>
+      agents.heartbeat(
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
+        request.params.lease_id,
+        // A fleet agent's row is under its client's organization, whichever organization's run it holds.
+        principalOf(request).organizationId,
+      ),
   );
+
+  for (const [path, which, what] of [
+    ["binary", "binary", "binary"],
+    ["test-package", "testPackage", "test package"],
+  ] as const) {
+    app.get(
+      `/v1/agent/jobs/:lease_id/${path}`,
+      {
+        config: agentsOnly,
+        schema: {
+          summary: `Download the job's ${what}`,
+          description: `The ${what} of the version the leased run tests, while the lease is held (409 lease_lost once it is not): the job's ${path === "binary" ? "binary_url" : "test_package.url"} for an agent client made with --all-orgs (API.md §15), which may hold a run of another organization than its own. ETag is the SHA-256; supports a single Range.`,
+          tags: ["agents"],
+          params: LeaseParams,
+          response: { ...ProblemResponses },
+        },
+      },
+      async (request, reply) => {
+        const leaseId = request.params.lease_id;
+        const { file, open } = await agents.leasedFile(
+          await leaseOrganizationOf(agents, request, leaseId),
+          leaseId,
+          which,
+        );
+        return sendStoredFile(request, reply, {
+          size: file.sizeBytes,
+          sha256: file.sha256,
+          contentType: "application/octet-stream",
+          fileName: file.fileName,
+          what,
+          open,
+        });
+      },
+    );
+  }
 
   app.get(
     "/v1/agent/jobs/:lease_id/files/:name",
@@ -133,7 +190,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     },
     async (request, reply) => {
       const { file, open } = await agents.versionFile(
-        principalOf(request).organizationId,
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
         request.params.lease_id,
         request.params.name,
       );
@@ -164,7 +221,11 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
       },
     },
     async (request) =>
-      agents.record(principalOf(request).organizationId, request.params.lease_id, request.body.events),
+      agents.record(
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
+        request.params.lease_id,
+        request.body.events,
+      ),
   );
 
   app.post(
@@ -186,7 +247,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     },
     async (request) =>
       agents.listTests(
-        principalOf(request).organizationId,
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
         request.params.lease_id,
         request.params.step_index,
         request.body.tests,
@@ -210,7 +271,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     },
     async (request) =>
       agents.nextBatch(
-        principalOf(request).organizationId,
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
         request.params.lease_id,
         request.params.step_index,
         request.body.finished_batch_id ?? null,
@@ -234,7 +295,7 @@ export const agentRoutes: FastifyPluginAsyncTypebox<{ agents: AgentService }> = 
     },
     async (request) =>
       agents.complete(
-        principalOf(request).organizationId,
+        await leaseOrganizationOf(agents, request, request.params.lease_id),
         request.params.lease_id,
         request.body.status,
         request.body.reason ?? null,
@@ -269,7 +330,7 @@ export const agentArtifactRoutes: FastifyPluginAsyncTypebox<{ agents: AgentServi
         beforeBody: () => artifactName(request.params["*"]),
         receive: async (name, body) => {
           const stored = await agents.putArtifact(
-            principalOf(request).organizationId,
+            await leaseOrganizationOf(agents, request, request.params.lease_id),
             request.params.lease_id,
             name,
             body,
@@ -335,7 +396,7 @@ export const agentSessionRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const { organizationId } = principalOf(request);
+      const organizationId = await leaseOrganizationOf(agents, request, request.params.lease_id);
       const run = await agents.leased(organizationId, request.params.lease_id);
       return { state: await sessions.report(run, request.body as SessionReport) };
     },

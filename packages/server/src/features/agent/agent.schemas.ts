@@ -464,13 +464,17 @@ export const AgentList = Type.Object({
     Type.Object({
       id: Type.String({ description: "The agent_id it claims with" }),
       name: Type.String(),
+      serves: Type.Union([Type.Literal("own_organization"), Type.Literal("all_organizations")], {
+        description:
+          "own_organization: an agent of this organization's agent client. all_organizations: a fleet agent, whose client (testbay-server client create --role agent --all-orgs, perhaps of another organization) claims every organization's runs; it is listed for every organization, its devices busy with other organizations' runs show as busy, and running names only this organization's executions",
+      }),
       online: Type.Boolean({
         description: "Seen (a claim or a heartbeat) within the last 75 s: two claim long-polls and a margin",
       }),
       last_seen_at: Timestamp,
       step_types: Type.Array(Type.String()),
       devices: Type.Array(ListedDevice),
-      running: Type.Array(Type.String(), { description: "The executions it runs now" }),
+      running: Type.Array(Type.String(), { description: "This organization's executions it runs now" }),
       appium: Type.Union([AgentAppium, Type.Null()], {
         description:
           "The Appium an agent started with --appium offers (its version and installed drivers, as its last claim said); null for every other agent",

@@ -12,6 +12,7 @@ import type {
   ClaimRequest,
   DeviceRuns,
   FinalStatus,
+  HeldRun,
   LeasedRun,
   ListedTest,
   RunShard,
@@ -48,6 +49,9 @@ export interface AgentServiceOptions {
    * listening connection, another instance on SQLite). */
   pollIntervalMs: number;
 }
+
+/** What an --all-orgs agent's claim waits on: a wake-up for any organization (work-signal.ts). */
+const anyOrganization = "*";
 
 /** How often an agent claiming again with the same offer is recorded as seen again (see AgentService.seen). */
 const seenRefreshMs = 5_000;
@@ -90,11 +94,18 @@ export class AgentService {
     // Once per claim, not per look inside its long poll: the next claim comes within 30 s anyway.
     await this.seen(request);
     if (request.abandonedClaims?.length) {
-      const { organizationId, agentId, abandonedClaims } = request;
+      const { agentId, abandonedClaims } = request;
       const now = this.options.clock.now();
-      if ((await this.options.runs.releaseAbandoned(organizationId, agentId, abandonedClaims, now)) > 0) {
-        this.options.signal.notify(organizationId);
-        this.options.changes?.changed(organizationId);
+      // An --all-orgs agent's abandoned claims may have taken runs of any organization.
+      const organizationId = request.allOrganizations ? undefined : request.organizationId;
+      for (const released of await this.options.runs.releaseAbandoned(
+        organizationId,
+        agentId,
+        abandonedClaims,
+        now,
+      )) {
+        this.options.signal.notify(released);
+        this.options.changes?.changed(released);
       }
     }
     for (;;) {
@@ -104,19 +115,28 @@ export class AgentService {
         this.changed(run);
         const files =
           run.appVersionId === null ? [] : await this.options.versionFiles.ofVersion(run.appVersionId);
-        return this.jobFor(run, files);
+        return this.jobFor(run, files, request.allOrganizations === true);
       }
       const left = deadline - performance.now();
       if (left <= 0 || abort.aborted) return undefined;
       await this.options.signal.wait(
-        request.organizationId,
+        request.allOrganizations ? anyOrganization : request.organizationId,
         Math.min(left, this.options.pollIntervalMs),
         abort,
       );
     }
   }
 
-  async heartbeat(organizationId: string, leaseId: string) {
+  /** The organization of the run a lease holds (an --all-orgs agent's lease calls); undefined when none. */
+  organizationOfLease(leaseId: string): Promise<string | undefined> {
+    return this.options.runs.organizationOfLease(leaseId);
+  }
+
+  /**
+   * `agentOrganizationId`: the organization of the agent's client, which differs from the run's
+   * (`organizationId`) when a fleet agent (`--all-orgs`) holds another organization's run.
+   */
+  async heartbeat(organizationId: string, leaseId: string, agentOrganizationId: string = organizationId) {
     const lease = await this.options.runs.renew(
       organizationId,
       leaseId,
@@ -125,7 +145,7 @@ export class AgentService {
     );
     if (!lease) throw leaseLost(leaseId);
     // A busy agent may not claim for a long while: its heartbeats keep it online.
-    await this.options.seen.heartbeat(organizationId, leaseId, this.options.clock.now());
+    await this.options.seen.heartbeat(organizationId, leaseId, this.options.clock.now(), agentOrganizationId);
     return { cancel_requested: lease.cancelRequested, lease_expires_at: lease.leaseExpiresAt };
   }
 
@@ -301,7 +321,7 @@ export class AgentService {
     return { batch: result.batch };
   }
 
-  /** The organization's agents (GET /agents). */
+  /** The agents that serve the organization (GET /agents): its own and the fleet agents (AgentsRepo.list). */
   async list(organizationId: string) {
     return { items: await this.options.seen.list(organizationId, this.options.clock.now()) };
   }
@@ -341,7 +361,14 @@ export class AgentService {
     const now = this.options.clock.now();
     const key = `${request.organizationId}\u0000${request.agentId}`;
     const appium = request.appium ?? null;
-    const offer = JSON.stringify([request.stepTypes, request.devices, request.drainedDevices ?? [], appium]);
+    const serves = request.allOrganizations ? "all_organizations" : "own_organization";
+    const offer = JSON.stringify([
+      request.stepTypes,
+      request.devices,
+      request.drainedDevices ?? [],
+      appium,
+      serves,
+    ]);
     const last = this.lastSeen.get(key);
     if (last && last.offer === offer && now >= last.at && now - last.at < seenRefreshMs) return;
     await this.options.seen.seen(
@@ -351,6 +378,7 @@ export class AgentService {
       request.devices,
       request.drainedDevices ?? [],
       appium,
+      serves,
       now,
     );
     // One entry per agent of the organizations this instance serves: a few hundred at most.
@@ -380,20 +408,38 @@ export class AgentService {
     return { file, open: (range?: ByteRange) => this.options.versionFiles.read(file, range) };
   }
 
+  /**
+   * The binary or test package of the version a lease's run tests, while the lease is held (409 otherwise): an
+   * --all-orgs agent's downloads (jobFor).
+   */
+  async leasedFile(organizationId: string, leaseId: string, which: "binary" | "testPackage") {
+    await this.held(organizationId, leaseId);
+    const file = (await this.options.runs.leasedFiles(leaseId))?.[which];
+    if (!file) {
+      throw new ApiError(which === "binary" ? "app_version_not_found" : "test_package_not_found", {
+        detail: `The run of lease ${leaseId} has no ${which === "binary" ? "binary" : "test package"}.`,
+      });
+    }
+    return { file, open: (range?: ByteRange) => this.options.store.read(file.blobKey, range) };
+  }
+
   /** The run a lease holds, for what other features take from agents by lease (a session's report); else 409. */
   leased(organizationId: string, leaseId: string): Promise<LeasedRun> {
     return this.held(organizationId, leaseId);
   }
 
-  private async held(organizationId: string, leaseId: string): Promise<LeasedRun> {
+  private async held(organizationId: string, leaseId: string): Promise<HeldRun> {
     const run = await this.options.runs.current(organizationId, leaseId);
     if (!run) throw leaseLost(leaseId);
     return run;
   }
 
   /** The job of a claimed run (API.md §7): the claim read all of it in its own statement. */
-  private jobFor(run: ClaimedRun & RunShard, files: readonly VersionFileRecord[]) {
+  private jobFor(run: ClaimedRun & RunShard, files: readonly VersionFileRecord[], byLease = false) {
     const base = this.options.publicUrl ?? "/v1";
+    // An --all-orgs agent may hold another organization's run, whose app its client cannot name: it downloads
+    // by lease (API.md §15).
+    const lease = `${base}/agent/jobs/${encodeURIComponent(run.leaseId)}`;
     // A WebDriver session without a registered app (API.md §12) has no version: nothing to install.
     const versionPath =
       run.packageName === null || run.version === null
@@ -416,7 +462,7 @@ export class AgentService {
       package_name: run.packageName,
       version: run.version,
       env: run.env,
-      binary_url: versionPath === null ? null : `${base}${versionPath}/binary`,
+      binary_url: versionPath === null ? null : byLease ? `${lease}/binary` : `${base}${versionPath}/binary`,
       binary: run.binary && {
         sha256: run.binary.sha256,
         size_bytes: run.binary.sizeBytes,
@@ -425,7 +471,7 @@ export class AgentService {
       test_package:
         versionPath !== null && run.testPackage
           ? {
-              url: `${base}${versionPath}/test-package/binary`,
+              url: byLease ? `${lease}/test-package` : `${base}${versionPath}/test-package/binary`,
               ...testPackageContent(run.testPackage.test),
               sha256: run.testPackage.sha256,
               size_bytes: run.testPackage.sizeBytes,

@@ -83,6 +83,7 @@ describe("GET /v1/agents", () => {
       {
         id: "lab-host-1",
         name: "lab-host-1",
+        serves: "own_organization",
         online: true,
         last_seen_at: seenAt,
         step_types: ["inspect", "instrumentation"],

@@ -5,7 +5,7 @@
  */
 export interface WorkSignal {
   notify(organizationId: string): void;
-  /** Resolves on a notify for the organization, after `ms`, when `abort` fires, or on close. */
+  /** Resolves on a notify for the organization ("*": any), after `ms`, when `abort` fires, or on close. */
   wait(organizationId: string, ms: number, abort?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
@@ -15,10 +15,13 @@ export class LocalWorkSignal implements WorkSignal {
   private closed = false;
 
   notify(organizationId: string): void {
-    const waiting = this.waiters.get(organizationId);
-    if (!waiting) return;
-    this.waiters.delete(organizationId);
-    for (const wake of waiting) wake();
+    // "*" waits for work of any organization: an --all-orgs agent's claim (API.md §15).
+    for (const key of [organizationId, "*"]) {
+      const waiting = this.waiters.get(key);
+      if (!waiting) continue;
+      this.waiters.delete(key);
+      for (const wake of waiting) wake();
+    }
   }
 
   wait(organizationId: string, ms: number, abort?: AbortSignal): Promise<void> {

@@ -46,13 +46,19 @@ export type AuditAction =
   | "webhook.created"
   | "webhook.updated"
   | "webhook.deleted"
-  | "webhook.secret_rotated";
+  | "webhook.secret_rotated"
+  | "schedule.created"
+  | "schedule.updated"
+  | "schedule.deleted";
 
 export interface AuditEntry {
   organizationId: string;
   actor: Actor;
   action: AuditAction;
-  target: { type: "execution" | "test_plan" | "client" | "user" | "test" | "webhook"; id: string };
+  target: {
+    type: "execution" | "test_plan" | "client" | "user" | "test" | "webhook" | "schedule";
+    id: string;
+  };
   details?: Record<string, unknown>;
 }
 

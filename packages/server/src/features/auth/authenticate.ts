@@ -71,6 +71,7 @@ export function registerAuthentication(
       organizationName: client.organizationName,
       role: client.role,
       tokenExpiresAt: verified.expiresAt,
+      ...(client.allOrganizations ? { allOrganizations: true as const } : {}),
     };
     // Every later log line of the request, "request completed" included, says which client made it.
     if (verboseLevels.has(request.log.level)) {

@@ -112,6 +112,7 @@ describe("POST /v1/clients", () => {
       org: "acme",
       created_at: expect.any(String),
       disabled_at: null,
+      all_orgs: false,
     });
     // The secret is never logged either.
     expect(server.logs.join("\n")).not.toContain(created.body.client_secret);

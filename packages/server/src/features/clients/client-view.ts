@@ -9,5 +9,6 @@ export function clientView(client: ClientRecord) {
     org: client.organizationName,
     created_at: client.createdAt,
     disabled_at: client.disabledAt,
+    all_orgs: client.allOrganizations,
   };
 }

@@ -13,12 +13,16 @@ export interface ClientRecord {
   disabledAt: string | null;
   /** Tokens issued before this are refused (the last rotation or re-enabling). */
   tokensNotBefore: string | null;
+  /** An agent client that claims the runs of every organization (`client create --all-orgs`, API.md §15). */
+  allOrganizations: boolean;
 }
 
 export interface OrganizationRecord {
   id: string;
   name: string;
   createdAt: string;
+  /** How many of its device runs may run at once (API.md §15); null: no limit. */
+  maxConcurrentDeviceRuns?: number | null;
 }
 
 /** Organizations and clients as stored. Nothing here checks who may see what: the service does. */
@@ -47,7 +51,23 @@ export class ClientsRepo {
       .selectAll()
       .where("name", "=", name)
       .executeTakeFirst();
-    return row && { id: row.id, name: row.name, createdAt: row.created_at };
+    return (
+      row && {
+        id: row.id,
+        name: row.name,
+        createdAt: row.created_at,
+        maxConcurrentDeviceRuns: row.max_concurrent_device_runs,
+      }
+    );
+  }
+
+  /** Sets (null: clears) how many of the organization's device runs may run at once. */
+  async setMaxConcurrentDeviceRuns(id: string, max: number | null): Promise<void> {
+    await this.db
+      .updateTable("organizations")
+      .set({ max_concurrent_device_runs: max })
+      .where("id", "=", id)
+      .execute();
   }
 
   async listOrganizationNames(): Promise<string[]> {
@@ -58,7 +78,12 @@ export class ClientsRepo {
   /** Every organization, by name. */
   async listOrganizations(): Promise<OrganizationRecord[]> {
     const rows = await this.db.selectFrom("organizations").selectAll().orderBy("name").execute();
-    return rows.map((row) => ({ id: row.id, name: row.name, createdAt: row.created_at }));
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      createdAt: row.created_at,
+      maxConcurrentDeviceRuns: row.max_concurrent_device_runs,
+    }));
   }
 
   async countOrganizations(): Promise<number> {
@@ -70,7 +95,9 @@ export class ClientsRepo {
   }
 
   async insertClient(
-    client: Omit<ClientRecord, "organizationName" | "disabledAt" | "tokensNotBefore">,
+    client: Omit<ClientRecord, "organizationName" | "disabledAt" | "tokensNotBefore" | "allOrganizations"> & {
+      allOrganizations?: boolean;
+    },
   ): Promise<void> {
     await this.db
       .insertInto("clients")
@@ -82,6 +109,7 @@ export class ClientsRepo {
         secret_hash: client.secretHash,
         created_at: client.createdAt,
         disabled_at: null,
+        all_organizations: client.allOrganizations ? 1 : 0,
       })
       .execute();
   }
@@ -138,6 +166,7 @@ export class ClientsRepo {
         "clients.created_at",
         "clients.disabled_at",
         "clients.tokens_not_before",
+        "clients.all_organizations",
       ]);
   }
 
@@ -182,6 +211,7 @@ interface ClientRow {
   created_at: string;
   disabled_at: string | null;
   tokens_not_before: string | null;
+  all_organizations: number;
 }
 
 function toClientRecord(row: ClientRow): ClientRecord {
@@ -195,5 +225,6 @@ function toClientRecord(row: ClientRow): ClientRecord {
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
     tokensNotBefore: row.tokens_not_before,
+    allOrganizations: Number(row.all_organizations) === 1,
   };
 }

@@ -19,6 +19,10 @@ export const ClientView = Type.Object({
   org: Type.String({ description: "Organization name." }),
   created_at: Type.String({ format: "date-time" }),
   disabled_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+  all_orgs: Type.Boolean({
+    description:
+      "An agent client that claims the runs of every organization (made with testbay-server client create --role agent --all-orgs, API.md §15); false for every other client.",
+  }),
 });
 
 export const WhoAmI = Type.Object({

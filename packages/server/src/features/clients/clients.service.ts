@@ -20,6 +20,8 @@ export interface IssuedCredentials {
   role: ClientRole;
   /** What people call it; null when it was given none. */
   name: string | null;
+  /** Set (true) for an agent client that claims every organization's runs (`--all-orgs`). */
+  all_orgs?: true;
 }
 
 /** A mistake of whoever runs the admin CLI: said plainly, without a stack trace. */
@@ -102,14 +104,48 @@ export class ClientsService {
    * A new client of the organization, with its secret shown this once. `name` (optional) is trimmed and must
    * follow clientNameRule; the API checks it first to answer 400 with its own fix (client-admin.routes.ts).
    */
+  /**
+   * Caps how many of the organization's device runs may run at once (API.md §15: its other runs wait with
+   * waiting_reason org_limit); null lifts the cap. Returns the organization as it is now.
+   */
+  async setOrganizationLimits(
+    orgName: string,
+    maxConcurrentDeviceRuns: number | null,
+  ): Promise<OrganizationRecord> {
+    if (
+      maxConcurrentDeviceRuns !== null &&
+      (!Number.isInteger(maxConcurrentDeviceRuns) || maxConcurrentDeviceRuns < 1)
+    ) {
+      throw new AdminError(
+        `--max-concurrent-device-runs must be a whole number of at least 1 (or "none" to lift the limit), not ${JSON.stringify(String(maxConcurrentDeviceRuns))}.`,
+      );
+    }
+    const org = await this.repo.findOrganizationByName(orgName);
+    if (!org) {
+      throw new AdminError(
+        `Organization ${JSON.stringify(orgName)} does not exist; list them with: testbay-server org list`,
+      );
+    }
+    await this.repo.setMaxConcurrentDeviceRuns(org.id, maxConcurrentDeviceRuns);
+    return { ...org, maxConcurrentDeviceRuns };
+  }
+
   async createClient(
     orgName: string,
     role: ClientRole,
     actor = serverActor,
     name: string | null = null,
+    /** allOrganizations: an agent client that claims the runs of every organization (API.md §15). */
+    options: { allOrganizations?: boolean } = {},
   ): Promise<IssuedCredentials> {
     if (!clientRoles.includes(role)) {
       throw new AdminError(`Role ${JSON.stringify(role)} is not one of ${clientRoles.join(", ")}.`);
+    }
+    const allOrganizations = options.allOrganizations === true;
+    if (allOrganizations && role !== "agent") {
+      throw new AdminError(
+        `--all-orgs is for agent clients (a fleet that serves every organization); a ${role} client belongs to one organization: drop --all-orgs, or give --role agent.`,
+      );
     }
     let checkedName: string | null = null;
     if (name !== null) {
@@ -135,9 +171,17 @@ export class ClientsService {
       name: checkedName,
       secretHash: await hashSecret(secret),
       createdAt: isoTime(now),
+      allOrganizations,
     });
     await this.audited({ id, organizationId: org.id, role }, "client.created", actor);
-    return { client_id: id, client_secret: secret, org: org.name, role, name: checkedName };
+    return {
+      client_id: id,
+      client_secret: secret,
+      org: org.name,
+      role,
+      name: checkedName,
+      ...(allOrganizations ? { all_orgs: true as const } : {}),
+    };
   }
 
   /**
@@ -185,6 +229,7 @@ export class ClientsService {
       org: client.organizationName,
       role: client.role,
       name: client.name,
+      ...(client.allOrganizations ? { all_orgs: true as const } : {}),
     };
   }
 

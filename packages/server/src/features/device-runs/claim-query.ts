@@ -1,5 +1,6 @@
 /**
- * A claim: the oldest queued run this agent can do becomes its, with the attempt recorded, the execution
+ * A claim: the first queued run this agent can do becomes its (the organization fair-share.ts chooses, within
+ * its limit, org-limits.ts; within the organization high priority first, then the oldest), with the attempt recorded, the execution
  * started, and the job's material (plan, binary, test package) read back. On PostgreSQL that is one
  * statement (SKIP LOCKED lets concurrent claims take the next run instead of waiting for this one); on SQLite,
  * whose transactions here are IMMEDIATE (one writer at a time), one UPDATE … RETURNING and the rest after it.
@@ -9,6 +10,8 @@ import type { Dialect } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 import { isClaimable, meetsSelectorsSql } from "./device-selectors.ts";
 import { appendExecutionEvent, insertExecutionEvent } from "./execution-events.ts";
+import { chosenOrganizationCtes, inChosenOrganization, runOrder } from "./fair-share.ts";
+import { gateBumpCte, gateCte, passesGate } from "./org-limits.ts";
 import { osVersionPrefixes } from "./os-version-prefix.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { runnableSets } from "./requirements.ts";
@@ -35,8 +38,11 @@ function claimableDevices(request: ClaimRequest): readonly AgentDevice[] {
   return request.devices.filter(isClaimable);
 }
 
-/** What the agent can run, as a condition on device_runs (undefined: nothing it could run). */
-function runnableBy(request: ClaimRequest): RawBuilder<unknown> | undefined {
+/**
+ * What the agent can run, as a condition on a queued device_runs row of any organization (undefined: nothing it
+ * could run). Which organization is fair-share.ts's.
+ */
+function queuedFits(request: ClaimRequest): RawBuilder<unknown> | undefined {
   const sets = runnableSets(request.stepTypes);
   const devices = claimableDevices(request);
   if ((!request.host && devices.length === 0) || sets.length === 0) return undefined;
@@ -44,14 +50,52 @@ function runnableBy(request: ClaimRequest): RawBuilder<unknown> | undefined {
     ...(request.host ? [sql`required_platform is null`] : []),
     ...devices.map((d) => sql`(${fitsDevice(d)})`),
   ];
-  return sql`organization_id = ${request.organizationId} and status = 'queued' and needs in (${sql.join(sets)}) and (${sql.join(fits, sql` or `)})`;
+  return sql`device_runs.status = 'queued' and needs in (${sql.join(sets)}) and (${sql.join(fits, sql` or `)})`;
 }
 
-/** The SELECT of the run a claim would take (undefined: the agent offers nothing); the claim bench EXPLAINs it. */
+/** The organization a claim serves: its agent's, or every one for an `--all-orgs` agent (fair-share.ts). */
+function servedOrganization(request: ClaimRequest): string | undefined {
+  return request.allOrganizations ? undefined : request.organizationId;
+}
+
+/**
+ * The claim's SELECT of the run an organization's own agent would take, without the organization's limit
+ * (org-limits.ts) that the claim adds (undefined: the agent offers nothing); the claim bench EXPLAINs it.
+ */
 export function nextRun(request: ClaimRequest): RawBuilder<{ id: string }> | undefined {
-  const runnable = runnableBy(request);
-  if (!runnable) return undefined;
-  return sql<{ id: string }>`select id from device_runs where ${runnable} order by created_at, id limit 1`;
+  const fits = queuedFits(request);
+  if (!fits) return undefined;
+  return sql<{
+    id: string;
+  }>`select id from device_runs where device_runs.organization_id = ${request.organizationId} and ${fits} order by ${runOrder} limit 1`;
+}
+
+/**
+ * The CTEs (without WITH, trailing comma) and SELECT of the run a claim takes: the first of the chosen
+ * organization's runnable runs (fair-share.ts), on PostgreSQL only through its limit's gate (org-limits.ts).
+ */
+function pick(
+  request: ClaimRequest,
+  dialect: Dialect,
+  at: string,
+): { ctes: RawBuilder<unknown>; select: RawBuilder<{ id: string }> } | undefined {
+  const fits = queuedFits(request);
+  if (!fits) return undefined;
+  const organizationId = servedOrganization(request);
+  const chosen = chosenOrganizationCtes(organizationId, fits, at);
+  const where = sql`${inChosenOrganization(organizationId)} and ${fits}`;
+  if (dialect === "postgres") {
+    return {
+      ctes: sql`${chosen} ${gateCte},`,
+      select: sql<{
+        id: string;
+      }>`select id from device_runs where ${where} and ${passesGate} order by ${runOrder} limit 1`,
+    };
+  }
+  return {
+    ctes: chosen,
+    select: sql<{ id: string }>`select id from device_runs where ${where} order by ${runOrder} limit 1`,
+  };
 }
 
 /** The first of the agent's devices the run fits (as JSON text), null on the host: the run's claimed_device. */
@@ -73,6 +117,7 @@ const jobJoins = sql`join executions e on e.id = claimed.execution_id
 type ClaimedRow = {
   id: string;
   execution_id: string;
+  organization_id: string;
   position: number;
   shard: number;
   shard_count: number;
@@ -104,21 +149,23 @@ export async function claimRun(
   request: ClaimRequest,
   lease: NewLease,
 ): Promise<(ClaimedRun & RunShard) | undefined> {
-  const next = nextRun(request);
+  const next = pick(request, dialect, lease.at);
   if (!next) return undefined;
   const take = sql`status = 'running', lease_id = ${lease.leaseId}, lease_expires_at = ${lease.leaseExpiresAt},
     agent_id = ${request.agentId}, claim_id = ${request.claimId ?? null}, claimed_device = ${claimedDevice(claimableDevices(request))}, started_at = ${lease.at},
     finished_at = null, reason = null, setup_ms = null`;
-  const returning = sql`id, execution_id, position, shard, shard_count, attempt, max_attempts, claimed_device, device`;
+  const returning = sql`id, execution_id, organization_id, position, shard, shard_count, attempt, max_attempts, claimed_device, device`;
   let row: ClaimedRow | undefined;
   if (dialect === "postgres") {
-    const result = await sql<ClaimedRow>`with picked as (${next} for update skip locked),
+    const result = await sql<ClaimedRow>`with ${next.ctes}
+      picked as (${next.select} for update skip locked),
+      ${gateBumpCte},
       claimed as (
         -- The run by its primary key: joined to picked instead (update … from picked), the planner scanned
         -- every queued run and filtered them by id, a cost growing with the queue.
         update device_runs set ${take}
         where device_runs.id = (select id from picked) and device_runs.status = 'queued'
-        returning device_runs.id, device_runs.execution_id, device_runs.position, device_runs.shard,
+        returning device_runs.id, device_runs.execution_id, device_runs.organization_id, device_runs.position, device_runs.shard,
           device_runs.shard_count, device_runs.attempt,
           device_runs.max_attempts, device_runs.claimed_device, device_runs.device
       ),
@@ -144,7 +191,8 @@ export async function claimRun(
         claimed_device: string | null;
         attempt: number;
       }>`
-        update device_runs set ${take} where id = (${next}) returning ${returning}`.execute(trx);
+        update device_runs set ${take} where id = (with ${next.ctes} p as (${next.select}) select id from p)
+        returning ${returning}`.execute(trx);
       const claimed = taken.rows[0];
       if (!claimed) return undefined;
       await trx
@@ -186,10 +234,10 @@ export async function claimRun(
       return job.rows[0];
     });
   }
-  return row && toClaimedRun(row, request, lease);
+  return row && toClaimedRun(row, lease);
 }
 
-function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): ClaimedRun & RunShard {
+function toClaimedRun(row: ClaimedRow, lease: NewLease): ClaimedRun & RunShard {
   // Deleting a version is refused while its executions are queued or running, so it is there, unless the
   // execution has none (a WebDriver session without a registered app, API.md §12).
   if (row.version !== null && (row.binary_sha256 === null || row.binary_metadata === null)) {
@@ -200,7 +248,7 @@ function toClaimedRun(row: ClaimedRow, request: ClaimRequest, lease: NewLease): 
     leaseExpiresAt: lease.leaseExpiresAt,
     deviceRunId: row.id,
     executionId: row.execution_id,
-    organizationId: request.organizationId,
+    organizationId: row.organization_id,
     position: Number(row.position),
     shard: Number(row.shard),
     shardCount: Number(row.shard_count),

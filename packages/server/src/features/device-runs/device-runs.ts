@@ -25,12 +25,13 @@ import { claimRun } from "./claim-query.ts";
 import { flakyOf, writeEnd } from "./end-attempt-query.ts";
 import { settleAndAnnounce } from "./execution-events.ts";
 import { type HeldRun, readHeld } from "./held-run.ts";
+import { leasedFiles } from "./leased-files.ts";
 import type { RunShard } from "./plan-shards.ts";
 import { ShardBatches } from "./shard-batches.ts";
 import { recordStrandedTests } from "./stranded-tests.ts";
 import type { Summary } from "./test-summary.ts";
 import { attemptSummary } from "./test-summary.ts";
-import type { ClaimedRun, ClaimRequest, Completion, LeasedRun } from "./types.ts";
+import type { ClaimedRun, ClaimRequest, Completion } from "./types.ts";
 
 /**
  * PostgreSQL ends an attempt without a transaction, writing only if the execution did not change since it
@@ -73,7 +74,7 @@ export class DeviceRuns {
   }
 
   /** The run a lease holds, while it holds it (running, lease not replaced), in the organization. */
-  current(organizationId: string, leaseId: string): Promise<LeasedRun | undefined> {
+  current(organizationId: string, leaseId: string): Promise<HeldRun | undefined> {
     return readHeld(this.db, this.dialect, { leaseId, organizationId });
   }
 
@@ -197,7 +198,7 @@ export class DeviceRuns {
    * agent ends its long poll when its devices change). The run goes back to the queue as if never claimed,
    * attempt and all, instead of waiting out a lease nobody holds and then counting as a lost attempt.
    */
-  async release(organizationId: string, leaseId: string, now: number): Promise<boolean> {
+  async release(organizationId: string | undefined, leaseId: string, now: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const held = await readHeld(trx, this.dialect, { leaseId, organizationId, lock: true });
       if (!held) return false;
@@ -226,28 +227,44 @@ export class DeviceRuns {
   /**
    * Puts back the runs that claims this agent gave up on took (ClaimRequest.abandonedClaims): the agent never
    * got their answer, so it runs nothing and never will. A release per run, as for a claim whose agent hung up
-   * before the server answered; how many were put back.
+   * before the server answered; the organizations whose runs were put back (undefined organizationId: an
+   * --all-orgs agent's claims, of any organization).
    */
   async releaseAbandoned(
-    organizationId: string,
+    organizationId: string | undefined,
     agentId: string,
     claimIds: readonly string[],
     now: number,
-  ): Promise<number> {
-    if (claimIds.length === 0) return 0;
-    const held = await this.db
+  ): Promise<Set<string>> {
+    const released = new Set<string>();
+    if (claimIds.length === 0) return released;
+    let query = this.db
       .selectFrom("device_runs")
-      .select("lease_id")
+      .select(["lease_id", "organization_id"])
       .where("claim_id", "in", claimIds)
-      .where("organization_id", "=", organizationId)
       .where("agent_id", "=", agentId)
-      .where("status", "=", "running")
-      .execute();
-    let released = 0;
-    for (const { lease_id: leaseId } of held) {
-      if (leaseId !== null && (await this.release(organizationId, leaseId, now))) released++;
+      .where("status", "=", "running");
+    if (organizationId !== undefined) query = query.where("organization_id", "=", organizationId);
+    for (const { lease_id: leaseId, organization_id: owner } of await query.execute()) {
+      if (leaseId !== null && owner !== null && (await this.release(owner, leaseId, now)))
+        released.add(owner);
     }
     return released;
+  }
+
+  /** The binary and test package of a running lease's version, for an --all-orgs agent (leased-files.ts). */
+  leasedFiles(leaseId: string) {
+    return leasedFiles(this.db, leaseId);
+  }
+
+  /** The organization of the run a lease holds (an --all-orgs agent's lease calls); undefined when none. */
+  async organizationOfLease(leaseId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom("device_runs")
+      .select("organization_id")
+      .where("lease_id", "=", leaseId)
+      .executeTakeFirst();
+    return row?.organization_id ?? undefined;
   }
 
   /**

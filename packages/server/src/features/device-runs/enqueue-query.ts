@@ -5,7 +5,7 @@
  * an agent must offer to take it (requirements.ts), so that a claim is one indexed query (claim-query.ts).
  */
 import type { Kysely } from "kysely";
-import type { Database, ExecutionStatus } from "../../db/schema.ts";
+import type { Database, ExecutionPriority, ExecutionStatus } from "../../db/schema.ts";
 import { storedSelectors } from "./device-selectors.ts";
 import { runsOnShard, type ShardableStep } from "./plan-shards.ts";
 import { requirementsOf } from "./requirements.ts";
@@ -15,6 +15,8 @@ export interface RunToQueue {
   id: string;
   executionId: string;
   organizationId: string;
+  /** The execution's priority (API.md §15); absent: normal. */
+  priority?: ExecutionPriority;
   /** The execution's plan: its steps say what each shard needs, max_attempts how often the run may be tried. */
   plan: { steps: ShardableStep[]; max_attempts?: number };
   position: number;
@@ -32,6 +34,9 @@ export interface RunToQueue {
   startedAt: string | null;
   finishedAt: string | null;
 }
+
+/** How the claim orders priorities (fair-share.ts runOrder): a number, compared alike on both databases. */
+const priorityRank: Record<ExecutionPriority, number> = { high: 0, normal: 1, low: 2 };
 
 export async function enqueueRuns(db: Kysely<Database>, runs: readonly RunToQueue[]): Promise<void> {
   if (runs.length === 0) return;
@@ -52,6 +57,7 @@ export async function enqueueRuns(db: Kysely<Database>, runs: readonly RunToQueu
         shard: run.shard ?? 0,
         shard_count: run.shardCount ?? 1,
         shards_planned: run.shardsPlanned === undefined ? null : JSON.stringify(run.shardsPlanned),
+        priority_rank: priorityRank[run.priority ?? "normal"],
         created_at: run.createdAt,
         started_at: run.startedAt,
         finished_at: run.finishedAt,

@@ -8,10 +8,13 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Dialect } from "../../db/kysely.ts";
 import type { Database, ExecutionStatus, TestCaseStatus } from "../../db/schema.ts";
+import type { FailureContext } from "../failures/failure-groups.writer.ts";
 import type { TestReport } from "./test-summary.ts";
 import type { AgentDevice, LeasedRun } from "./types.ts";
 
 export interface HeldRun extends LeasedRun {
+  /** What its failed test cases are grouped with (features/failures/failure-groups.writer.ts). */
+  failureContext: FailureContext;
   executionStatus: ExecutionStatus;
   /** PostgreSQL: the execution row's version as read (xmin); undefined on SQLite. */
   executionVersion: string | undefined;
@@ -46,6 +49,9 @@ type HeldRow = {
   reports?: unknown;
   kind?: string;
   session_result?: string | null;
+  package_name: string | null;
+  execution_created_at: string;
+  test_package: string | null;
 };
 
 export interface HeldQuery {
@@ -88,7 +94,8 @@ export async function readHeld(
   ];
   const result = await sql<HeldRow>`select dr.id as device_run_id, dr.execution_id, dr.organization_id,
       dr.position, dr.shard, dr.shard_count, dr.attempt, dr.max_attempts, dr.lease_id, dr.lease_expires_at, dr.claimed_device,
-      e.test_plan_id, e.cancel_requested, e.status as execution_status
+      e.test_plan_id, e.cancel_requested, e.status as execution_status, e.package_name, e.created_at as execution_created_at,
+      (select tp.test from test_packages tp where tp.app_version_id = e.app_version_id) as test_package
       ${dialect === "postgres" ? sql`, cast(e.xmin as text) as execution_version` : sql``}
       ${query.withReports ? sql`, ${reports} as reports, e.kind, ${sessionResult} as session_result` : sql``}
     from device_runs dr join executions e on e.id = dr.execution_id
@@ -110,6 +117,15 @@ export async function readHeld(
     device: row.claimed_device === null ? null : (JSON.parse(row.claimed_device) as AgentDevice),
     cancelRequested: Number(row.cancel_requested) === 1,
     testPlanId: row.test_plan_id ?? undefined,
+    failureContext: {
+      organizationId: row.organization_id,
+      testPlanId: row.test_plan_id,
+      executionId: row.execution_id,
+      executionCreatedAt: row.execution_created_at,
+      packageName: row.package_name,
+      ownPackageNames: [row.package_name, testPackageName(row.test_package)].filter((name) => name !== null),
+      dialect,
+    },
     executionStatus: row.execution_status,
     executionVersion: row.execution_version,
     reports: toReports(row.reports),
@@ -134,4 +150,11 @@ function toReports(value: unknown): TestReport[] {
     status,
     quarantined: Number(quarantined) === 1,
   }));
+}
+
+/** The test package's own package name (an instrumentation APK's manifest package), when it has one. */
+function testPackageName(test: string | null): string | null {
+  if (test === null) return null;
+  const parsed = JSON.parse(test) as { package_name?: unknown };
+  return typeof parsed.package_name === "string" ? parsed.package_name : null;
 }

@@ -25,6 +25,8 @@ export {
 export { enqueueRuns, type RunToQueue } from "./enqueue-query.ts";
 export { addSummaries, executionStatus, type RunTally, tally } from "./execution-outcome.ts";
 export { expectedDurations } from "./expected-durations.ts";
+export type { HeldRun } from "./held-run.ts";
+export { organizationLimit } from "./org-limits.ts";
 export { osVersionMatches, osVersionPrefixes, osVersionPrefixShown } from "./os-version-prefix.ts";
 export {
   maxShards,

@@ -114,7 +114,7 @@ export async function recordStrandedTests(
     retry: null,
   }));
   // Numbered after the attempt's last case, in the end's transaction: a repeated seq would be a fault, refused.
-  await insertTestCases(db, rows, "refused");
+  await insertTestCases(db, rows, "refused", held.failureContext);
   const quarantined = await quarantinedOf(
     db,
     held.organizationId,

@@ -33,7 +33,10 @@ export interface AgentDevice {
 }
 
 export interface ClaimRequest {
+  /** The agent client's organization. */
   organizationId: string;
+  /** An `--all-orgs` agent client's claim: a run of any organization, chosen fairly (fair-share.ts). */
+  allOrganizations?: boolean;
   agentId: string;
   /** The agent's id of this claim, so that a claim it gave up on can be named later (abandoned). */
   claimId?: string;
@@ -59,7 +62,7 @@ export interface LeasedRun {
   maxAttempts: number;
   device: AgentDevice | null;
   cancelRequested: boolean;
-  /** The execution's plan: what its test cases' ids are made from (ResultsRepo.recordBatch). Not read by claims. */
+  /** The execution's plan (flaky detection, stranded tests); undefined for a WebDriver session. Not read by claims. */
   testPlanId?: string;
 }
 

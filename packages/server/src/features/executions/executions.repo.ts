@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from "kysely";
 import { newestFirstPage } from "../../db/keyset.ts";
-import type { Database, ExecutionKind, ExecutionStatus } from "../../db/schema.ts";
+import type { Database, ExecutionKind, ExecutionPriority, ExecutionStatus } from "../../db/schema.ts";
 import type { Position } from "../../http/pagination.ts";
-import { enqueueRuns, type RunToQueue, type Summary } from "../device-runs/index.ts";
+import { enqueueRuns, organizationLimit, type RunToQueue, type Summary } from "../device-runs/index.ts";
 import type { ResultsRepo, StepResult } from "./results.repo.ts";
 
 export interface DeviceRunRecord {
@@ -79,6 +79,8 @@ export interface ExecutionRecord {
   startedAt: string | null;
   finishedAt: string | null;
   ci: CiMetadata | null;
+  /** Which of the organization's queued runs a device takes first (API.md §15); absent when writing: normal. */
+  priority?: ExecutionPriority;
   deviceRuns: DeviceRunRecord[];
   /** A session's verdict as its client set it (features/sessions writes it); absent for runs and when unset. */
   clientResult?: ClientResult | null;
@@ -140,6 +142,7 @@ export class ExecutionsRepo {
             ci_commit: e.ci?.commit ?? null,
             ci_pull_request: e.ci?.pull_request ?? null,
             ci_build_url: e.ci?.build_url ?? null,
+            priority: e.priority ?? "normal",
           })),
         )
         .execute();
@@ -149,12 +152,18 @@ export class ExecutionsRepo {
           e.deviceRuns.map((run) => ({
             ...run,
             organizationId: e.organizationId,
+            priority: e.priority ?? "normal",
             plan: e.plan as RunToQueue["plan"],
           })),
         ),
       );
       await within?.(trx);
     });
+  }
+
+  /** The organization's cap on running device runs and how many run now; null: no cap (API.md §15). */
+  organizationLimit(organizationId: string): Promise<{ max: number; running: number } | null> {
+    return organizationLimit(this.db, organizationId);
   }
 
   async find(organizationId: string, id: string): Promise<ExecutionRecord | undefined> {
@@ -277,6 +286,7 @@ export class ExecutionsRepo {
         pull_request: row.ci_pull_request ?? undefined,
         build_url: row.ci_build_url ?? undefined,
       }),
+      priority: row.priority,
       deviceRuns: byExecution.get(row.id) ?? [],
       ...(row.kind === "session" ? { clientResult: clientResults.get(row.id) ?? null } : {}),
     }));

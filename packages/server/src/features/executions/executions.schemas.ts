@@ -142,6 +142,10 @@ export const ExecutionView = Type.Object({
   finished_at: Time,
   summary: Summary,
   ci: CiView,
+  priority: Type.Union([Type.Literal("high"), Type.Literal("normal"), Type.Literal("low")], {
+    description:
+      "As the trigger asked (default normal): within its organization a device takes high runs before normal ones, normal before low (API.md §15)",
+  }),
   triggered_by: Type.Object(
     {
       type: Type.Union([Type.Literal("client"), Type.Literal("person")]),
@@ -168,12 +172,15 @@ export const ExecutionView = Type.Object({
   waiting_reason: Type.Union(
     [
       Type.Object({
-        code: Type.Literal("no_capable_agent"),
+        code: Type.Union([Type.Literal("no_capable_agent"), Type.Literal("org_limit")]),
         detail: Type.String({ description: "Why no online agent can take it, and what to do" }),
       }),
       Type.Null(),
     ],
-    { description: "Why a queued execution waits when no online agent can take its device runs; else null" },
+    {
+      description:
+        "Why a queued execution waits: no_capable_agent when no online agent can take its device runs, org_limit when its organization runs as many device runs as its limit allows (testbay-server org set-limits, API.md §15); else null",
+    },
   ),
   devices: Type.Array(DeviceRunView),
   steps: Type.Array(

@@ -52,6 +52,7 @@ export function executionView(execution: ExecutionRecord, triggeredByName: strin
     finished_at: execution.finishedAt,
     summary: withQuarantined(execution.summary),
     ci: execution.ci,
+    priority: execution.priority ?? "normal",
     triggered_by:
       execution.triggeredByPerson === null
         ? { type: "client" as const, id: execution.triggeredBy, name: triggeredByName }
@@ -103,15 +104,15 @@ export class ExecutionsService {
    * finished executions); the names in one read.
    */
   async views(organizationId: string, executions: readonly ExecutionRecord[]) {
-    const online = executions.some((execution) => execution.status === "queued")
-      ? await this.onlineAgents(organizationId)
-      : [];
+    const anyQueued = executions.some((execution) => execution.status === "queued");
+    const online = anyQueued ? await this.onlineAgents(organizationId) : [];
+    const limit = anyQueued ? await this.repo.organizationLimit(organizationId) : null;
     const names = await this.repo.clientNames(
       executions.filter((execution) => execution.triggeredByPerson === null).map((e) => e.triggeredBy),
     );
     return executions.map((execution) => ({
       ...executionView(execution, names.get(execution.triggeredBy) ?? null),
-      waiting_reason: waitingReason(execution, online),
+      waiting_reason: waitingReason(execution, online, limit),
     }));
   }
 

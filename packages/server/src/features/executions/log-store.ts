@@ -56,7 +56,10 @@ export class LogStore {
    * batch (≤ 1 MiB, the JSON body limit) per device run: a bound, which a lock held across blob writes would
    * only tighten at the price of stalling every other write on SQLite's single connection.
    */
-  async append(run: AttemptRef & { executionId: string }, events: readonly LogEvent[]): Promise<void> {
+  async append(
+    run: Pick<AttemptRef, "deviceRunId" | "attempt"> & { executionId: string },
+    events: readonly LogEvent[],
+  ): Promise<void> {
     if (events.length === 0) return;
     const sorted = [...events].sort((a, b) => a.seq - b.seq);
     const first = sorted[0] as LogEvent;
@@ -234,7 +237,7 @@ export class LogStore {
    * request), the object is deleted again.
    */
   private async putChunk(
-    run: AttemptRef & { executionId: string },
+    run: Pick<AttemptRef, "deviceRunId" | "attempt"> & { executionId: string },
     chunk: {
       firstSeq: number;
       lastSeq: number;

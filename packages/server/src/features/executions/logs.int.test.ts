@@ -1,5 +1,3 @@
-import { stat } from "node:fs/promises";
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
@@ -229,61 +227,28 @@ describe("execution logs", () => {
     }
   });
 
-  it("streams a 64 MiB log to three readers while another client's GET /v1/me answers within 1 s", async () => {
-    // Built through the API as an agent sends it: 500 batches of 1000 lines (500,000 lines, ~64 MiB).
+  it("streams a log of 200 chunks, over several pages of its index, to three readers at once, each line in order", async () => {
+    // Built through the API as an agent sends it: 200 batches of 100 lines, one chunk each, so that a reader
+    // walks the chunk index a page at a time (log-store.ts, indexPageSize). How the server answers others while
+    // a 64 MiB log streams is measured by `npm run bench -- logs`, not asserted here.
     const { executionId, lease } = await claimedRun(setup);
-    const batches = 500;
-    const perBatch = 1000;
-    const text = "y".repeat(110);
-    const databaseBefore = await databaseBytes(setup);
+    const batches = 200;
+    const perBatch = 100;
+    const lineText = (seq: number) => `${"y".repeat(110)}${seq}`;
     for (let b = 0; b < batches; b++) {
       await post(
         setup,
         lease,
-        Array.from({ length: perBatch }, (_, i) => logLine(b * perBatch + i, `${text}${b * perBatch + i}`)),
+        Array.from({ length: perBatch }, (_, i) => logLine(b * perBatch + i, lineText(b * perBatch + i))),
       );
     }
-    const expectedBytes = await logBytes(setup, executionId);
-    expect(expectedBytes).toBeGreaterThan(64 * 1024 * 1024);
-    // The lines went to the blob store: the database grew by its index (it grew by twice the log before).
-    expect((await databaseBytes(setup)) - databaseBefore).toBeLessThan(8 * 1024 * 1024);
-
-    let streaming = 3;
-    const read = async () => {
-      try {
-        const response = await fetch(`${setup.server.baseUrl}/executions/${executionId}/log`, {
-          headers: setup.ci,
-        });
-        let bytes = 0;
-        let lines = 0;
-        for await (const part of response.body as AsyncIterable<Uint8Array>) {
-          bytes += part.byteLength;
-          for (const byte of part) if (byte === 10) lines++;
-        }
-        return { bytes, lines };
-      } finally {
-        streaming--;
-      }
-    };
-    const readers = [read(), read(), read()];
-    const probes: number[] = [];
-    while (streaming > 0) {
-      const started = performance.now();
-      const me = await call(`${setup.server.baseUrl}/me`, { headers: setup.ci });
-      expect(me.status).toBe(200);
-      if (streaming > 0) probes.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    const expected = `=== device 1, attempt 1 ===\n${Array.from({ length: batches * perBatch }, (_, seq) => `${at} [stdout] ${lineText(seq)}\n`).join("")}`;
+    const texts = await Promise.all([1, 2, 3].map(() => logOf(setup, executionId)));
+    for (const text of texts) {
+      expect(text.length).toBe(expected.length);
+      expect(text === expected).toBe(true);
     }
-    for (const result of await Promise.all(readers)) {
-      expect(result).toEqual({
-        bytes: expectedBytes + "=== device 1, attempt 1 ===\n".length,
-        lines: batches * perBatch + 1,
-      });
-    }
-    // Enough probes landed while the log was streaming to mean something, and the worst was still quick.
-    expect(probes.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...probes)).toBeLessThan(1000);
-  }, 300_000);
+  });
 });
 
 describe("the per-execution log cap", () => {
@@ -334,34 +299,3 @@ describe("the per-execution log cap", () => {
     expect(view.summary.tests).toBe(1);
   });
 });
-
-/** The bytes of an execution's stored log lines, from the index. */
-async function logBytes({ server }: Setup, executionId: string): Promise<number> {
-  const rows = await server.app.services.database.db
-    .selectFrom("log_chunks")
-    .select("bytes")
-    .where("execution_id", "=", executionId)
-    .execute();
-  return rows.reduce((sum, row) => sum + Number(row.bytes), 0);
-}
-
-/** The database's size on disk: the SQLite file and its write-ahead log, or PostgreSQL's database size. */
-async function databaseBytes({ server }: Setup): Promise<number> {
-  const url = server.config.databaseUrl;
-  if (url.startsWith("sqlite:")) {
-    const file = url.slice("sqlite:".length);
-    const sizes = await Promise.all(
-      [file, `${file}-wal`].map((f) =>
-        stat(f).then(
-          (s) => s.size,
-          () => 0,
-        ),
-      ),
-    );
-    return sizes.reduce((sum, size) => sum + size, 0);
-  }
-  const { rows } = await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(
-    server.app.services.database.db,
-  );
-  return Number(rows[0]?.size);
-}

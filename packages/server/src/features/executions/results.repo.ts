@@ -2,14 +2,16 @@ import type { Kysely } from "kysely";
 import type { Database, TestCaseStatus } from "../../db/schema.ts";
 import { storableDeviceText, storableDeviceTextOrNull } from "../../http/storable-text.ts";
 import { insertTestCases } from "../device-runs/index.ts";
+import type { FailureContext } from "../failures/index.ts";
 import { testId } from "../tests/test-id.ts";
+import { testsOwnerOf } from "./tests-owner.ts";
 
 /** One attempt of one device run: where reported results belong. */
 export interface AttemptRef {
   deviceRunId: string;
   attempt: number;
-  /** The execution's plan, which test cases' ids are made from; looked up once per batch when not given. */
-  testPlanId?: string;
+  /** The run's execution, plan and packages, read with its lease: test ids and failure groups are made from them. */
+  failureContext: FailureContext;
 }
 
 export type RunEvent =
@@ -93,11 +95,11 @@ export class ResultsRepo {
 
   private async record(db: Kysely<Database>, run: AttemptRef, events: readonly RunEvent[]): Promise<void> {
     const cases = [];
-    let testPlanId = run.testPlanId;
+    const { executionId, testPlanId } = run.failureContext;
+    const testsOwner = testsOwnerOf({ id: executionId, testPlanId });
     for (const event of events) {
       if (event.type === "log") continue;
       if (event.type === "test_case") {
-        testPlanId ??= await this.testPlanOf(db, run.deviceRunId);
         const classname = storableDeviceText(event.classname);
         const name = storableDeviceText(event.name);
         cases.push({
@@ -108,7 +110,7 @@ export class ResultsRepo {
           classname,
           name,
           // Hashed from the stored names, as GET /executions/{id}/tests and GET /tests hash them.
-          test_id: testId(testPlanId, classname, name),
+          test_id: testId(testsOwner, classname, name),
           status: event.status,
           duration_ms: event.duration_ms ?? null,
           message: storableDeviceTextOrNull(event.message),
@@ -143,19 +145,7 @@ export class ResultsRepo {
       }
     }
     // Keyed by the agent's seq: a batch sent again is stored once.
-    await insertTestCases(db, cases, "ignored");
-  }
-
-  /** The plan of a device run's execution: what its test cases' ids are made from. */
-  private async testPlanOf(db: Kysely<Database>, deviceRunId: string): Promise<string> {
-    const row = await db
-      .selectFrom("device_runs")
-      .innerJoin("executions", "executions.id", "device_runs.execution_id")
-      .select(["executions.test_plan_id", "executions.id"])
-      .where("device_runs.id", "=", deviceRunId)
-      .executeTakeFirstOrThrow();
-    // A WebDriver session has no plan: what it reports is its own (tests-owner.ts).
-    return row.test_plan_id ?? row.id;
+    await insertTestCases(db, cases, "ignored", run.failureContext);
   }
 
   async testCases(executionId: string): Promise<StoredTestCase[]> {

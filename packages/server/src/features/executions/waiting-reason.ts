@@ -21,7 +21,7 @@ export interface CapableAgent {
 }
 
 export interface WaitingReason {
-  code: "no_capable_agent";
+  code: "no_capable_agent" | "org_limit";
   detail: string;
 }
 
@@ -37,12 +37,14 @@ const howToOffer: Record<string, string> = {
 };
 
 /**
- * Why a queued execution waits when no online agent could take any of its queued device runs; null when
- * one could (it waits only for a free agent or device), or when the execution is not queued.
+ * Why a queued execution waits when no online agent could take any of its queued device runs, or when its
+ * organization runs as many device runs as its limit allows (`limit`, API.md §15); null when one could take
+ * it and nothing holds it back (it waits only for a free agent or device), or when the execution is not queued.
  */
 export function waitingReason(
   execution: ExecutionRecord,
   online: readonly CapableAgent[],
+  limit: { max: number; running: number } | null = null,
 ): WaitingReason | null {
   if (execution.status !== "queued") return null;
   const plan = execution.plan as { steps?: ShardableStep[] };
@@ -53,7 +55,13 @@ export function waitingReason(
     const steps = (plan.steps ?? []).filter((step) => runsOnShard(step, run.shard ?? 0));
     return blocker(requirementsOf({ steps }, run.device), online);
   });
-  if (reasons.some((reason) => reason === null)) return null;
+  if (reasons.some((reason) => reason === null)) {
+    if (limit === null || limit.running < limit.max) return null;
+    return {
+      code: "org_limit",
+      detail: `the organization runs ${limit.running} device runs, as many as its limit allows (${limit.max}): this one starts when one of them ends (testbay-server org set-limits changes the limit)`,
+    };
+  }
   return { code: "no_capable_agent", detail: reasons[0] as string };
 }
 

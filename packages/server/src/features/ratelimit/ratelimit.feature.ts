@@ -8,19 +8,29 @@ import { policiesFrom, registerRateLimiting } from "./ratelimit.hooks.ts";
 import type { RateLimiterLogger, RedisRateLimiter, RedisRateLimiterOptions } from "./redis-limiter.ts";
 
 export interface RateLimitingDeps {
-  config: Pick<Config, "redisUrl" | "rateLimit" | "agentRateLimit">;
+  config: Pick<Config, "redisUrl" | "redisCommandTimeoutMs" | "rateLimit" | "agentRateLimit">;
   clock: Clock;
   logger: RateLimiterLogger & { child(bindings: Record<string, unknown>): RateLimiterLogger };
   /** The signing key's kid: buckets are kept per deployment (see registerRateLimiting). */
   deployment: string;
+  /** How long a bucket outlives its refill in Redis (RedisRateLimiterOptions.ttlSlackMs); AppOptions says why. */
+  keySlackMs?: number;
 }
 
 /** Rate limiting's composition root: the limiter (shared in Redis, or in memory), its policies and its hook. */
-export async function createRateLimiting({ config, clock, logger, deployment }: RateLimitingDeps) {
+export async function createRateLimiting({
+  config,
+  clock,
+  logger,
+  deployment,
+  keySlackMs,
+}: RateLimitingDeps) {
   // With several instances the buckets must be shared (Redis); one instance keeps them in memory.
   const redisLimiter = config.redisUrl
     ? await connectRedisRateLimiter({
         url: config.redisUrl,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
+        ...(keySlackMs === undefined ? {} : { ttlSlackMs: keySlackMs }),
         clock,
         logger: logger.child({ component: "rate_limiter" }),
       })

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Clock } from "../../clock.ts";
 import type { DatabaseHandle } from "../../db/kysely.ts";
+import type { AuditLog } from "../audit/index.ts";
 import type { ExecutionsService } from "../executions/index.ts";
 import type { TestPlansService } from "../testplans/index.ts";
 import type { TriggersService } from "../triggers/index.ts";
@@ -22,6 +23,8 @@ export interface SchedulesDeps {
   triggers: TriggersService;
   /** How often this instance looks for due schedules (TESTBAY_SCHEDULES_TICK_MS). */
   tickMs: number;
+  /** Who made, changed and deleted a schedule. */
+  audit: AuditLog;
 }
 
 /**
@@ -37,9 +40,10 @@ export function createSchedules({
   executions,
   triggers,
   tickMs,
+  audit,
 }: SchedulesDeps) {
   const repo = new SchedulesRepo(database.db);
-  const schedules = new SchedulesService(repo, plans, clock);
+  const schedules = new SchedulesService(repo, plans, clock, audit);
   const versionSource: VersionSource = {
     async newest(organizationId, packageName) {
       try {

@@ -355,3 +355,42 @@ describe("a due time", () => {
     });
   });
 });
+
+describe("the audit log", () => {
+  it("says who created, changed and deleted a schedule, with what it runs", async () => {
+    const admin = { "x-api-key": await server.token(await server.createClient("acme", "admin")) };
+    const plan = await createPlan();
+    const created = (await createSchedule(plan, { cron: "0 2 * * *", version: "latest" })).body;
+    await patchSchedule(created.id, { enabled: false, timezone: "Europe/Berlin" });
+    expect((await deleteSchedule(created.id)).status).toBe(204);
+    // A refused change (another organization's schedule) is not in the log.
+    expect((await patchSchedule(created.id, { enabled: true }, globex)).status).toBe(404);
+
+    const audit = await call(`${server.baseUrl}/audit?limit=200`, { headers: admin });
+    expect(audit.status).toBe(200);
+    // Made in the same millisecond of the test's clock: compared by action, not by order.
+    const entries = (audit.body.items as Array<{ action: string; target: { id: string } }>)
+      .filter((entry) => entry.target.id === created.id)
+      .sort((a, b) => a.action.localeCompare(b.action));
+    const actor = { type: "client", id: acmeClientId };
+    const runs = { test_plan_id: plan, cron: "0 2 * * *", version: "latest" };
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: "schedule.created",
+        actor,
+        target: { type: "schedule", id: created.id },
+        details: { ...runs, timezone: "UTC", enabled: true },
+      }),
+      expect.objectContaining({
+        action: "schedule.deleted",
+        actor,
+        details: { ...runs, timezone: "Europe/Berlin", enabled: false },
+      }),
+      expect.objectContaining({
+        action: "schedule.updated",
+        actor,
+        details: { ...runs, timezone: "Europe/Berlin", enabled: false, changed: ["enabled", "timezone"] },
+      }),
+    ]);
+  });
+});

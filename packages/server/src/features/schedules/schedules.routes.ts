@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "typebox";
 import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
+import { actorOf } from "../audit/index.ts";
 import {
   CreateScheduleBody,
   PlanScheduleParams,
@@ -42,6 +43,7 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ schedules: SchedulesSe
         request.params.id,
         request.body,
         principal.clientId,
+        actorOf(principal),
       );
       return reply.code(201).send(scheduleView(created));
     },
@@ -77,10 +79,16 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ schedules: SchedulesSe
         response: { 200: ScheduleView, ...ProblemResponses },
       },
     },
-    async (request) =>
-      scheduleView(
-        await schedules.update(principalOf(request).organizationId, request.params.id, request.body),
-      ),
+    async (request) => {
+      const principal = principalOf(request);
+      const updated = await schedules.update(
+        principal.organizationId,
+        request.params.id,
+        request.body,
+        actorOf(principal),
+      );
+      return scheduleView(updated);
+    },
   );
 
   app.delete(
@@ -96,7 +104,8 @@ export const schedulesRoutes: FastifyPluginAsyncTypebox<{ schedules: SchedulesSe
       },
     },
     async (request, reply) => {
-      await schedules.delete(principalOf(request).organizationId, request.params.id);
+      const principal = principalOf(request);
+      await schedules.delete(principal.organizationId, request.params.id, actorOf(principal));
       return reply.code(204).send(null);
     },
   );

@@ -2,6 +2,7 @@ import type { Static } from "typebox";
 import { type Clock, isoTime } from "../../clock.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import type { Actor, AuditLog } from "../audit/index.ts";
 import { type TestPlansService, testPlanNotFound } from "../testplans/index.ts";
 import { CronSchedule } from "./cron-schedule.ts";
 import { parseScheduleVersion } from "./schedule-version.ts";
@@ -15,12 +16,26 @@ function scheduleNotFound(id: string): ApiError {
   return new ApiError("schedule_not_found", { reason: "unknown", detail: `There is no schedule ${id}.` });
 }
 
-/** A plan's schedules (API.md §15): made, listed, changed and deleted; fired by ScheduleFiring. */
+/** What the audit log keeps of a schedule: enough to read what ran when, without looking it up. */
+const auditDetails = (schedule: ScheduleRecord) => ({
+  test_plan_id: schedule.testPlanId,
+  cron: schedule.cron,
+  timezone: schedule.timezone,
+  version: schedule.version,
+  enabled: schedule.enabled,
+});
+
+/**
+ * A plan's schedules (API.md §15): made, listed, changed and deleted; fired by ScheduleFiring. Each change is in
+ * the audit log with who made it, as webhooks' are (webhooks.service.ts): a schedule starts runs in the
+ * organization's name long after the person who set it up has left the page.
+ */
 export class SchedulesService {
   constructor(
     private readonly repo: SchedulesRepo,
     private readonly plans: TestPlansService,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -32,6 +47,7 @@ export class SchedulesService {
     testPlanId: string,
     body: Static<typeof CreateScheduleBody>,
     createdBy: string,
+    actor: Actor,
   ): Promise<ScheduleRecord> {
     const plan = await this.plans.get(organizationId, testPlanId);
     if (plan.state !== "active") throw testPlanNotFound(plan.id, plan.state);
@@ -60,6 +76,7 @@ export class SchedulesService {
       updatedAt: isoTime(now),
     };
     await this.repo.insert(schedule);
+    await this.record(organizationId, actor, "schedule.created", schedule.id, auditDetails(schedule));
     return schedule;
   }
 
@@ -83,6 +100,7 @@ export class SchedulesService {
     organizationId: string,
     id: string,
     patch: Static<typeof UpdateScheduleBody>,
+    actor: Actor,
   ): Promise<ScheduleRecord> {
     const current = await this.get(organizationId, id);
     const now = this.clock.now();
@@ -100,11 +118,27 @@ export class SchedulesService {
       ...(timesChanged ? { nextRunAt: enabled ? nextTime(times, now) : null } : {}),
     });
     if (!updated) throw scheduleNotFound(id);
+    await this.record(organizationId, actor, "schedule.updated", id, {
+      ...auditDetails(updated),
+      changed: Object.keys(patch).sort(),
+    });
     return updated;
   }
 
-  async delete(organizationId: string, id: string): Promise<void> {
+  async delete(organizationId: string, id: string, actor: Actor): Promise<void> {
+    const schedule = await this.get(organizationId, id);
     if (!(await this.repo.delete(organizationId, id))) throw scheduleNotFound(id);
+    await this.record(organizationId, actor, "schedule.deleted", id, auditDetails(schedule));
+  }
+
+  private record(
+    organizationId: string,
+    actor: Actor,
+    action: "schedule.created" | "schedule.updated" | "schedule.deleted",
+    id: string,
+    details: Record<string, unknown>,
+  ) {
+    return this.audit.record({ organizationId, actor, action, target: { type: "schedule", id }, details });
   }
 }
 

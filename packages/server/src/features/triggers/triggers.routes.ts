@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ExecutionPriority } from "../../db/schema.ts";
 import { ApiError, toProblem } from "../../errors.ts";
 import { principalOf } from "../../http/principal.ts";
 import { ProblemResponses } from "../../http/problem.schema.ts";
@@ -77,6 +78,19 @@ async function once(
   return send(reply, response);
 }
 
+const priorities: readonly ExecutionPriority[] = ["high", "normal", "low"];
+
+/** The trigger's priority (API.md §15): normal when absent; another value is refused, saying which are allowed. */
+function priorityOf(priority: string | undefined): ExecutionPriority {
+  if (priority === undefined) return "normal";
+  if ((priorities as readonly string[]).includes(priority)) return priority as ExecutionPriority;
+  throw new ApiError("invalid_request", {
+    detail: `priority ${JSON.stringify(priority)} is not one of high, normal, low.`,
+    fix: 'Send "priority": "high", "normal" or "low", or leave it out for normal.',
+    extra: { errors: [{ path: "/priority", in: "body", message: "is not one of high, normal, low" }] },
+  });
+}
+
 function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
   return reply.code(response.status).type(response.contentType).send(response.body);
 }
@@ -89,10 +103,17 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { triggers, idempotency, executions }) => {
   const triggerPlans = (
     request: FastifyRequest,
-    body: { package_name: string; version: string; env?: Record<string, string>; ci?: CiMetadata },
+    body: {
+      package_name: string;
+      version: string;
+      env?: Record<string, string>;
+      ci?: CiMetadata;
+      priority?: string;
+    },
     testPlanIds: string[],
   ) => {
     const principal = principalOf(request);
+    const priority = priorityOf(body.priority);
     return triggers.trigger({
       organizationId: principal.organizationId,
       clientId: principal.clientId,
@@ -102,6 +123,7 @@ export const triggersRoutes: FastifyPluginAsyncTypebox<{
       testPlanIds,
       env: body.env ?? {},
       ci: body.ci,
+      priority,
     });
   };
 

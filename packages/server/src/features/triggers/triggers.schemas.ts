@@ -15,6 +15,16 @@ const Env = Type.Record(
   },
 );
 
+/**
+ * Checked by the route (triggers.routes.ts priorityOf) rather than as an enum here, so that another value is
+ * refused with the values that are allowed, not a schema's "must be equal to constant".
+ */
+const Priority = Type.String({
+  maxLength: 32,
+  description:
+    "high, normal (the default) or low: within the organization a device takes high runs before normal ones, normal before low, each oldest first (API.md §15); between organizations the fair share decides",
+});
+
 export const TriggerBody = Type.Object(
   {
     test_plan_id: PlanId,
@@ -22,6 +32,7 @@ export const TriggerBody = Type.Object(
     version: VersionId,
     env: Type.Optional(Env),
     ci: Type.Optional(CiMetadataSchema),
+    priority: Type.Optional(Priority),
   },
   { additionalProperties: false },
 );
@@ -33,6 +44,7 @@ export const BatchTriggerBody = Type.Object(
     test_plan_ids: Type.Array(PlanId, { minItems: 1, maxItems: 100, uniqueItems: true }),
     env: Type.Optional(Env),
     ci: Type.Optional(CiMetadataSchema),
+    priority: Type.Optional(Priority),
   },
   { additionalProperties: false },
 );

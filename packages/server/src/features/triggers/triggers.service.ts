@@ -1,5 +1,6 @@
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
+import type { ExecutionPriority } from "../../db/schema.ts";
 import { ApiError, remedy } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { AppRecord } from "../apps/index.ts";
@@ -28,6 +29,8 @@ export interface TriggerRequest {
   env: Record<string, string>;
   /** Where the trigger came from in the caller's CI; kept on every execution it creates. */
   ci?: CiMetadata;
+  /** Kept on every execution it creates (API.md §15); absent: normal. */
+  priority?: ExecutionPriority;
   /** Who triggered, for the audit log. */
   actor?: Actor;
 }
@@ -189,6 +192,7 @@ export class TriggersService {
       startedAt: null,
       finishedAt: null,
       ci: ciOf(request.ci),
+      priority: request.priority ?? "normal",
       // Each device entry makes one device run per shard (API.md §5 `shards`), each claimed on its own device;
       // with shards: "auto" as many as the entry's were chosen (API.md §13), each run saying why.
       deviceRuns: devices.flatMap((device, position) => {

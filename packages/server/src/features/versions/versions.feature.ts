@@ -7,6 +7,7 @@ import type { DatabaseHandle } from "../../db/kysely.ts";
 import type { BlobStore } from "../../storage/index.ts";
 import type { AppsService } from "../apps/index.ts";
 import { VersionFilesRepo, VersionFilesService, versionFilesRoutes } from "./files/index.ts";
+import { sweepOrphanedBlobs } from "./orphaned-blobs.ts";
 import { TestPackagesRepo, TestPackagesService, testPackagesRoutes } from "./test-packages/index.ts";
 import { VersionsRepo } from "./versions.repo.ts";
 import { versionsRoutes } from "./versions.routes.ts";
@@ -58,8 +59,12 @@ export function createVersions({ database, clock, log, store, config, apps, onEv
     },
     async start(jobs: BackgroundJobs): Promise<void> {
       await versions.cleanUp(log);
-      await testPackages.cleanUp(log);
-      await files.cleanUp(log);
+      await sweepOrphanedBlobs(
+        store,
+        clock,
+        [versions.blobOwner(), testPackages.blobOwner(), files.blobOwner()],
+        log,
+      );
       const keepVersions = config.keepVersions;
       if (keepVersions !== undefined) {
         await jobs.hourly("delete versions beyond TESTBAY_KEEP_VERSIONS", () =>

@@ -9,11 +9,12 @@ import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { ExpectedDigest } from "../../http/upload/content-digest.ts";
 import { fileSizeExceeded } from "../../http/upload/receive-verified.ts";
-import { newId, timeOfId } from "../../ids.ts";
+import { newId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
 import type { VersionFilesRepo } from "./files/version-files.repo.ts";
 import { type BinaryMetadata, inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
+import type { BlobOwner } from "./orphaned-blobs.ts";
 import { testPackageView } from "./test-packages/test-package-view.ts";
 import type { TestPackageRecord, TestPackagesRepo } from "./test-packages/test-packages.repo.ts";
 import { storeVersionFile } from "./upload/store-version-file.ts";
@@ -55,9 +56,6 @@ export interface VersionsServiceOptions {
   /** Told after an upload's version.uploaded event is committed (webhooks fan it out at once). */
   onEventAppended?: () => void;
 }
-
-/** Blobs younger than this are never swept: their upload may still be about to record them. */
-const sweepGraceMs = 10 * 60 * 1000;
 
 export class VersionsService {
   constructor(private readonly options: VersionsServiceOptions) {}
@@ -258,28 +256,25 @@ export class VersionsService {
     }
   }
 
+  /** Its binaries, for the start-up sweep of unrecorded ones (orphaned-blobs.ts). */
+  blobOwner(): BlobOwner {
+    return {
+      prefix: "versions/",
+      what: "binary",
+      isReferenced: (key) => this.options.repo.isReferenced(key),
+    };
+  }
+
   /**
-   * Start-up housekeeping after a crash: removes half-received bodies from the staging directory, and
-   * version blobs that no record refers to (an upload that died between storing and recording).
+   * Start-up housekeeping after a crash: removes half-received bodies from the staging directory (unrecorded
+   * blobs are swept by orphaned-blobs.ts, with this service's blobOwner).
    */
   async cleanUp(log: FastifyBaseLogger): Promise<void> {
-    const { stagingDir, store, repo, clock } = this.options;
+    const { stagingDir } = this.options;
     await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
     for (const name of await readdir(stagingDir)) {
       await rm(path.join(stagingDir, name), { force: true, recursive: true });
       log.info({ file: name }, "removed an upload left over from an earlier run");
-    }
-    for await (const key of store.keys()) {
-      if (!key.startsWith("versions/")) continue;
-      if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
-      if (await repo.isReferenced(key)) continue;
-      try {
-        await store.delete(key);
-        log.info({ key }, "removed a stored binary no version refers to");
-      } catch (error) {
-        // Something this server did not write (a foreign object in a shared bucket): leave it, go on.
-        log.warn({ key, err: error }, "could not remove an object no version refers to");
-      }
     }
   }
 }

@@ -20,6 +20,15 @@ function AgentCard({ agent }: { agent: Agent }) {
         >
           {agent.online ? "online" : "offline"}
         </span>
+        {agent.serves === "all_organizations" && (
+          // An --all-orgs agent client's (API.md §15): it takes other organizations' runs too, shown only as busy devices.
+          <span
+            className="rounded-full bg-sky-100 px-2 py-0.5 text-xs font-medium text-sky-900 dark:bg-sky-900 dark:text-sky-100"
+            title="Serves every organization: devices busy with other organizations' runs show as busy"
+          >
+            shared fleet
+          </span>
+        )}
         <span className="ml-auto text-xs text-muted">
           last seen <Timestamp value={agent.last_seen_at} />
         </span>
@@ -78,7 +87,8 @@ export function AgentsPage() {
       {agents.data && agents.data.length > 0 && (
         <ul className="grid gap-4 lg:grid-cols-2">
           {agents.data.map((agent) => (
-            <AgentCard key={agent.id} agent={agent} />
+            // An organization's own agent and a fleet agent may claim with the same id.
+            <AgentCard key={`${agent.serves}:${agent.id}`} agent={agent} />
           ))}
         </ul>
       )}

@@ -11,6 +11,8 @@ const sections = [
   { to: "/runs", label: "Runs" },
   { to: "/apps", label: "Apps" },
   { to: "/plans", label: "Test plans" },
+  { to: "/failures", label: "Failures" },
+  { to: "/flaky", label: "Flaky tests" },
   { to: "/agents", label: "Agents" },
   { to: "/settings", label: "Settings" },
 ] as const;

@@ -10,6 +10,8 @@ import { formatDuration } from "../../format/duration.ts";
 import { PlanActions } from "./plan-actions.tsx";
 import { PlanStateChip } from "./plan-state-chip.tsx";
 import { devicesSummary, stepSummary } from "./plan-summary.ts";
+import { SchedulesSection } from "./schedules-section.tsx";
+import { TrendsSection } from "./trends-section.tsx";
 import { TriggerForm } from "./trigger-form.tsx";
 
 /** One test plan: what it runs and where, its runs, and (for members) trigger, edit, archive, delete, restore. */
@@ -64,6 +66,8 @@ export function PlanPage() {
         </section>
       )}
       {mayChange && <PlanActions plan={data} />}
+      <TrendsSection planId={data.id} />
+      <SchedulesSection plan={data} mayChange={mayChange} />
       <section className="space-y-2">
         <h2 className="font-semibold">Steps ({data.steps.length})</h2>
         <ol className="list-decimal space-y-1 pl-6 text-sm">

@@ -1,11 +1,11 @@
 import type { Readable } from "node:stream";
-import type { FastifyBaseLogger } from "fastify";
 import { type Clock, isoTime } from "../../../clock.ts";
 import { ApiError } from "../../../errors.ts";
 import type { ExpectedDigest } from "../../../http/upload/content-digest.ts";
-import { newId, timeOfId } from "../../../ids.ts";
+import { newId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
+import type { BlobOwner } from "../orphaned-blobs.ts";
 import { storeVersionFile } from "../upload/store-version-file.ts";
 import type { VersionRecord } from "../versions.repo.ts";
 import type { VersionsService } from "../versions.service.ts";
@@ -34,8 +34,6 @@ export interface VersionFileTarget {
 
 /** Blob keys start with [a-z0-9]+ (assertValidKey): no hyphen; not "versions/", which versions' sweep owns. */
 const KEY_PREFIX = "versionfiles/";
-/** Blobs younger than this are never swept: their upload may still be about to record them. */
-const sweepGraceMs = 10 * 60 * 1000;
 
 /**
  * Version files (API.md §14): what a version's tests need on the device besides the app and the test APK
@@ -148,23 +146,13 @@ export class VersionFilesService {
     return this.options.store.read(record.blobKey, range);
   }
 
-  /**
-   * Start-up housekeeping after a crash: version file blobs no record refers to (an upload that died between
-   * storing and recording). The staging directory is emptied by the versions' clean-up.
-   */
-  async cleanUp(log: FastifyBaseLogger): Promise<void> {
-    const { store, repo, clock } = this.options;
-    for await (const key of store.keys()) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
-      if (await repo.isReferenced(key)) continue;
-      try {
-        await store.delete(key);
-        log.info({ key }, "removed a stored version file no version refers to");
-      } catch (error) {
-        log.warn({ key, err: error }, "could not remove an object no version file refers to");
-      }
-    }
+  /** Its blobs, for the start-up sweep of unrecorded ones (orphaned-blobs.ts). */
+  blobOwner(): BlobOwner {
+    return {
+      prefix: KEY_PREFIX,
+      what: "version file",
+      isReferenced: (key) => this.options.repo.isReferenced(key),
+    };
   }
 }
 

@@ -1,11 +1,10 @@
 import type { Readable } from "node:stream";
-import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../../clock.ts";
 import { isoTime } from "../../../clock.ts";
 import { ApiError, remedy } from "../../../errors.ts";
 import type { ExpectedDigest } from "../../../http/upload/content-digest.ts";
 import { fileSizeExceeded } from "../../../http/upload/receive-verified.ts";
-import { newId, timeOfId } from "../../../ids.ts";
+import { newId } from "../../../ids.ts";
 import type { BlobStore, ByteRange } from "../../../storage/index.ts";
 import type { AppRecord } from "../../apps/index.ts";
 import {
@@ -14,6 +13,7 @@ import {
   UnsupportedBinaryError,
   XctestPackageError,
 } from "../inspection/index.ts";
+import type { BlobOwner } from "../orphaned-blobs.ts";
 import { storeVersionFile } from "../upload/store-version-file.ts";
 import type { VersionRecord } from "../versions.repo.ts";
 import type { VersionsService } from "../versions.service.ts";
@@ -37,8 +37,6 @@ export interface TestPackageTarget {
 
 /** Blob keys start with [a-z0-9]+ (assertValidKey): no hyphen. */
 const KEY_PREFIX = "testpackages/";
-/** Blobs younger than this are never swept: their upload may still be about to record them. */
-const sweepGraceMs = 10 * 60 * 1000;
 
 /** Test packages (API.md §4b): uploaded after their version, by the same rules as the version's binary. */
 export class TestPackagesService {
@@ -150,23 +148,13 @@ export class TestPackagesService {
     return this.options.store.read(record.blobKey, range);
   }
 
-  /**
-   * Start-up housekeeping after a crash: test package blobs no record refers to (an upload that died between
-   * storing and recording). The staging directory is emptied by the versions' clean-up.
-   */
-  async cleanUp(log: FastifyBaseLogger): Promise<void> {
-    const { store, repo, clock } = this.options;
-    for await (const key of store.keys()) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      if (clock.now() - timeOfId(key.slice(key.lastIndexOf("/") + 1)) < sweepGraceMs) continue;
-      if (await repo.isReferenced(key)) continue;
-      try {
-        await store.delete(key);
-        log.info({ key }, "removed a stored test package no version refers to");
-      } catch (error) {
-        log.warn({ key, err: error }, "could not remove an object no test package refers to");
-      }
-    }
+  /** Its blobs, for the start-up sweep of unrecorded ones (orphaned-blobs.ts). */
+  blobOwner(): BlobOwner {
+    return {
+      prefix: KEY_PREFIX,
+      what: "test package",
+      isReferenced: (key) => this.options.repo.isReferenced(key),
+    };
   }
 }
 
