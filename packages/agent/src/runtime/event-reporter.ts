@@ -1,4 +1,5 @@
-import type { AgentEvent } from "@testbay/client";
+import { type AgentEvent, TestbayApiError } from "@testbay/client";
+import { pause } from "./pause.ts";
 
 /** An event as the job runner makes it; the reporter numbers it. */
 export type NewEvent = AgentEvent extends infer E ? (E extends AgentEvent ? Omit<E, "seq"> : never) : never;
@@ -39,6 +40,26 @@ export class EventReporter {
     this.timer = undefined;
     this.sending = this.sending.then(() => this.sendQueued());
     return this.sending;
+  }
+
+  /**
+   * Sends everything queued before a job completes: a run must not end with log lines or test cases the server
+   * never got. A send that fails with what may pass (an answer 5xx, or the SDK's retries of a network error run
+   * out) is tried again after a doubling pause, `tries` times in all; the last failure is thrown if events are
+   * still unsent, and the job is not completed (its lease lapses and the server decides). A refusal (4xx: the
+   * lease is gone, an event the server will never take) is not tried again: the job goes on to complete.
+   * A server instance restarting under a rolling restart answered a batch 500 and the run ended passed with an
+   * empty log (packages/server/src/rolling-restart.scaled.test.ts).
+   */
+  async flushAll(signal: AbortSignal, { tries = 6, firstPauseMs = 500 } = {}): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.flush();
+      const failure = this.failure;
+      if (failure === undefined) return;
+      if (failure instanceof TestbayApiError && failure.status < 500) return;
+      if (attempt >= tries) throw failure;
+      await pause(firstPauseMs * 2 ** (attempt - 1), signal);
+    }
   }
 
   /** The last error a send ended with, if the queue still holds unsent events. */

@@ -76,7 +76,7 @@ export async function runJob(job: AgentJob, options: JobRunnerOptions): Promise<
       return { status: "abandoned", reason: "lease_lost" };
     }
     await uploadArtifacts(job, artifactsDir, reporter, options);
-    await reporter.flush();
+    await reporter.flushAll(options.shutdown);
     const result = sessionResult ?? finalResult(outcomes, stopped, options.deviceLost?.() ?? false);
     const completion = {
       status: result.status,

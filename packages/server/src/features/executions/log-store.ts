@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import { type Kysely, sql } from "kysely";
@@ -7,6 +7,7 @@ import { privateDirMode } from "../../fs-permissions.ts";
 import { storableDeviceText } from "../../http/storable-text.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore } from "../../storage/index.ts";
+import { removeStaleStagedFiles } from "../../storage/stale-staged-files.ts";
 import type { AttemptRef } from "./results.repo.ts";
 
 /** A log line as an agent reports it (one `log` event). */
@@ -182,8 +183,7 @@ export class LogStore {
    */
   async startUp(log: FastifyBaseLogger): Promise<void> {
     const { db, stagingDir } = this.options;
-    await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
-    for (const name of await readdir(stagingDir)) await rm(path.join(stagingDir, name), { force: true });
+    await removeStaleStagedFiles(stagingDir, log, "a log chunk");
     let moved = 0;
     for (;;) {
       const attempt = await db

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -352,6 +352,10 @@ describe("bodies that go wrong on the way", () => {
     await mkdir(staging, { recursive: true });
     await mkdir(blobs, { recursive: true });
     await writeFile(path.join(staging, "blob_half-received.part"), "half a body");
+    const anHourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    await utimes(path.join(staging, "blob_half-received.part"), anHourAgo, anHourAgo);
+    // Another instance on the same data dir receiving an upload right now.
+    await writeFile(path.join(staging, "blob_being-received.part"), "the first bytes");
     const orphan = newId("blob", server.clock.now() - 60 * 60 * 1000);
     const fresh = newId("blob", server.clock.now());
     await writeFile(path.join(blobs, orphan), "stored, never recorded");
@@ -361,6 +365,8 @@ describe("bodies that go wrong on the way", () => {
     await restarted.close();
     const left = await filesInDataDir();
     expect(left).not.toContain("tmp/uploads/blob_half-received.part");
+    expect(left).toContain("tmp/uploads/blob_being-received.part");
+    await rm(path.join(staging, "blob_being-received.part"));
     expect(left).not.toContain(`blobs/versions/org_crashed/${orphan}`);
     expect(left).toContain(`blobs/versions/org_crashed/${fresh}`);
     // Recorded versions are untouched.

@@ -1,16 +1,14 @@
-import { mkdir, readdir, rm } from "node:fs/promises";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../../clock.ts";
 import { isoTime } from "../../clock.ts";
 import { ApiError, remedy, sizeText } from "../../errors.ts";
-import { privateDirMode } from "../../fs-permissions.ts";
 import { decodeCursor, toPage } from "../../http/pagination.ts";
 import type { ExpectedDigest } from "../../http/upload/content-digest.ts";
 import { fileSizeExceeded } from "../../http/upload/receive-verified.ts";
 import { newId } from "../../ids.ts";
 import type { BlobStore, ByteRange } from "../../storage/index.ts";
+import { removeStaleStagedFiles } from "../../storage/stale-staged-files.ts";
 import type { AppRecord, AppsService } from "../apps/index.ts";
 import type { VersionFilesRepo } from "./files/version-files.repo.ts";
 import { type BinaryMetadata, inspectBinary, UnsupportedBinaryError } from "./inspection/index.ts";
@@ -266,16 +264,11 @@ export class VersionsService {
   }
 
   /**
-   * Start-up housekeeping after a crash: removes half-received bodies from the staging directory (unrecorded
+   * Start-up housekeeping after a crash: removes half-received bodies from the staging directory (stale-staged-files.ts; unrecorded
    * blobs are swept by orphaned-blobs.ts, with this service's blobOwner).
    */
   async cleanUp(log: FastifyBaseLogger): Promise<void> {
-    const { stagingDir } = this.options;
-    await mkdir(stagingDir, { recursive: true, mode: privateDirMode });
-    for (const name of await readdir(stagingDir)) {
-      await rm(path.join(stagingDir, name), { force: true, recursive: true });
-      log.info({ file: name }, "removed an upload left over from an earlier run");
-    }
+    await removeStaleStagedFiles(this.options.stagingDir, log, "an upload");
   }
 }
 
