@@ -12,9 +12,10 @@ if (!process.env.NODE_OPTIONS?.includes(sourceCondition)) {
 // collected by the `sqlite` and the `postgres` project and told which one to use by TESTBAY_TEST_DB.
 const integration = ["packages/*/src/**/*.int.test.ts", "packages/*/test/**/*.int.test.ts"];
 
-// The container images (Dockerfile, compose.yaml) built and run with Docker: their own project, run with
-// `npm run test:container` and not by `npm test`, since building the image took 28 of its 30 minutes here
-// (docs/operating.md, "Container images"; docs/status.md says so).
+// The container images (Dockerfile, Dockerfile.agent, compose.yaml) built and run with Docker: their own project
+// (`npm run test:container` alone), in `npm test` too. Without a Docker engine it is skipped, saying so. From
+// nothing cached, base image and both builds took under four minutes of a quiet 2-core machine (docs/operating.md,
+// "Container images").
 const containerSuites = ["packages/server/test/container/*.int.test.ts"];
 
 // The walkthroughs of README.md and docs/*.md are about the embedded default (SQLite, credentials.json): the

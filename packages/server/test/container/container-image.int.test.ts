@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, createTestDatabase, type TestDatabase } from "../harness.ts";
+import { startS3Server, type TestS3Server } from "../s3-server.ts";
 import {
   buildImage,
   type Container,
@@ -20,6 +21,7 @@ import {
 
 const engine = await dockerEngine();
 const image = "testbay-server:int-test";
+const agentImage = "testbay-agent:int-test";
 /** A build from nothing cached: debootstrap, npm ci and the build, on a busy 2-core machine. */
 const buildTimeoutMs = 30 * 60_000;
 /** A container's start, first migration and health checks, then a run, on a machine that others load too. */
@@ -67,7 +69,10 @@ const title = engine.available
 
 describe.skipIf(!engine.available)(title, () => {
   beforeAll(async () => {
-    await buildImage("Dockerfile", image, await localBaseImage());
+    const base = await localBaseImage();
+    await buildImage("Dockerfile", image, base);
+    // Its build stage is the server image's, step for step: Docker takes those layers from the build above.
+    await buildImage("Dockerfile.agent", agentImage, base);
   }, buildTimeoutMs);
 
   afterAll(async () => {
@@ -84,6 +89,19 @@ describe.skipIf(!engine.available)(title, () => {
     expect(config.Healthcheck.Test.join(" ")).toContain("/healthz");
     expect(config.Entrypoint).toEqual(["testbay-server"]);
     expect(config.Cmd).toEqual(["start"]);
+  });
+
+  it("builds the agent's image: testbay-agent of the server's version and Debian's adb, run as a user without privileges", async () => {
+    const { stdout } = await docker(["image", "inspect", agentImage, "--format", "{{json .Config}}"]);
+    const config = JSON.parse(stdout);
+    expect(config.User).toBe("10001:10001");
+    expect(config.Entrypoint).toEqual(["testbay-agent"]);
+    const version = (await docker(["run", "--rm", agentImage, "--version"])).stdout.trim();
+    const serverVersion = (await docker(["run", "--rm", image, "--version"])).stdout.trim();
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(serverVersion).toContain(version);
+    const adb = await docker(["run", "--rm", "--entrypoint", "adb", agentImage, "version"]);
+    expect(adb.stdout).toMatch(/^Android Debug Bridge version/);
   });
 
   it(
@@ -164,22 +182,30 @@ describe.skipIf(!engine.available)(title, () => {
     scenarioTimeoutMs,
   );
 
-  describe("two containers on the host's PostgreSQL and Redis", () => {
+  describe("two containers on the host's PostgreSQL, Redis and an S3 endpoint", () => {
     let database: TestDatabase;
+    // The scaled set's shared blob store (docs/operating.md, "Running at scale"): a binary uploaded through one
+    // instance is downloaded by an agent through the other.
+    let s3: TestS3Server;
     beforeAll(async () => {
       database = await createTestDatabase("", "postgres");
+      s3 = await startS3Server();
     });
     afterAll(async () => {
       for (const container of [...containers]) await remove(container);
       await database?.drop();
+      await s3?.close();
     });
 
     it(
-      "serve one organization: a token from one instance is taken by the other, and data made on one is read on the other",
+      "serve one organization: a token from one instance is taken by the other, data made on one is read on the other, and an agent container runs their runs",
       async () => {
         const env = {
           TESTBAY_DATABASE_URL: database.url,
           TESTBAY_REDIS_URL: redisUrl(),
+          TESTBAY_STORAGE_URL: s3.storageUrl,
+          AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
           TESTBAY_LOCAL_AGENT: "false",
           TESTBAY_LOG_LEVEL: "warn",
         };
@@ -222,6 +248,87 @@ describe.skipIf(!engine.available)(title, () => {
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const read = await call(`${one.origin}/v1/apps/com.example.scaled`, { headers });
         expect(read).toMatchObject({ status: 200, body: { package_name: "com.example.scaled" } });
+
+        // A device host in the agent's image, connected to one instance, runs a run triggered on the other.
+        const agentClient = JSON.parse(
+          (await adminCli(["client", "create", "--org", "acme", "--role", "agent"])).stdout,
+        );
+        const agentName = uniqueName("agent");
+        await docker([
+          "run",
+          "--detach",
+          "--name",
+          agentName,
+          "--network",
+          "host",
+          "--env",
+          `TESTBAY_URL=${one.origin}/v1`,
+          "--env",
+          `TESTBAY_CLIENT_ID=${agentClient.client_id}`,
+          "--env",
+          `TESTBAY_CLIENT_SECRET=${agentClient.client_secret}`,
+          agentImage,
+          "--name",
+          "container-host",
+          "--devices",
+          "none",
+          "--allow-shell",
+        ]);
+        containers.push({
+          name: agentName,
+          origin: "",
+          exec: async () => "",
+          health: async () => "",
+          logs: async () => {
+            const { stdout, stderr } = await docker(["logs", agentName]);
+            return `${stdout}${stderr}`;
+          },
+          remove: async () => {
+            await docker(["rm", "--force", agentName]);
+          },
+        });
+        await call(`${other.origin}/v1/apps`, {
+          headers,
+          json: { package_name: "com.example.basic", platform: "android" },
+        });
+        const upload = await fetch(`${other.origin}/v1/apps/com.example.basic/versions/1.0.0`, {
+          method: "PUT",
+          headers,
+          body: await readFile(basicApk),
+        });
+        expect(upload.status, await upload.text()).toBe(201);
+        const plan = await call(`${other.origin}/v1/testplans`, {
+          headers,
+          json: {
+            name: "on the agent's image",
+            package_name: "com.example.basic",
+            steps: [{ type: "shell", run: 'test "$(id -u)" = 10001 && echo "ran on the device host"' }],
+          },
+        });
+        expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+        const triggered = await call(`${other.origin}/v1/testplan/run`, {
+          headers,
+          json: { test_plan_id: plan.body.id, package_name: "com.example.basic", version: "1.0.0" },
+        });
+        expect(triggered.status, JSON.stringify(triggered.body)).toBe(200);
+        const executionId: string = triggered.body.execution.id;
+        const status = async () =>
+          (await call(`${one.origin}/v1/executions/${executionId}`, { headers })).body.status;
+        // Once a second: faster polls would spend the ci client's rate limit (4 requests a second) on 429s.
+        await expect
+          .poll(status, {
+            timeout: 120_000,
+            interval: 1_000,
+            message: "the agent container never finished the run",
+          })
+          .not.toBeOneOf(["queued", "running"]);
+        const agentLogs = await docker(["logs", agentName]);
+        const log = await call(`${other.origin}/v1/executions/${executionId}/log`, { headers });
+        expect(
+          await status(),
+          `agent:\n${agentLogs.stdout}${agentLogs.stderr}\nrun's log:\n${log.body}`,
+        ).toBe("passed");
+        expect(log.body).toContain("ran on the device host");
       },
       scenarioTimeoutMs,
     );
