@@ -237,6 +237,9 @@ describe("testbay-server backup and restore", () => {
       const restore = await runCli(["restore", "--from", backupDir], restoredEnv);
       expect(restore.code, restore.stderr).toBe(0);
       expect(restore.stderr).toContain(`into ${restoredEnv.TESTBAY_DATA_DIR}`);
+      expect(restore.stderr).toContain(
+        `TESTBAY_DATA_DIR=${restoredEnv.TESTBAY_DATA_DIR} testbay-server start`,
+      );
       // In this process: the server that matters here is the one the backup was taken from.
       const restoredServer = await startInProcess(restoredEnv);
       const restoredHeaders = await clientHeaders(restoredServer.url, restoredEnv.TESTBAY_DATA_DIR as string);

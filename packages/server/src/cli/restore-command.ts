@@ -24,6 +24,9 @@ export function addRestoreCommand(program: Command, io: CliIo): void {
       err(
         `Restored the backup taken at ${manifest.created_at} (schema ${manifest.schema_version}, ${manifest.files.length} files) into ${config.dataDir}.`,
       );
-      err("Start the server on it with: testbay-server start (it applies any newer migrations first)");
+      // The data dir named, as the restore may have been run with TESTBAY_DATA_DIR set for this command only.
+      err(
+        `Start the server on it with: TESTBAY_DATA_DIR=${config.dataDir} testbay-server start (it applies any newer migrations first)`,
+      );
     });
 }
