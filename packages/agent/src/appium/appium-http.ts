@@ -1,9 +1,11 @@
 /**
- * The agent's requests to its Appium servers, on node:http with kept-alive connections: a relayed command's
- * added latency is a contract (API.md §12, at most 1 ms at the median), and a new TCP connection per command, or
- * fetch's heavier machinery, would spend much of it.
+ * The agent's requests to its Appium servers, on undici's kept-alive connection pools: a relayed command's added
+ * latency is a contract (API.md §12, at most 1 ms at the median), and undici's `request` answered a loopback
+ * round trip 65–85 µs sooner than node:http's kept-alive Agent on this project's machines (0.124–0.145 ms against
+ * 0.189–0.229, interleaved, 3,700 each; bench/HISTORY.md "appium", 2026-11-29), a tenth of that budget. Not
+ * fetch, whose Web-streams machinery cost more than either.
  */
-import { Agent, request } from "node:http";
+import { Agent, type Dispatcher } from "undici";
 
 export interface AppiumAnswer {
   status: number;
@@ -11,50 +13,46 @@ export interface AppiumAnswer {
   body: unknown;
 }
 
-/** Loopback connections kept open between one session's commands (one at a time per session, so few). */
-const keepAlive = new Agent({ keepAlive: true, maxFreeSockets: 64 });
+/**
+ * Loopback connections kept between one session's commands (one at a time per session, so few). No header or
+ * body timeout of undici's own (300 s each by default): a WebDriver command may legitimately take minutes (an
+ * implicit wait, a long gesture); callers that want a limit pass one.
+ */
+const appiumConnections = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000 });
 
 /** Sends one request to the Appium server on 127.0.0.1:port; rejects only when Appium cannot be reached. */
-export function appiumRequest(
+export async function appiumRequest(
   port: number,
   method: string,
   path: string,
   body?: unknown,
   timeoutMs = 0,
 ): Promise<AppiumAnswer> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        agent: keepAlive,
-        headers: payload
-          ? { "content-type": "application/json; charset=utf-8", "content-length": payload.length }
-          : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = text;
-          try {
-            parsed = text === "" ? null : JSON.parse(text);
-          } catch {
-            // Not JSON: passed on as text.
-          }
-          resolve({ status: res.statusCode ?? 500, body: parsed });
-        });
-      },
-    );
-    // 0: no limit; a WebDriver command may legitimately take minutes (an implicit wait, a long gesture).
-    if (timeoutMs > 0)
-      req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", reject);
-    req.end(payload);
-  });
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const response = await appiumConnections
+    .request({
+      origin: `http://127.0.0.1:${port}`,
+      path,
+      method: method as Dispatcher.HttpMethod,
+      ...(payload === undefined
+        ? {}
+        : { body: payload, headers: { "content-type": "application/json; charset=utf-8" } }),
+      // 0: no limit (see appiumConnections).
+      ...(timeoutMs > 0 ? { signal: AbortSignal.timeout(timeoutMs) } : {}),
+    })
+    .catch((error: unknown) => {
+      throw timeoutMs > 0 && isTimeout(error) ? new Error(`no answer within ${timeoutMs} ms`) : error;
+    });
+  const text = await response.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? null : JSON.parse(text);
+  } catch {
+    // Not JSON: passed on as text.
+  }
+  return { status: response.statusCode, body: parsed };
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
 }
