@@ -22,12 +22,15 @@ import { createDeviceLab, type DeviceLab } from "../packages/agent/test/stand-in
 import { appiumProcessesUnder, sessionsInAppiumLog } from "./lib/appium-direct.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { unlimited } from "./lib/opening.ts";
+import { repoRoot } from "./lib/paths.ts";
 import { createBenchDatabase } from "./lib/postgres.ts";
+import { type ReadyMessage, startServerProcess } from "./lib/server-process.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { makeTempDir } from "./lib/temp-dir.ts";
 import { startTestbayInstances, type TestbayInstance } from "./lib/testbay-instances.ts";
 import type { RunOptions } from "./lib/types.ts";
 import { type BenchResult, type Ratio, type Row, ratio, type Section, type Target } from "./lib/types.ts";
+import type { BareRelayFrontReady } from "./servers/bare-relay-front.ts";
 
 export const name = "appium";
 export const description =
@@ -195,8 +198,8 @@ async function directSession(workDir: string, deadline: number) {
 interface Series {
   label: string;
   ms: number[];
-  /** Informational: no target. */
-  floor: boolean;
+  /** A floor, shown for comparison: no target. */
+  informational: boolean;
 }
 
 interface Path {
@@ -204,6 +207,8 @@ interface Path {
   url: string;
   /** The server's own part, no relay: an unknown session's `404 invalid session id` after its lookup. */
   floor?: boolean;
+  /** The relay's hops without Testbay (bench/servers/bare-relay-front.ts): the same page source, no target. */
+  bare?: boolean;
 }
 
 function stats(values: readonly number[]) {
@@ -216,7 +221,11 @@ function stats(values: readonly number[]) {
  * (right after an idle gap) or last. Every answer must be 200 with the same page source.
  */
 async function interleave(urls: readonly Path[], count: number, timeLimitMs: number) {
-  const series: Series[] = urls.map((u) => ({ label: u.label, ms: [], floor: u.floor === true }));
+  const series: Series[] = urls.map((u) => ({
+    label: u.label,
+    ms: [],
+    informational: u.floor === true || u.bare === true,
+  }));
   const until = Date.now() + timeLimitMs;
   let bytes: number | undefined;
   for (let round = 0; round < count && Date.now() < until; round++) {
@@ -270,6 +279,7 @@ async function measureLatency(
     const other = set.origins[1];
     const id = await newSession(other ?? holder, set, `bench ${setup}`, agent.agent.output);
     const direct = await directSession(agent.workDir, Date.now() + 60_000);
+    const bare = await startBareRelay(direct, dir, latencyRun);
     const urls: Path[] = [
       {
         label: "direct (the agent's Appium)",
@@ -286,6 +296,11 @@ async function measureLatency(
         label: "floor: unknown session → 404 (route + session lookup, no relay)",
         url: `${holder}/wd/hub/session/${randomUUID()}/source`,
         floor: true,
+      },
+      {
+        label: "floor: the relay's hops alone (bare Node processes, no Testbay)",
+        url: `http://127.0.0.1:${bare.port}/source`,
+        bare: true,
       },
     ];
     log(`appium: ${setup}: warm-up, ${plan.warmup} commands each`);
@@ -307,6 +322,40 @@ async function measureLatency(
   } finally {
     await scope.close();
   }
+}
+
+/**
+ * The bare relay (bench/servers/bare-relay-front.ts and -back.ts) in front of the measured session's own Appium:
+ * a client's `GET /source` there goes the relayed command's way (HTTP in, a WebSocket frame to a second process,
+ * HTTP to Appium, back the same way) through processes that do nothing else.
+ */
+async function startBareRelay(
+  direct: { base: string; appiumSessionId: string },
+  dir: string,
+  scope: CleanupScope,
+): Promise<{ port: number }> {
+  const front = await startServerProcess<BareRelayFrontReady & ReadyMessage>(
+    {
+      label: "bare-relay-front",
+      entry: path.join(repoRoot, "bench/servers/bare-relay-front.ts"),
+      stdoutFile: path.join(dir, "bare-relay-front.log"),
+    },
+    scope,
+  );
+  await startServerProcess<ReadyMessage>(
+    {
+      label: "bare-relay-back",
+      entry: path.join(repoRoot, "bench/servers/bare-relay-back.ts"),
+      env: {
+        BARE_RELAY_FRONT: `ws://127.0.0.1:${front.ready.port}/`,
+        BARE_RELAY_APPIUM: direct.base,
+        BARE_RELAY_SESSION: direct.appiumSessionId,
+      },
+      stdoutFile: path.join(dir, "bare-relay-back.log"),
+    },
+    scope,
+  );
+  return { port: front.ready.port };
 }
 
 /** Stand-in Android devices for the fake driver (testbay:options.platform android). */
@@ -435,7 +484,8 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           ],
         });
       }
-      for (const s of relayed.filter((r) => !r.floor)) {
+      const bare = relayed.find((r) => r.label.startsWith("floor: the relay's hops"));
+      for (const s of relayed.filter((r) => !r.informational)) {
         const forwarded = s.label.includes("forwarded");
         const target = result.setup === "embedded" ? embeddedTarget : forwarded ? forwardedTarget : undefined;
         ratios.push(
@@ -446,6 +496,17 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
             addedByBlock(s.ms, direct.ms),
           ),
         );
+        // What Testbay's own code adds over the same hops: informational, as the floor is this machine's.
+        if (bare && !forwarded) {
+          ratios.push(
+            ratio(
+              `${result.setup}: ${s.label} − the hops alone, Testbay's own part, ms`,
+              stats(s.ms).p50 - stats(bare.ms).p50,
+              undefined,
+              addedByBlock(s.ms, bare.ms),
+            ),
+          );
+        }
       }
     }
     const sections: Section[] = [];
@@ -477,6 +538,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const notes = [
       `client: Node's fetch (undici, keep-alive), one command at a time, timed to the answer's last byte; commands carry no credentials (only the new session has HTTP Basic), as webdriverio sends them`,
       `command: GET /session/{id}/source (getPageSource) of @appium/fake-driver's app (${results[0]?.bytes ?? 0} characters); direct = the same session on the Appium the agent started for it (its port and the Appium session ID read from its command line and log: the same Appium, the same flags), relayed = through /wd/hub`,
+      `floors (no target): an unknown session's 404 (one HTTP hop into the server, its route and session lookup); and the relay's hops alone: bench/servers/bare-relay-front.ts (Node's HTTP server, a WebSocket frame per command) and bare-relay-back.ts (in the agent's place: undici to the same Appium session, the answer back up), processes that do nothing else; "Testbay's own part" = relayed − that floor`,
       `interleaved: each round sends one command on every path, the order rotated round by round ("by round": the added median in each fifth of the run); ${plan.warmup} warm-up rounds, then ${plan.commands} measured (bounded to ${plan.timeLimitMs / 1000} s)`,
       "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database (127.0.0.1:5432) and Redis (127.0.0.1:6379), the agent's channel on the first, the forwarded commands sent to the second",
       `agent: bin/testbay-agent.js --appium (the repository's Appium) with APPIUM_HOME holding @appium/fake-driver, on stand-in adb devices (timeScale 0.05), record_video false; one device (and the agent watching only it) for the latency, another agent with ${plan.sessions} devices for the concurrent sessions`,

@@ -1,9 +1,9 @@
 /**
- * The agent's requests to its Appium servers, on undici's kept-alive connection pools: a relayed command's added
- * latency is a contract (API.md §12, at most 1 ms at the median), and undici's `request` answered a loopback
- * round trip 65–85 µs sooner than node:http's kept-alive Agent on this project's machines (0.124–0.145 ms against
- * 0.189–0.229, interleaved, 3,700 each; bench/HISTORY.md "appium", 2026-11-29), a tenth of that budget. Not
- * fetch, whose Web-streams machinery cost more than either.
+ * The agent's requests to its Appium servers, on undici's kept-alive connection pools (the HTTP client the server
+ * uses too: channel/relay-forwarder.ts). A relayed command's added latency is a contract (API.md §12, at most 1 ms
+ * at the median); alone, a loopback round trip on undici's `request` took 0.124–0.145 ms here against 0.189–0.229
+ * on node:http's kept-alive Agent and about 0.65 on fetch (bench/HISTORY.md "appium", 2026-11-29). Within the
+ * whole relay the difference was below the benchmark's run-to-run noise.
  */
 import { Agent, type Dispatcher } from "undici";
 
