@@ -20,6 +20,7 @@ import {
 } from "../packages/agent/test/appium/fake-driver-home.ts";
 import { createDeviceLab, type DeviceLab } from "../packages/agent/test/stand-ins/device-lab.ts";
 import { appiumProcessesUnder, sessionsInAppiumLog } from "./lib/appium-direct.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { unlimited } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
@@ -551,20 +552,16 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     ];
     if (concurrency && concurrency.errors.length > 0)
       notes.push(`errors: ${concurrency.errors.slice(0, 5).join("; ")}`);
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
       environment: { node: process.version, cpus: os.cpus().length, loadAtStart },
       rows,
       sections,
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: { results, concurrency },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -4,6 +4,7 @@ import { createReadStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatCompact, formatNumber } from "./lib/format.ts";
@@ -192,12 +193,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ...noiseWarnings(subjects),
     ];
 
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
       environment: {
         node: process.version,
         platform: `${process.platform} ${process.arch}`,
@@ -214,7 +212,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       })),
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: {
         plan: { ...plan, connections, pipelining, quietThresholdPercent },
         quiet: { waitedSeconds: quiet.waitedSeconds, runsStartedBusy: quiet.gaveUp },
@@ -222,7 +219,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         logs: { info: infoLog, warn: warnLog },
         runs: Object.fromEntries(subjects.map((s) => [s.label, s.runs])),
       },
-    };
+    });
   } finally {
     await scope.close();
   }

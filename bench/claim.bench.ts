@@ -9,6 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { benchResult } from "./lib/bench-result.ts";
 import {
   type ConcurrentSeries,
   type CpuWindow,
@@ -265,12 +266,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ...("reason" in postgres ? [`WARNING: PostgreSQL skipped: ${postgres.reason}`] : []),
     ];
 
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
       environment: {
         node: process.version,
         platform: `${process.platform} ${process.arch}`,
@@ -290,7 +288,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ] satisfies Section[],
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: {
         plan,
         quiet: { waitedSeconds: quiet.waitedSeconds, phasesStartedBusy: quiet.gaveUp },
@@ -341,7 +338,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           }),
         })),
       },
-    };
+    });
   } finally {
     await scope.close();
   }

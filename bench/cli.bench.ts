@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { repoRoot } from "./lib/paths.ts";
 import { median } from "./lib/stats.ts";
@@ -111,12 +112,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
 
     const cliRatio = median(cli) / median(bare);
     const serverRatio = median(compiled) / median(sources);
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
       environment: { node: process.version, cli_runs: plan.cliRuns, server_runs: plan.serverRuns },
       rows: [
         row("node -e 0 (baseline)", bare),
@@ -132,9 +130,8 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         "Cold starts alternate the two commands, each a new process from spawn to exit; medians.",
         "Server starts reuse one migrated data dir (a restart), SQLite, no local agent, until /readyz answers 200 (polled every 10 ms).",
       ],
-      met: cliRatio <= cliTarget.value,
       details: { bare, cli, compiled, sources },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -1,7 +1,6 @@
 // The agent's own cost of a device run: the instrumentation step as the agent runs it (installs, listing,
 // logcat, video, screenshots of failures, collecting the captures) against the time the device itself
 // spends running the same tests (`am instrument` alone), both on the stateful adb stand-in.
-
 import { statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
@@ -10,6 +9,7 @@ import { runInstrumentationStep } from "../packages/agent/src/steps/instrumentat
 import { ANDROID_BINARY, makeStepContext } from "../packages/agent/src/steps/test-context.ts";
 import { createDeviceLab, type SuiteTest } from "../packages/agent/test/stand-ins/device-lab.ts";
 import { run as runTool } from "../packages/agent/test/stand-ins/run.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { repoRoot } from "./lib/paths.ts";
 import { median } from "./lib/stats.ts";
@@ -123,12 +123,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
     const perRound = agentMs.map((ms, i) => ms / (deviceMs[i] as number));
     const overheadMs = agent - device;
     const phase = phases[0] ?? {};
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
       environment: { tests: plan.tests, test_ms: plan.testMs, failures: plan.failures, rounds: plan.rounds },
       rows: [
         {
@@ -162,9 +159,8 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         "Both sides run the stand-in adb, whose every call starts a Node.js process (~0.1 s): the agent's extra calls (2 installs, listing, logcat, screenrecord, pkill, screencap per failure, pull, rm) cost it that much each, a real adb client far less.",
         "The step's own work is measured in this process; sending events to the server happens in the job runner beside it and is not in these numbers (the claim and trigger benchmarks measure the server).",
       ],
-      met: agent / device <= target.value,
       details: { agentMs, deviceMs, phases },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -3,9 +3,9 @@
 // next claim) against the emulator stand-in's own snapshot load and boot wait, done straight from here
 // (lib/devices-turnaround.ts); (2) `shards: "auto"` with a 10-minute target on a 200-test suite with history:
 // the execution's wall time ÷ the target, on stand-in devices at a time scale (lib/devices-auto-shards.ts).
-
 import { rm } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { type AutoShardsOutcome, measureAutoShards } from "./lib/devices-auto-shards.ts";
 import { startDevicesServer } from "./lib/devices-server.ts";
@@ -163,12 +163,9 @@ function report(
     detail: `${e.status}: ${e.reason}`,
   }));
   const overheadMs = median(turnarounds) - median(baseline);
-  return {
+  return benchResult(quick, startedAt, {
     name,
     description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
     environment: {
       node: process.version,
       rounds: plan.rounds,
@@ -197,6 +194,5 @@ function report(
         ? ["--quick: one round of 5 runs and one execution at time scale 0.05; do not quote it."]
         : []),
     ],
-    met: ratios.every((r) => r.met),
-  };
+  });
 }

@@ -5,6 +5,7 @@ import { rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { openTestbay } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
@@ -37,7 +38,14 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
   try {
     const postgres = await probePostgres();
     if ("reason" in postgres) {
-      return result(quick, startedAt, [], [], [`WARNING: not run: PostgreSQL is needed: ${postgres.reason}`]);
+      return benchResult(quick, startedAt, {
+        name,
+        description,
+        environment: { node: process.version },
+        rows: [],
+        ratios: [],
+        notes: [`WARNING: not run: PostgreSQL is needed: ${postgres.reason}`],
+      });
     }
     const dir = await makeTempDir(name);
     scope.defer(() => rm(dir, { recursive: true, force: true }));
@@ -127,7 +135,14 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         .filter(([, s]) => s.cutShort)
         .map(([label]) => `${label}: cut short by the time bound`),
     ];
-    return result(quick, startedAt, rows, ratios, notes);
+    return benchResult(quick, startedAt, {
+      name,
+      description,
+      environment: { node: process.version },
+      rows,
+      ratios,
+      notes,
+    });
   } finally {
     await scope.close();
   }
@@ -214,25 +229,4 @@ async function seed(
     "select count(*) as n from test_cases where failure_signature is not null",
   );
   return { total: inserted.rowCount ?? 0, failed: Number(failed.rows[0]?.n ?? 0) };
-}
-
-function result(
-  quick: boolean,
-  startedAt: Date,
-  rows: BenchResult["rows"],
-  ratios: BenchResult["ratios"],
-  notes: string[],
-): BenchResult {
-  return {
-    name,
-    description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
-    environment: { node: process.version },
-    rows,
-    ratios,
-    notes,
-    met: ratios.every((r) => r.met),
-  };
 }

@@ -2,7 +2,6 @@
 // while three readers stream a ~64 MiB log (GET /v1/executions/{id}/log), on the same server in the same run.
 // The log is built through the agent API as an agent sends it. This replaces the timing assertion that
 // packages/server/src/features/executions/logs.int.test.ts once made (GET /v1/me within 1 s meanwhile).
-
 import { rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
@@ -10,6 +9,7 @@ import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createAgentClient } from "./lib/agent-client.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { formatNumber } from "./lib/format.ts";
 import { openTestbay, sdkFor, type TestbayOpening, unlimited } from "./lib/opening.ts";
@@ -371,12 +371,9 @@ function report(
     `nothing pinned: the server, the readers and the probes share ${os.availableParallelism()} CPUs; load average (1 min) ${loadAtStart.toFixed(2)} at the start, ${(os.loadavg()[0] ?? 0).toFixed(2)} at the end (other work on the machine shows in the numbers)`,
     ...rounds.flatMap((r, i) => (r.cutShort ? [`round ${i + 1}: probing cut short by the time bound`] : [])),
   ];
-  return {
+  return benchResult(quick, startedAt, {
     name,
     description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
     environment: { node: process.version },
     rows: [
       probeRow(
@@ -396,7 +393,6 @@ function report(
     sections: [{ title: `readers of the ${formatNumber(logMiB, 1)} MiB log`, rows: readerRows }],
     ratios,
     notes,
-    met: ratios.every((r) => r.met),
     details: { built, rounds },
-  };
+  });
 }

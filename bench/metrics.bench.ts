@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { openTestbay } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
@@ -61,7 +62,14 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
   try {
     const postgres = await probePostgres();
     if ("reason" in postgres) {
-      return result(quick, startedAt, [], [], [`WARNING: not run: PostgreSQL is needed: ${postgres.reason}`]);
+      return benchResult(quick, startedAt, {
+        name,
+        description,
+        environment: { node: process.version },
+        rows: [],
+        ratios: [],
+        notes: [`WARNING: not run: PostgreSQL is needed: ${postgres.reason}`],
+      });
     }
     const dir = await makeTempDir(name);
     scope.defer(() => rm(dir, { recursive: true, force: true }));
@@ -246,7 +254,15 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ...(missed ? ["the gauges' plan:", ...plan.plan.map((line) => `  ${line}`)] : []),
     ];
     return {
-      ...result(quick, startedAt, rows, ratios, notes),
+      ...benchResult(quick, startedAt, {
+        name,
+        description,
+        environment: { node: process.version },
+        rows,
+        detailLabel: "by round",
+        ratios,
+        notes,
+      }),
       details: {
         seeded,
         seriesCount,
@@ -346,26 +362,4 @@ function seedNote(seeded: SeededInstallation, size: (typeof sizes)["full"]): str
     .map(([status, n]) => `${n.toLocaleString()} ${status}`)
     .join(", ");
   return `seeded with SQL (generate_series) in ${seeded.seconds.toFixed(1)} s: ${seeded.executions.toLocaleString()} executions one every 30 s over ${seeded.organizations} organizations (shares 8:4:3:2:2:1 of 20) and 12 plans each of 8 shapes (1 device, 2 devices, a 2-shard entry, the host), 75 % passed, 15 % failed, 5 % errored, 5 % cancelled, the newest ${size.queued} queued and ${size.running} before them running; ${seeded.deviceRuns.toLocaleString()} device runs (${statuses}), running ones leased on online agents' devices; ${seeded.onlineAgents.length} agents online (5 free devices each, one drained) and ${seeded.agentsGone} gone; then VACUUM (ANALYZE) and CHECKPOINT. Test plans are ids only and every execution references the one uploaded app version`;
-}
-
-function result(
-  quick: boolean,
-  startedAt: Date,
-  rows: BenchResult["rows"],
-  ratios: BenchResult["ratios"],
-  notes: string[],
-): BenchResult {
-  return {
-    name,
-    description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
-    environment: { node: process.version },
-    rows,
-    detailLabel: "by round",
-    ratios,
-    notes,
-    met: ratios.every((r) => r.met),
-  };
 }

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Redis } from "ioredis";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { formatNumber } from "./lib/format.ts";
 import { assertAllOk, type LoadRun, runLoad } from "./lib/load.ts";
@@ -247,12 +248,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         notes.push(`WARNING: ${r.label}: stopped at the request cap before the time was up`);
     }
 
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
       environment: { node: process.version, redis: redisUrl },
       rows: rateRows,
       detailLabel: "admitted by instance",
@@ -262,7 +260,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ],
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: {
         rates: [memoryRate, redisRate].map((r) => ({
           ...r,
@@ -273,7 +270,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         loads,
         addedP50Us: { memory: addedMemory, redis: addedRedis, medianMemoryByRound: median(perRound(1, 0)) },
       },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -3,7 +3,6 @@
 // sharding (exact lists by count), in the same run, as wall time ÷ the ideal. This is a simulation of the
 // plan (bench/lib/shard-simulation.ts): the same measure on real agents and stand-in devices is added to
 // this benchmark with the sharding protocol that runs the plans.
-
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -13,6 +12,7 @@ import {
   testKey,
   uniformShards,
 } from "../packages/server/src/features/device-runs/shard-plan.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { benchDir } from "./lib/paths.ts";
 import { logNormalFactor, seededRandom } from "./lib/seeded-random.ts";
 import { idealMs, type ShardPlanModel, simulate } from "./lib/shard-simulation.ts";
@@ -313,12 +313,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
 
   const total = seconds.reduce((sum, s) => sum + s, 0);
   const at = (share: number) => seconds[Math.ceil(share * seconds.length) - 1] as number;
-  return {
+  return benchResult(quick, startedAt, {
     name,
     description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
     environment: {
       node: process.version,
       rounds,
@@ -357,7 +354,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       `Stand-in run: the server in this process (SQLite), one testbay-agent process (--concurrency 4) with 4 stand-in devices of FAKE_ADB_TIME_SCALE ${timeScale}; the same suite under Java names as an instrumentation test package, each execution's durations × a seeded log-normal factor (σ ${sigma}); ${standInHistory} executions of the duration plan's history seeded first through the agent API (claim, test_case events, complete; no device), with durations in device ms, then duration and uniform with 4 equal devices, then again with the last device at speed 0.5. Wall = first test started to last test finished in a batch, on any device (the devices' own logs), so installs, listings and claims are left out as the ideal leaves them; execution s is trigger to finished.`,
       `What the stand-in run models: a device ${Math.round(1 / timeScale)}× as fast as a real one at its tests but not at its processes: between two batches a stand-in device waits for the agent's report, the next-batch call, an adb push and an am instrument start, each a real process or request of some 100 ms, so ÷ ${timeScale} a few seconds of device time, near a real runner start (1–3 s, the planner's 2 s); "per batch, device s" is that gap as measured (median over the devices' batches; it grows with the machine's load). All times are device time (real ÷ ${timeScale}); the seeded history is what a real device records, so the planner's runner start and its durations are on one clock. Measured executions are bounded to ${standInBudgetMs / 60_000} min in all (one that would not fit is left out and says so).`,
     ],
-    met: ratios.every((r) => r.met),
     details: { seconds },
-  };
+  });
 }

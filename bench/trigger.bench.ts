@@ -9,6 +9,7 @@ import type { CreateTestPlan } from "@testbay/client";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { encodeCursor } from "../packages/server/src/http/pagination.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
 import { formatNumber } from "./lib/format.ts";
@@ -251,12 +252,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ...("reason" in postgres ? [`WARNING: PostgreSQL skipped: ${postgres.reason}`] : []),
     ];
 
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
       environment: {
         node: process.version,
         platform: `${process.platform} ${process.arch}`,
@@ -277,7 +275,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ] satisfies Section[],
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: {
         plan,
         quiet: { waitedSeconds: quiet.waitedSeconds, seriesStartedBusy: quiet.gaveUp },
@@ -302,7 +299,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           })),
         })),
       },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { benchResult } from "./lib/bench-result.ts";
 import { buildBigApk } from "./lib/big-apk.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { pinLoadGenerator } from "./lib/cpu.ts";
@@ -335,12 +336,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ...warnings(servers, noExpect),
     ];
 
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
       environment: {
         node: process.version,
         platform: `${process.platform} ${process.arch}`,
@@ -369,7 +367,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ],
       ratios,
       notes,
-      met: ratios.every((r) => r.met),
       details: {
         plan: { ...plan, uploadChunkBytes, conflictChunkBytes, rssIntervalMs, quietThresholdPercent },
         file: { ...apk, sha256: apkSha256, hashSeconds },
@@ -379,7 +376,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
         ),
         conflicts,
       },
-    };
+    });
   } finally {
     await scope.close();
   }

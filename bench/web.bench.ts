@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../packages/server/test/harness.ts";
 import { launchChromium } from "../packages/web/test/browser.ts";
 import { requireWebBuild } from "../packages/web/test/web-build.ts";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { median } from "./lib/stats.ts";
 import { type BenchResult, type RunOptions, ratio, type Target } from "./lib/types.ts";
@@ -255,12 +256,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       firstFailureMs <= firstFailureTargetMs &&
       scrolling >= fpsTarget.value &&
       javascript.gzipKb <= initialJsTargetKb;
-    return {
+    return benchResult(quick, startedAt, {
       name,
       description,
-      quick,
-      startedAt: startedAt.toISOString(),
-      elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
       environment: { node: process.version, browser: browser.version(), rounds: plan.rounds },
       rows: [
         row('empty page of the build: "No such page" shown', empty, "ms"),
@@ -299,7 +297,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ],
       met,
       details: { empty, firstFailure, fps, idleFps, javascript },
-    };
+    });
   } finally {
     await scope.close();
   }

@@ -6,11 +6,11 @@
 // executions whose event never arrived. On the embedded default (one instance, SQLite) and on the scaled set
 // (two instances on PostgreSQL and Redis, requests spread over both, each instance fanning out and sending).
 // Baseline of the same run: a POST from this process straight to the same receiver.
-
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { Webhook } from "standardwebhooks";
+import { benchResult } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { formatNumber } from "./lib/format.ts";
 import { sdkFor } from "./lib/opening.ts";
@@ -331,12 +331,9 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       ratio(`${r.setup}: bad signatures (a count, must be 0)`, r.badSignatures, { op: "<=", value: 0 }),
     ];
   });
-  return {
+  return benchResult(quick, startedAt, {
     name,
     description,
-    quick,
-    startedAt: startedAt.toISOString(),
-    elapsedSeconds: (Date.now() - startedAt.getTime()) / 1000,
     environment: { perSecond: plan.perSecond, seconds: plan.seconds },
     rows,
     detailLabel: "also",
@@ -348,7 +345,6 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
       "embedded: one instance on SQLite; scaled: two instances on one PostgreSQL database and Redis, sharing one data dir for blobs (webhooks store none), each fanning out when one of its executions changes (at most a round per 100 ms) and sending when deliveries are inserted, with 2 s and 1 s backstop polls",
       "servers not pinned to a CPU; this process (the load and the receiver) shares the machine with them",
     ],
-    met: ratios.every((r) => r.met),
     details: results.map((r) => ({ ...r, deliveries: r.deliveries.length })),
-  };
+  });
 }

@@ -1,49 +1,21 @@
 // Which device runs get a <testsuite> in GET /executions/{id}/junit: a shard left without tests (more shards than
 // tests, or the other shards took every batch) writes none, unless no run of the execution reported a test.
 import { describe, expect, it } from "vitest";
-import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
+import type { DeviceRunRecord } from "./executions.repo.ts";
 import { junitReport } from "./junit-report.ts";
 import type { StoredTestCase } from "./results.repo.ts";
+import { sampleDeviceRun, sampleExecution } from "./sample-records.fixture.ts";
 
-const shard = (index: number, shardCount = 2): DeviceRunRecord => ({
-  id: `dr_${index + 1}`,
-  executionId: "ex_1",
-  position: 0,
-  device: { platform: "android", os_version: "14" },
-  status: "passed",
-  attempt: 1,
-  createdAt: "2026-11-24T10:00:00.000Z",
-  startedAt: "2026-11-24T10:00:01.000Z",
-  finishedAt: "2026-11-24T10:01:00.000Z",
-  reason: null,
-  summary: null,
-  agentId: "agent-1",
-  claimedDevice: null,
-  steps: [],
-  shard: index,
-  shardCount,
-});
+const shard = (index: number, shardCount = 2): DeviceRunRecord =>
+  sampleDeviceRun({
+    id: `dr_${index + 1}`,
+    device: { platform: "android", os_version: "14" },
+    shard: index,
+    shardCount,
+  });
 
-const execution = (runs: DeviceRunRecord[]): ExecutionRecord => ({
-  id: "ex_1",
-  organizationId: "org_1",
-  testPlanId: "tp_1",
-  appVersionId: "av_1",
-  packageName: "com.example.basic",
-  version: "1.0.0",
-  status: "passed",
-  plan: { name: "espresso" },
-  env: {},
-  summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
-  cancelRequested: false,
-  triggeredBy: "ci",
-  triggeredByPerson: null,
-  createdAt: "2026-11-24T10:00:00.000Z",
-  startedAt: null,
-  finishedAt: null,
-  ci: null,
-  deviceRuns: runs,
-});
+const execution = (runs: DeviceRunRecord[]) =>
+  sampleExecution({ plan: { name: "espresso" }, deviceRuns: runs });
 
 const passed = (deviceRunId: string, name: string): StoredTestCase => ({
   deviceRunId,

@@ -2,48 +2,17 @@
 // show them: one test each, its final try's status, every try kept; Surefire's rerun elements in the XML.
 import { describe, expect, it } from "vitest";
 import type { TestCaseStatus } from "../../db/schema.ts";
-import type { DeviceRunRecord, ExecutionRecord } from "./executions.repo.ts";
+import type { DeviceRunRecord } from "./executions.repo.ts";
 import { exceptionType, junitReport } from "./junit-report.ts";
 import type { StoredTestCase } from "./results.repo.ts";
+import { sampleDeviceRun, sampleExecution } from "./sample-records.fixture.ts";
 import { inTryOrder, testCaseViews } from "./test-case-view.ts";
 
-const run: DeviceRunRecord = {
-  id: "dr_1",
-  executionId: "ex_1",
-  position: 0,
-  device: { platform: "android", model: "Pixel 7", os_version: "14" },
-  status: "passed",
-  attempt: 1,
-  createdAt: "2026-11-24T10:00:00.000Z",
-  startedAt: "2026-11-24T10:00:01.000Z",
-  finishedAt: "2026-11-24T10:01:00.000Z",
-  reason: null,
-  summary: null,
-  agentId: "agent-1",
+const run = sampleDeviceRun({
   claimedDevice: { platform: "android", serial: "emulator-5554", model: "Pixel 7", os_version: "14" },
-  steps: [],
-};
-
-const execution = (runs: DeviceRunRecord[] = [run]): ExecutionRecord => ({
-  id: "ex_1",
-  organizationId: "org_1",
-  testPlanId: "tp_1",
-  appVersionId: "av_1",
-  packageName: "com.example.basic",
-  version: "1.0.0",
-  status: "passed",
-  plan: { name: "smoke" },
-  env: {},
-  summary: { tests: 0, passed: 0, failed: 0, skipped: 0, flaky: 0 },
-  cancelRequested: false,
-  triggeredBy: "ci",
-  triggeredByPerson: null,
-  createdAt: "2026-11-24T10:00:00.000Z",
-  startedAt: null,
-  finishedAt: null,
-  ci: null,
-  deviceRuns: runs,
 });
+
+const execution = (runs: DeviceRunRecord[] = [run]) => sampleExecution({ deviceRuns: runs });
 
 let seq = 0;
 function tried(name: string, status: TestCaseStatus, retry: number | null, attempt = 1): StoredTestCase {

@@ -62,6 +62,8 @@ function rgbPng(width: number, height: number, colour: (x: number, y: number) =>
     return png(width, height, 8, 2, rows);
   }
   // Adam7's passes: first column and row, steps across and down. A pass with no column has no rows at all.
+  // Written out again from the PNG specification (section 8.2), not imported from png-thumbnail.ts: an image
+  // laid out with the reader's own table would agree with a wrong table.
   const passes = [
     [0, 0, 8, 8],
     [4, 0, 8, 8],

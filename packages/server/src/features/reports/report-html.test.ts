@@ -1,49 +1,23 @@
 // The report to share (API.md §16): at most 5 MB for a run of 5,000 tests, however long and hostile what the tests
 // printed; every failed test is still named; what was cut is said.
 import { describe, expect, it } from "vitest";
-import type { DeviceRunRecord, ExecutionRecord } from "../executions/index.ts";
+import { sampleDeviceRun, sampleExecution } from "../executions/sample-records.fixture.ts";
 import type { TestCaseView } from "../executions/test-case-view.ts";
 import { reportHtml } from "./report-html.ts";
 import type { ReportModel, ScreenshotShown } from "./report-model.ts";
 import { testCaseKey } from "./report-model.ts";
 
-const run: DeviceRunRecord = {
-  id: "dr_1",
-  executionId: "ex_1",
-  position: 0,
-  device: { platform: "android", model: "Pixel 7", os_version: "14" },
-  status: "failed",
-  attempt: 1,
-  createdAt: "2026-11-24T10:00:00.000Z",
-  startedAt: "2026-11-24T10:00:01.000Z",
-  finishedAt: "2026-11-24T10:31:00.000Z",
-  reason: null,
-  summary: null,
-  agentId: "agent-1",
-  claimedDevice: null,
-  steps: [],
-};
+const run = sampleDeviceRun({ status: "failed", finishedAt: "2026-11-24T10:31:00.000Z" });
 
-const execution: ExecutionRecord = {
-  id: "ex_1",
-  organizationId: "org_1",
-  testPlanId: "tp_1",
-  appVersionId: "av_1",
-  packageName: "com.example.basic",
-  version: "1.0.0",
+const execution = sampleExecution({
   status: "failed",
   plan: { name: "full regression" },
-  env: {},
   summary: { tests: 5000, passed: 4000, failed: 1000, skipped: 0, flaky: 0 },
-  cancelRequested: false,
   triggeredBy: "cl_1",
-  triggeredByPerson: null,
-  createdAt: "2026-11-24T10:00:00.000Z",
   startedAt: "2026-11-24T10:00:01.000Z",
   finishedAt: "2026-11-24T10:31:00.000Z",
-  ci: null,
   deviceRuns: [run],
-};
+});
 
 function test(index: number, failed: boolean, name: string, classname: string): TestCaseView {
   const message = failed ? `<b>expected</b> ${"&".repeat(3000)}` : null;
