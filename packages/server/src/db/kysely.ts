@@ -5,6 +5,7 @@ import {
   type Driver,
   Kysely,
   Migrator,
+  PostgresAdapter,
   PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
@@ -18,6 +19,15 @@ import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
+
+/**
+ * The kind of database a connection or transaction talks to, for the few statements whose text differs (JSON
+ * functions, row locks): read from the connection itself, so a writer handed only a transaction needs no
+ * setting passed down to it.
+ */
+export function dialectOf(db: Kysely<Database>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
+}
 
 export interface DatabaseHandle {
   db: Kysely<Database>;

@@ -152,7 +152,6 @@ it("makes a row per plan and signature from the stored failures; the writer goes
       executionCreatedAt: "2025-12-31T10:00:00.000Z",
       packageName: "com.example.basic",
       ownPackageNames: ["com.example.basic"],
-      dialect: migration.dialect,
     },
     [
       { device_run_id: "dr_ex_0", attempt: 1, seq: 7, test_id: "t_9", failure_signature: "sig_x" },

@@ -124,7 +124,6 @@ export async function readHeld(
       executionCreatedAt: row.execution_created_at,
       packageName: row.package_name,
       ownPackageNames: [row.package_name, testPackageName(row.test_package)].filter((name) => name !== null),
-      dialect,
     },
     executionStatus: row.execution_status,
     executionVersion: row.execution_version,

@@ -6,7 +6,7 @@
  * p50 (`npm run bench -- failures`), and API.md §16 allows 200 at p99.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import type { Dialect } from "../../db/kysely.ts";
+import { type Dialect, dialectOf } from "../../db/kysely.ts";
 import type { Database } from "../../db/schema.ts";
 
 /** What a device run's failures are grouped with: read with its lease (device-runs/held-run.ts), never looked up. */
@@ -20,8 +20,6 @@ export interface FailureContext {
   packageName: string | null;
   /** The app's and its test package's package names: what counts as the app's own code in a stack. */
   ownPackageNames: string[];
-  /** The database's kind: merging the groups' sets of test ids is the one part of the statement that differs. */
-  dialect: Dialect;
 }
 
 /** A failed case as stored: its key, its test and its signature. */
@@ -83,7 +81,8 @@ export async function recordFailureGroups(
     .onConflict((conflict) =>
       conflict.columns(["organization_id", "test_plan_id", "signature"]).doUpdateSet((eb) => ({
         occurrences: eb("failure_groups.occurrences", "+", eb.ref("excluded.occurrences")),
-        test_ids: mergedTestIds(context.dialect),
+        // Merging the groups' sets of test ids is the one part of the statement that differs by database.
+        test_ids: mergedTestIds(dialectOf(db)),
         first_at: pick<string>(earlier, "first_at"),
         first_execution_id: pick<string>(earlier, "first_execution_id"),
         last_at: pick<string>(newer, "last_at"),
