@@ -17,6 +17,20 @@ export interface AttemptOptions {
   stepTypes?: string[];
 }
 
+/** Claims the next run for `device` as agent rack-1 (a Pixel 7 and maestro steps unless said); its lease's id. */
+export async function claimNext(
+  server: TestServer,
+  agent: Record<string, string>,
+  { device = pixel7, stepTypes = ["maestro"] }: Pick<AttemptOptions, "device" | "stepTypes"> = {},
+): Promise<string> {
+  const claimed = await call(`${server.baseUrl}/agent/claim`, {
+    headers: agent,
+    json: { agent_id: "rack-1", devices: [device], step_types: stepTypes },
+  });
+  expect(claimed.status).toBe(200);
+  return claimed.body.job.lease_id;
+}
+
 /** Claims the next run for `device`, reports `tests` and completes; the completion's answer. */
 export async function reportAttempt(
   server: TestServer,
@@ -24,13 +38,8 @@ export async function reportAttempt(
   tests: Tries[],
   options: AttemptOptions = {},
 ): Promise<{ status: string; requeued: boolean; execution_status: string }> {
-  const { device = pixel7, classname = "com.example.CartTest", stepTypes = ["maestro"] } = options;
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: { agent_id: "rack-1", devices: [device], step_types: stepTypes },
-  });
-  expect(claimed.status).toBe(200);
-  const lease = claimed.body.job.lease_id;
+  const { classname = "com.example.CartTest" } = options;
+  const lease = await claimNext(server, agent, options);
   let seq = 0;
   const events = tests.flatMap(([name, ...statuses]) =>
     statuses.map((status, retry) => ({

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimNext } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 
 // API.md §6: an artifact keeps its type only when it is harmless; scripts, HTML and SVG are served as
@@ -36,17 +37,9 @@ beforeAll(async () => {
   });
   expect(run.status).toBe(200);
   executionId = run.body.execution.id;
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: {
-      agent_id: "rack-1",
-      devices: [{ serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" }],
-      step_types: ["maestro"],
-    },
-  });
-  expect(claimed.status).toBe(200);
+  const lease = await claimNext(server, agent);
   for (const [name, sent] of artifacts) {
-    const put = await fetch(`${server.baseUrl}/agent/jobs/${claimed.body.job.lease_id}/artifacts/${name}`, {
+    const put = await fetch(`${server.baseUrl}/agent/jobs/${lease}/artifacts/${name}`, {
       method: "PUT",
       headers: { ...agent, "content-type": sent },
       body: name.endsWith(".png") ? Buffer.from("\x89PNG\r\n\x1a\nnot really") : "<script>alert(1)</script>",

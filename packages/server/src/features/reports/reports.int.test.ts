@@ -11,6 +11,7 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../../web/test/browser.ts";
+import { claimNext } from "../../../test/agent-attempt.ts";
 import { call, registerBasicApp, startTestServer, type TestServer } from "../../../test/harness.ts";
 import type { IssuedCredentials } from "../clients/index.ts";
 
@@ -81,16 +82,7 @@ beforeAll(async () => {
   });
   expect(run.status).toBe(200);
   executionId = run.body.execution.id;
-  const claimed = await call(`${server.baseUrl}/agent/claim`, {
-    headers: agent,
-    json: {
-      agent_id: "rack-1",
-      devices: [{ serial: "emulator-5554", platform: "android", model: "Pixel 7", os_version: "14" }],
-      step_types: ["maestro"],
-    },
-  });
-  expect(claimed.status).toBe(200);
-  const lease = claimed.body.job.lease_id;
+  const lease = await claimNext(server, agent);
   const screenshot = appScreen(1080, 2400, {
     app: "com.example.basic",
     class: "com.example.basic.LoginTest",
