@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { benchResult } from "./lib/bench-result.ts";
+import { benchResult, notRun } from "./lib/bench-result.ts";
 import { CleanupScope } from "./lib/cleanup.ts";
 import { openTestbay } from "./lib/opening.ts";
 import { repoRoot } from "./lib/paths.ts";
@@ -62,14 +62,7 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
   try {
     const postgres = await probePostgres();
     if ("reason" in postgres) {
-      return benchResult(quick, startedAt, {
-        name,
-        description,
-        environment: { node: process.version },
-        rows: [],
-        ratios: [],
-        notes: [`WARNING: not run: PostgreSQL is needed: ${postgres.reason}`],
-      });
+      return notRun(quick, startedAt, { name, description }, `PostgreSQL is needed: ${postgres.reason}`);
     }
     const dir = await makeTempDir(name);
     scope.defer(() => rm(dir, { recursive: true, force: true }));

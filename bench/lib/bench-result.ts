@@ -20,3 +20,19 @@ export function benchResult(quick: boolean, startedAt: Date, measured: Measured)
     met: measured.met ?? measured.ratios.every((ratio) => ratio.met),
   };
 }
+
+/** The result of a benchmark that could not run here (what it needs is missing): nothing measured, and why. */
+export function notRun(
+  quick: boolean,
+  startedAt: Date,
+  bench: { name: string; description: string },
+  why: string,
+): BenchResult {
+  return benchResult(quick, startedAt, {
+    ...bench,
+    environment: { node: process.version },
+    rows: [],
+    ratios: [],
+    notes: [`WARNING: not run: ${why}`],
+  });
+}
