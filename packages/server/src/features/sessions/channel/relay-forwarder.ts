@@ -20,7 +20,17 @@ export type ForwardedMessage =
  * connection set-up (API.md §12: at most 2 ms added at the median when forwarded).
  */
 export class RelayForwarder {
-  private readonly dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  /**
+   * No header or body timeout (undici's default is 300 s each): a WebDriver command may take minutes (an implicit
+   * wait, installing a large app), as it may on the agent (packages/agent/src/appium/appium-http.ts), and a
+   * forward that timed out would be sent again after a fresh lookup, so Appium would run the command twice.
+   */
+  private readonly dispatcher = new Agent({
+    keepAliveTimeout: 30_000,
+    connections: 64,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
 
   constructor(
     private readonly signature: RelaySignature,
