@@ -196,20 +196,24 @@ async function directSession(workDir: string, deadline: number) {
   }
 }
 
-interface Series {
-  label: string;
-  ms: number[];
-  /** A floor, shown for comparison: no target. */
-  informational: boolean;
-}
+/**
+ * What a path measures: the baseline or a relayed command (`measured`), or a floor shown for comparison, with no
+ * target: the server's own part without a relay (`unknown-session`: an unknown session's `404 invalid session id`
+ * after its lookup), or the relay's hops without Testbay (`bare-hops`: bench/servers/bare-relay-front.ts, the same
+ * page source).
+ */
+type PathKind = "measured" | "unknown-session" | "bare-hops";
 
 interface Path {
   label: string;
   url: string;
-  /** The server's own part, no relay: an unknown session's `404 invalid session id` after its lookup. */
-  floor?: boolean;
-  /** The relay's hops without Testbay (bench/servers/bare-relay-front.ts): the same page source, no target. */
-  bare?: boolean;
+  kind: PathKind;
+}
+
+interface Series {
+  label: string;
+  ms: number[];
+  kind: PathKind;
 }
 
 function stats(values: readonly number[]) {
@@ -222,11 +226,7 @@ function stats(values: readonly number[]) {
  * (right after an idle gap) or last. Every answer must be 200 with the same page source.
  */
 async function interleave(urls: readonly Path[], count: number, timeLimitMs: number) {
-  const series: Series[] = urls.map((u) => ({
-    label: u.label,
-    ms: [],
-    informational: u.floor === true || u.bare === true,
-  }));
+  const series: Series[] = urls.map((u) => ({ label: u.label, ms: [], kind: u.kind }));
   const until = Date.now() + timeLimitMs;
   let bytes: number | undefined;
   for (let round = 0; round < count && Date.now() < until; round++) {
@@ -234,10 +234,10 @@ async function interleave(urls: readonly Path[], count: number, timeLimitMs: num
       const index = (round + k) % urls.length;
       const target = urls[index] as Path;
       const answer = await timedGet(target.url);
-      const expected = target.floor ? 404 : 200;
+      const expected = target.kind === "unknown-session" ? 404 : 200;
       if (answer.status !== expected)
         throw new Error(`${target.label}: ${answer.status} at command ${round + 1}, not ${expected}`);
-      if (target.floor) {
+      if (target.kind === "unknown-session") {
         (series[index] as Series).ms.push(answer.ms);
         continue;
       }
@@ -285,23 +285,31 @@ async function measureLatency(
       {
         label: "direct (the agent's Appium)",
         url: `${direct.base}/session/${direct.appiumSessionId}/source`,
+        kind: "measured",
       },
       {
         label: setup === "embedded" ? "relayed (/wd/hub)" : "relayed, instance holding the channel",
         url: `${holder}/wd/hub/session/${id}/source`,
+        kind: "measured",
       },
       ...(other
-        ? [{ label: "relayed, forwarded (other instance)", url: `${other}/wd/hub/session/${id}/source` }]
+        ? [
+            {
+              label: "relayed, forwarded (other instance)",
+              url: `${other}/wd/hub/session/${id}/source`,
+              kind: "measured" as const,
+            },
+          ]
         : []),
       {
         label: "floor: unknown session → 404 (route + session lookup, no relay)",
         url: `${holder}/wd/hub/session/${randomUUID()}/source`,
-        floor: true,
+        kind: "unknown-session",
       },
       {
         label: "floor: the relay's hops alone (bare Node processes, no Testbay)",
         url: `http://127.0.0.1:${bare.port}/source`,
-        bare: true,
+        kind: "bare-hops",
       },
     ];
     log(`appium: ${setup}: warm-up, ${plan.warmup} commands each`);
@@ -485,8 +493,8 @@ export async function run({ quick, log }: RunOptions): Promise<BenchResult> {
           ],
         });
       }
-      const bare = relayed.find((r) => r.label.startsWith("floor: the relay's hops"));
-      for (const s of relayed.filter((r) => !r.informational)) {
+      const bare = relayed.find((r) => r.kind === "bare-hops");
+      for (const s of relayed.filter((r) => r.kind === "measured")) {
         const forwarded = s.label.includes("forwarded");
         const target = result.setup === "embedded" ? embeddedTarget : forwarded ? forwardedTarget : undefined;
         ratios.push(
